@@ -1,0 +1,37 @@
+# The README's two commands: `make demo` (install + main job) and `make test` (install + tests).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
+# torch goes in first, pinned: a bare `torch` requirement on a machine without it pulls the CUDA build.
+TORCH ?= torch==2.13.0
+
+.PHONY: demo test install install-dev lint clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "linguagym needs Python 3.11 or newer: make PYTHON=python3.11 ...")'
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install "$(TORCH)"
+	$(PIP) install -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(PIP) install -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+demo: $(VENV)/.installed
+	$(BIN)/linguagym demo
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check linguagym tests benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,69 @@
+"""The exceptions a user can cause, each carrying where it happened and how to mend it.
+
+The CLI prints ``str(error)`` and exits 1; it never shows a traceback for these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class LinguagymError(Exception):
+    """Base class for every error caused by input, configuration or environment."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message}\n  hint: {self.hint}"
+        return self.message
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input, located by a JSON path and/or a text position."""
+
+    location: str  # e.g. "items[3].conditions[1]" or "line 4, column 7"; "" for the whole file
+    message: str
+    detail: str = ""  # extra lines shown under the message (e.g. a formula with a caret)
+
+    def render(self, source: str | None = None) -> str:
+        where = ":".join(part for part in (source or "", self.location) if part)
+        head = f"{where}: {self.message}" if where else self.message
+        if self.detail:
+            return head + "\n" + "\n".join("    " + line for line in self.detail.splitlines())
+        return head
+
+
+class SuiteError(LinguagymError):
+    """A suite file that cannot be used; lists every problem found, not only the first."""
+
+    def __init__(self, source: str | None, problems: list[Problem]) -> None:
+        self.source = source
+        self.problems = list(problems)
+        count = len(self.problems)
+        noun = "problem" if count == 1 else "problems"
+        lines = [f"{source or '<suite>'}: {count} {noun}"]
+        lines += ["  " + p.render(source).replace("\n", "\n  ") for p in self.problems]
+        super().__init__("\n".join(lines))
+
+
+class FormulaError(LinguagymError):
+    """A prediction formula that cannot be parsed; points at the offending character."""
+
+    def __init__(self, formula: str, position: int, reason: str) -> None:
+        self.formula = formula
+        self.position = position
+        self.reason = reason
+        super().__init__(f"{reason} at position {position + 1}\n{self.pointer()}")
+
+    def pointer(self) -> str:
+        """The formula with a caret under the offending character."""
+        return f"{self.formula}\n{' ' * self.position}^"
+
+
+class ConfigurationError(LinguagymError):
+    """A bad option, a missing model or asset, an unusable directory."""

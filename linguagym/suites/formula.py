@@ -1,0 +1,382 @@
+"""The prediction formula language: tokenizer, parser, expression tree, printer and evaluator.
+
+Grammar, loosest binding first (reference/syntaxgym.md section 3)::
+
+    or      := and ('|' and)*
+    and     := compare ('&' compare)*
+    compare := sum (('<' | '>' | '=' | '==') sum)?        # a second comparison is an error
+    sum     := unary (('+' | '-') unary)*
+    unary   := '-' unary | atom
+    atom    := NUMBER | '(' N ';' '%' condition '%' ')' | '(' or ')' | '[' or ']'
+
+``N`` is a region number or ``*`` (the whole sentence). Comparisons yield truth values; ``+ -`` take
+numbers; ``& |`` take truth values: a formula that mixes them up is rejected when parsed.
+Nothing is ever passed to ``eval``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from linguagym.errors import FormulaError
+
+# ---------------------------------------------------------------------------------------------- tree
+
+
+@dataclass(frozen=True)
+class Number:
+    value: float
+
+
+@dataclass(frozen=True)
+class RegionRef:
+    region: int | None  # None means '*': the whole sentence
+    condition: str
+
+    def __str__(self) -> str:
+        return f"({'*' if self.region is None else self.region};%{self.condition}%)"
+
+
+@dataclass(frozen=True)
+class Negate:
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Arithmetic:
+    op: Literal["+", "-"]
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Comparison:
+    op: Literal["<", ">", "="]
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Logical:
+    op: Literal["&", "|"]
+    left: Expr
+    right: Expr
+
+
+Expr = Union[Number, RegionRef, Negate, Arithmetic, Comparison, Logical]  # noqa: UP007 (forward refs)
+
+
+@dataclass(frozen=True)
+class ParsedFormula:
+    """A parsed formula and the normalisations the parser applied to its text."""
+
+    tree: Expr
+    used_brackets: bool = False  # '[ ]' grouping, read as '( )'
+    used_double_equals: bool = False  # '==', read as '='
+
+
+# ------------------------------------------------------------------------------------------ tokenizer
+
+_REF = re.compile(r"\(\s*(\d+|\*)\s*;\s*%([^%]*)%\s*\)")
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_SYMBOLS = ("==", "<", ">", "=", "+", "-", "&", "|", "(", ")", "[", "]")
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # 'num', 'ref', 'end', or the symbol itself
+    text: str
+    pos: int
+    value: object = None
+
+
+def _tokenize(text: str) -> Iterator[_Token]:
+    pos = 0
+    while pos < len(text):
+        char = text[pos]
+        if char.isspace():
+            pos += 1
+            continue
+        if char == "(" and (match := _REF.match(text, pos)):
+            number, condition = match.groups()
+            region = None if number == "*" else int(number)
+            yield _Token("ref", match.group(0), pos, RegionRef(region, condition))
+            pos = match.end()
+            continue
+        if match := _NUMBER.match(text, pos):
+            yield _Token("num", match.group(0), pos, float(match.group(0)))
+            pos = match.end()
+            continue
+        for symbol in _SYMBOLS:
+            if text.startswith(symbol, pos):
+                yield _Token(symbol, symbol, pos)
+                pos += len(symbol)
+                break
+        else:
+            if char == "%" or char == ";":
+                raise FormulaError(
+                    text, pos, f"unexpected {char!r}: a region reference is written (N;%condition%)"
+                )
+            raise FormulaError(text, pos, f"unexpected character {char!r}")
+    yield _Token("end", "", len(text))
+
+
+# --------------------------------------------------------------------------------------------- parser
+
+_CLOSING = {"(": ")", "[": "]"}
+
+
+@dataclass
+class _Parser:
+    text: str
+    tokens: list[_Token]
+    index: int = 0
+    used_brackets: bool = False
+    used_double_equals: bool = False
+
+    @property
+    def current(self) -> _Token:
+        return self.tokens[self.index]
+
+    def advance(self) -> _Token:
+        token = self.tokens[self.index]
+        self.index += 1
+        return token
+
+    def fail(self, token: _Token, reason: str) -> FormulaError:
+        return FormulaError(self.text, token.pos, reason)
+
+    def parse(self) -> Expr:
+        if self.current.kind == "end":
+            raise self.fail(self.current, "empty formula")
+        tree = self.parse_or()
+        if self.current.kind != "end":
+            token = self.current
+            if token.kind in (")", "]"):
+                raise self.fail(token, f"unmatched {token.text!r}")
+            raise self.fail(token, f"unexpected {token.text!r}: expected an operator or the end")
+        if not _is_truth(tree):
+            raise FormulaError(self.text, 0, "a formula must be a comparison (e.g. a < b), not a number")
+        return tree
+
+    def parse_or(self) -> Expr:
+        return self._logical("|", self.parse_and)
+
+    def parse_and(self) -> Expr:
+        return self._logical("&", self.parse_compare)
+
+    def _logical(self, op: Literal["&", "|"], operand: Callable[[], Expr]) -> Expr:
+        start = self.current
+        left = operand()
+        while self.current.kind == op:
+            op_token = self.advance()
+            right_start = self.current
+            right = operand()
+            self._require_truth(left, start, op_token)
+            self._require_truth(right, right_start, op_token)
+            left = Logical(op, left, right)
+        return left
+
+    def _require_truth(self, node: Expr, start: _Token, op_token: _Token) -> None:
+        if not _is_truth(node):
+            raise self.fail(
+                start, f"{op_token.text!r} joins comparisons, but this operand is a number"
+            )
+
+    def parse_compare(self) -> Expr:
+        start = self.current
+        left = self.parse_sum()
+        if self.current.kind not in ("<", ">", "=", "=="):
+            return left
+        op_token = self.advance()
+        if op_token.kind == "==":
+            self.used_double_equals = True
+        right_start = self.current
+        right = self.parse_sum()
+        for node, where in ((left, start), (right, right_start)):
+            if _is_truth(node):
+                raise self.fail(where, f"{op_token.text!r} compares numbers; this operand is a comparison")
+        if self.current.kind in ("<", ">", "=", "=="):
+            raise self.fail(
+                self.current,
+                "chained comparison: write (a < b) & (b < c) instead of a < b < c",
+            )
+        op = "=" if op_token.kind == "==" else op_token.kind
+        return Comparison(op, left, right)  # type: ignore[arg-type]
+
+    def parse_sum(self) -> Expr:
+        start = self.current
+        left = self.parse_unary()
+        while self.current.kind in ("+", "-"):
+            op_token = self.advance()
+            right_start = self.current
+            right = self.parse_unary()
+            for node, where in ((left, start), (right, right_start)):
+                if _is_truth(node):
+                    raise self.fail(where, f"{op_token.text!r} adds numbers; this operand is a comparison")
+            left = Arithmetic(op_token.kind, left, right)  # type: ignore[arg-type]
+        return left
+
+    def parse_unary(self) -> Expr:
+        if self.current.kind == "-":
+            self.advance()
+            operand_start = self.current
+            operand = self.parse_unary()
+            if _is_truth(operand):
+                raise self.fail(operand_start, "'-' negates a number, but this operand is a comparison")
+            return Negate(operand)
+        return self.parse_atom()
+
+    def parse_atom(self) -> Expr:
+        token = self.current
+        if token.kind == "num":
+            self.advance()
+            return Number(token.value)  # type: ignore[arg-type]
+        if token.kind == "ref":
+            self.advance()
+            return token.value  # type: ignore[arg-type]
+        if token.kind in _CLOSING:
+            self.advance()
+            if token.kind == "[":
+                self.used_brackets = True
+            if self.current.kind == _CLOSING[token.kind] or self.current.kind == "end":
+                raise self.fail(self.current, "expected an expression")
+            inner = self.parse_or()
+            if self.current.kind == "end":
+                raise self.fail(token, f"{token.text!r} is never closed")
+            if self.current.kind != _CLOSING[token.kind]:
+                closing = _CLOSING[token.kind]
+                raise self.fail(self.current, f"expected {closing!r} to close the {token.text!r}")
+            self.advance()
+            return inner
+        if token.kind == "end":
+            raise self.fail(token, "formula ends too early: expected a number, a region or '('")
+        raise self.fail(token, f"unexpected {token.text!r}: expected a number, a region or '('")
+
+
+def _is_truth(node: Expr) -> bool:
+    return isinstance(node, Comparison | Logical)
+
+
+def parse_formula(text: str) -> ParsedFormula:
+    """Parse a formula's text; raises FormulaError pointing at the offending character."""
+    tokens = list(_tokenize(text))
+    parser = _Parser(text, tokens)
+    tree = parser.parse()
+    return ParsedFormula(tree, parser.used_brackets, parser.used_double_equals)
+
+
+# -------------------------------------------------------------------------------------------- printer
+
+# Binding strength: higher binds tighter.
+_PRECEDENCE = {Logical: {"|": 1, "&": 2}, Comparison: 3, Arithmetic: 4, Negate: 5}
+
+
+def _precedence(node: Expr) -> int:
+    if isinstance(node, Logical):
+        return _PRECEDENCE[Logical][node.op]
+    return _PRECEDENCE.get(type(node), 6)  # type: ignore[return-value]
+
+
+def _format_number(value: float) -> str:
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
+
+
+def format_formula(node: Expr) -> str:
+    """Print a tree back as formula text, with the parentheses it needs and no more."""
+    if isinstance(node, Number):
+        return _format_number(node.value)
+    if isinstance(node, RegionRef):
+        return str(node)
+    if isinstance(node, Negate):
+        inner = format_formula(node.operand)
+        # '-' followed by '-' would still parse, but keep nested negation readable: -(-x)
+        if _precedence(node.operand) < _precedence(node) or isinstance(node.operand, Negate):
+            inner = f"({inner})"
+        return f"-{inner}"
+    mine = _precedence(node)
+    left = format_formula(node.left)
+    right = format_formula(node.right)
+    if _precedence(node.left) < mine or (isinstance(node, Comparison) and _precedence(node.left) == mine):
+        left = f"({left})"
+    # left-associative operators: an equal-precedence right operand needs parentheses
+    if _precedence(node.right) <= mine:
+        right = f"({right})"
+    return f"{left} {node.op} {right}"
+
+
+def region_refs(node: Expr) -> tuple[RegionRef, ...]:
+    """Every region reference in the tree, in order of appearance (duplicates kept)."""
+    if isinstance(node, RegionRef):
+        return (node,)
+    if isinstance(node, Number):
+        return ()
+    if isinstance(node, Negate):
+        return region_refs(node.operand)
+    return region_refs(node.left) + region_refs(node.right)
+
+
+# ------------------------------------------------------------------------------------------ evaluator
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """'=' holds when |a - b| <= atol + rtol * |b|."""
+
+    atol: float = 1e-3
+    rtol: float = 1e-5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The truth of a formula for one item, and the references whose value was undefined (NaN)."""
+
+    holds: bool
+    undefined: tuple[RegionRef, ...] = ()
+
+
+def evaluate(
+    node: Expr, lookup: Callable[[RegionRef], float], tolerance: Tolerance = Tolerance()
+) -> Outcome:
+    """Evaluate a truth-valued tree; a comparison involving an undefined (NaN) value is false."""
+    undefined: list[RegionRef] = []
+
+    def number(n: Expr) -> float:
+        if isinstance(n, Number):
+            return n.value
+        if isinstance(n, RegionRef):
+            value = float(lookup(n))
+            if math.isnan(value) and n not in undefined:
+                undefined.append(n)
+            return value
+        if isinstance(n, Negate):
+            return -number(n.operand)
+        if isinstance(n, Arithmetic):
+            a, b = number(n.left), number(n.right)
+            return a + b if n.op == "+" else a - b
+        raise TypeError(f"not a numeric node: {n!r}")
+
+    def truth(n: Expr) -> bool:
+        if isinstance(n, Logical):
+            # both sides are always evaluated, so every undefined reference is reported
+            a, b = truth(n.left), truth(n.right)
+            return (a and b) if n.op == "&" else (a or b)
+        if isinstance(n, Comparison):
+            a, b = number(n.left), number(n.right)
+            if math.isnan(a) or math.isnan(b):
+                return False
+            if n.op == "<":
+                return a < b
+            if n.op == ">":
+                return a > b
+            return abs(a - b) <= tolerance.atol + tolerance.rtol * abs(b)
+        raise TypeError(f"not a truth-valued node: {n!r}")
+
+    holds = truth(node)
+    return Outcome(holds, tuple(undefined))

@@ -1,0 +1,266 @@
+"""Reading suite JSON (both dialects) into a validated Suite, with every problem and warning located."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from linguagym.errors import FormulaError, Problem, SuiteError
+from linguagym.suites.formula import Comparison, RegionRef, parse_formula, region_refs
+from linguagym.suites.model import Condition, Item, Prediction, Region, Suite, SuiteMeta
+from linguagym.suites.schema import schema_problems
+
+_RELATIONS = {"lessthan": "<", "equals": "=", "greaterthan": ">"}
+_KNOWN_META = ("name", "metric")
+
+
+class SuiteNormalizationWarning(UserWarning):
+    """Something in a suite file was accepted but normalised (see the message)."""
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    suite: Suite
+    warnings: tuple[Problem, ...]
+    dialect: str  # "formula" (current) or "website" (l_operand/relation/r_operand)
+
+
+def read_suite(path: str | Path) -> LoadedSuite:
+    """Load and validate a suite file; raises SuiteError listing every problem found."""
+    path = Path(path)
+    source = str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SuiteError(source, [Problem("", "no such file")]) from None
+    except IsADirectoryError:
+        raise SuiteError(source, [Problem("", "is a directory, not a suite file")]) from None
+    except OSError as error:
+        raise SuiteError(source, [Problem("", f"cannot be read: {error.strerror}")]) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        problem = Problem(f"byte {error.start}", "not UTF-8 text; save the file as UTF-8")
+        raise SuiteError(source, [problem]) from None
+    return parse_suite_text(text, source=source)
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Load a suite, reporting normalisations as Python warnings (SuiteNormalizationWarning)."""
+    loaded = read_suite(path)
+    for problem in loaded.warnings:
+        warnings.warn(problem.render(str(path)), SuiteNormalizationWarning, stacklevel=2)
+    return loaded.suite
+
+
+def parse_suite_text(text: str, *, source: str | None = None) -> LoadedSuite:
+    if not text.strip():
+        raise SuiteError(source, [Problem("", "the file is empty; a suite is a JSON object")])
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}")
+        raise SuiteError(source, [problem]) from None
+    return parse_suite_data(data, source=source)
+
+
+def parse_suite_data(data: object, *, source: str | None = None) -> LoadedSuite:
+    """Validate already-decoded JSON data and build the Suite."""
+    if not isinstance(data, dict):
+        kind = {list: "an array", str: "a string"}.get(type(data), type(data).__name__)
+        problem = Problem(
+            "", f"the top level is {kind}; a suite is a JSON object with meta, region_meta, "
+            "predictions and items"
+        )
+        raise SuiteError(source, [problem])
+    problems = schema_problems(data)
+    if problems:
+        raise SuiteError(source, problems)
+    builder = _SuiteBuilder(data)
+    suite = builder.build()
+    if builder.problems:
+        raise SuiteError(source, builder.problems)
+    return LoadedSuite(suite, tuple(builder.warnings), builder.dialect)
+
+
+class _SuiteBuilder:
+    """Semantic checks beyond the schema; collects every problem before giving up."""
+
+    def __init__(self, data: dict) -> None:
+        self.data = data
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.dialect = "formula"
+
+    def build(self) -> Suite:
+        region_names = self.region_names()
+        items = self.items(len(region_names))
+        predictions = self.predictions(len(region_names), items)
+        meta = self.meta()
+        return Suite(meta, region_names, predictions, items)
+
+    def meta(self) -> SuiteMeta:
+        meta = self.data["meta"]
+        metric = meta.get("metric", "sum")
+        if isinstance(metric, list):
+            metric = tuple(metric)
+        extra = {key: value for key, value in meta.items() if key not in _KNOWN_META}
+        return SuiteMeta(name=meta["name"], metric=metric, extra=extra)
+
+    def region_names(self) -> tuple[str, ...]:
+        declared = {int(key): name for key, name in self.data["region_meta"].items()}
+        expected = range(1, len(declared) + 1)
+        if sorted(declared) != list(expected):
+            missing = sorted(set(expected) - set(declared))
+            self.problems.append(
+                Problem(
+                    "region_meta",
+                    f"region numbers must run from 1 without gaps; found {_listing(sorted(declared))}"
+                    + (f" (missing {_listing(missing)})" if missing else ""),
+                )
+            )
+            return tuple(declared[k] for k in sorted(declared))
+        return tuple(declared[number] for number in expected)
+
+    def items(self, region_count: int) -> tuple[Item, ...]:
+        seen_numbers: dict[int, int] = {}
+        stripped = 0
+        items = []
+        first_conditions: list[str] | None = None
+        for i, raw_item in enumerate(self.data["items"]):
+            where = f"items[{i}]"
+            number = raw_item["item_number"]
+            if number in seen_numbers:
+                self.problems.append(
+                    Problem(f"{where}.item_number", f"item number {number} is already used by "
+                            f"items[{seen_numbers[number]}]; item numbers must be unique")
+                )
+            seen_numbers.setdefault(number, i)
+            conditions = []
+            names_here: dict[str, int] = {}
+            for j, raw_condition in enumerate(raw_item["conditions"]):
+                cwhere = f"{where}.conditions[{j}]"
+                name = raw_condition["condition_name"]
+                if name in names_here:
+                    self.problems.append(
+                        Problem(f"{cwhere}.condition_name", f"condition {name!r} appears twice in this "
+                                f"item (also {where}.conditions[{names_here[name]}])")
+                    )
+                    continue
+                names_here[name] = j
+                regions, stripped_here = self.regions(raw_condition["regions"], region_count, cwhere)
+                stripped += stripped_here
+                conditions.append(Condition(name, regions))
+            if first_conditions is None:
+                first_conditions = list(names_here)
+            else:
+                self.check_same_conditions(where, first_conditions, names_here)
+            items.append(Item(number, tuple(conditions)))
+        if stripped:
+            self.warnings.append(
+                Problem("items", f"stripped leading/trailing spaces from {stripped} region"
+                        f"{'s' if stripped != 1 else ''}")
+            )
+        return tuple(items)
+
+    def check_same_conditions(self, where: str, first: list[str], here: Iterable[str]) -> None:
+        missing = [name for name in first if name not in here]
+        extra = [name for name in here if name not in first]
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"lacks {_listing(missing, quote=True)}")
+            if extra:
+                parts.append(f"adds {_listing(extra, quote=True)}")
+            self.problems.append(
+                Problem(f"{where}.conditions", f"this item {' and '.join(parts)} compared with items[0]; "
+                        "every item needs the same set of conditions")
+            )
+
+    def regions(self, raw_regions: list, region_count: int, where: str) -> tuple[tuple[Region, ...], int]:
+        by_number: dict[int, Region] = {}
+        stripped = 0
+        for k, raw_region in enumerate(raw_regions):
+            number = raw_region["region_number"]
+            content = raw_region["content"]
+            rwhere = f"{where}.regions[{k}].region_number"
+            if number > region_count:
+                self.problems.append(
+                    Problem(rwhere, f"region {number} is not declared in region_meta "
+                            f"(which declares 1..{region_count})")
+                )
+                continue
+            if number in by_number:
+                self.problems.append(Problem(rwhere, f"region {number} appears twice in this condition"))
+                continue
+            if content != content.strip():
+                stripped += 1
+                content = content.strip()
+            by_number[number] = Region(number, content)
+        missing = [n for n in range(1, region_count + 1) if n not in by_number]
+        if missing and region_count:
+            self.problems.append(
+                Problem(f"{where}.regions", f"missing region{'s' if len(missing) > 1 else ''} "
+                        f"{_listing(missing)}; every condition has all {region_count} regions of "
+                        "region_meta (use \"content\": \"\" for an empty one)")
+            )
+        return tuple(by_number[n] for n in sorted(by_number)), stripped
+
+    def predictions(self, region_count: int, items: tuple[Item, ...]) -> tuple[Prediction, ...]:
+        predictions = []
+        brackets = double_equals = 0
+        for i, raw in enumerate(self.data["predictions"]):
+            where = f"predictions[{i}]"
+            if "formula" in raw:
+                try:
+                    parsed = parse_formula(raw["formula"])
+                except FormulaError as error:
+                    self.problems.append(Problem(f"{where}.formula", error.reason, error.pointer()))
+                    continue
+                brackets += parsed.used_brackets
+                double_equals += parsed.used_double_equals
+                tree = parsed.tree
+            else:
+                self.dialect = "website"
+                region = raw["region_number"]
+                tree = Comparison(
+                    _RELATIONS[raw["relation"]], RegionRef(region, raw["l_operand"]),
+                    RegionRef(region, raw["r_operand"]),
+                )
+            if self.check_references(where, tree, region_count, items):
+                predictions.append(Prediction(tree))
+        if brackets:
+            self.warnings.append(Problem("predictions", f"read '[ ]' as '( )' in {brackets} formula"
+                                         f"{'s' if brackets != 1 else ''}"))
+        if double_equals:
+            self.warnings.append(Problem("predictions", f"read '==' as '=' in {double_equals} formula"
+                                         f"{'s' if double_equals != 1 else ''}"))
+        return tuple(predictions)
+
+    def check_references(self, where: str, tree, region_count: int, items: tuple[Item, ...]) -> bool:
+        ok = True
+        for ref in dict.fromkeys(region_refs(tree)):
+            if ref.region is not None and not 1 <= ref.region <= region_count:
+                ok = False
+                self.problems.append(
+                    Problem(where, f"{ref} refers to region {ref.region}, which region_meta does not "
+                            f"declare (it declares 1..{region_count})")
+                )
+            lacking = [item.number for item in items if ref.condition not in
+                       {c.name for c in item.conditions}]
+            if lacking:
+                ok = False
+                shown = _listing(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
+                self.problems.append(
+                    Problem(where, f"{ref} names condition {ref.condition!r}, which item"
+                            f"{'s' if len(lacking) > 1 else ''} {shown} "
+                            f"{'do' if len(lacking) > 1 else 'does'} not have")
+                )
+        return ok
+
+
+def _listing(values: Iterable[object], *, quote: bool = False) -> str:
+    return ", ".join(repr(v) if quote else str(v) for v in values)

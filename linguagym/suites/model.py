@@ -1,0 +1,92 @@
+"""The in-memory test suite: immutable, validated, one shape for both JSON dialects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from linguagym.suites.formula import Expr, format_formula, region_refs
+from linguagym.suites.metrics import METRIC_NAMES
+
+
+@dataclass(frozen=True)
+class Region:
+    number: int  # from 1
+    content: str  # stripped natural text; may be empty
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    regions: tuple[Region, ...]  # ordered by number, numbers 1..n
+
+    def content(self, number: int) -> str:
+        return self.regions[number - 1].content
+
+
+@dataclass(frozen=True)
+class Item:
+    number: int
+    conditions: tuple[Condition, ...]  # in file order; look them up by name, never by position
+
+    def condition(self, name: str) -> Condition:
+        for condition in self.conditions:
+            if condition.name == name:
+                return condition
+        raise KeyError(f"item {self.number} has no condition {name!r}")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    tree: Expr
+
+    @property
+    def formula(self) -> str:
+        return format_formula(self.tree)
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """Condition names used, in order of first appearance."""
+        return tuple(dict.fromkeys(ref.condition for ref in region_refs(self.tree)))
+
+
+@dataclass(frozen=True)
+class SuiteMeta:
+    name: str
+    metric: str | tuple[str, ...] = "sum"  # as written: a metric, a list of metrics, or "all"
+    extra: Mapping[str, object] = field(default_factory=dict)  # author, reference, comment, anything else
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """Every metric to compute and report; the first is the primary one."""
+        if self.metric == "all":
+            return METRIC_NAMES  # starts with "sum", the primary metric for "all"
+        if isinstance(self.metric, str):
+            return (self.metric,)
+        return self.metric
+
+    @property
+    def primary_metric(self) -> str:
+        """The metric predictions are evaluated on."""
+        return self.metrics[0]
+
+
+@dataclass(frozen=True)
+class Suite:
+    meta: SuiteMeta
+    region_names: tuple[str, ...]  # region_names[i] names region i + 1 (display only)
+    predictions: tuple[Prediction, ...]
+    items: tuple[Item, ...]
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def condition_names(self) -> tuple[str, ...]:
+        """Condition names in the order of the first item (every item has the same set)."""
+        return tuple(c.name for c in self.items[0].conditions) if self.items else ()
+
+    @property
+    def region_count(self) -> int:
+        return len(self.region_names)

@@ -1,0 +1,167 @@
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from linguagym.errors import FormulaError
+from linguagym.suites.formula import (
+    Arithmetic,
+    Comparison,
+    Logical,
+    Negate,
+    Number,
+    RegionRef,
+    Tolerance,
+    evaluate,
+    format_formula,
+    parse_formula,
+    region_refs,
+)
+
+A = RegionRef(2, "a")
+B = RegionRef(2, "b")
+C = RegionRef(3, "c")
+
+
+def tree(text: str):
+    return parse_formula(text).tree
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("(2;%a%) > (2;%b%)", Comparison(">", A, B)),
+        ("(2;%a%)>(2;%b%)", Comparison(">", A, B)),
+        ("( 2 ; %a% ) < 0", Comparison("<", A, Number(0.0))),
+        ("(*;%a%) = 1.5", Comparison("=", RegionRef(None, "a"), Number(1.5))),
+        ("(2;%a%) == (2;%b%)", Comparison("=", A, B)),
+        ("(2;%a%) - (2;%b%) - (3;%c%) > 0",
+         Comparison(">", Arithmetic("-", Arithmetic("-", A, B), C), Number(0.0))),
+        ("(2;%a%) - ((2;%b%) - (3;%c%)) > 0",
+         Comparison(">", Arithmetic("-", A, Arithmetic("-", B, C)), Number(0.0))),
+        ("-(2;%a%) < -1e-3", Comparison("<", Negate(A), Negate(Number(0.001)))),
+        ("[(2;%a%) > (2;%b%)] & [(2;%b%) < (3;%c%)]",
+         Logical("&", Comparison(">", A, B), Comparison("<", B, C))),
+        # & binds tighter than |
+        ("1 < 2 | 1 > 2 & 3 > 4",
+         Logical("|", Comparison("<", Number(1), Number(2)),
+                 Logical("&", Comparison(">", Number(1), Number(2)), Comparison(">", Number(3), Number(4))))),
+        ("(2;%what_no-gap%) > (2;%that no gap%)",
+         Comparison(">", RegionRef(2, "what_no-gap"), RegionRef(2, "that no gap"))),
+    ],
+)
+def test_parses(text, expected):
+    assert tree(text) == expected
+
+
+def test_notes_normalisations():
+    parsed = parse_formula("[(2;%a%) == (2;%b%)]")
+    assert parsed.used_brackets and parsed.used_double_equals
+    plain = parse_formula("((2;%a%) = (2;%b%))")
+    assert not plain.used_brackets and not plain.used_double_equals
+
+
+@pytest.mark.parametrize(
+    "text, position, words",
+    [
+        ("(2;%a%) < (2;%b%) < 0", 18, "chained comparison"),
+        ("(2;%a%) > ", 10, "ends too early"),
+        ("(2;%a%) > (2;%b%))", 17, "unmatched ')'"),
+        ("[(2;%a%) > (2;%b%)", 0, "never closed"),
+        ("(2;%a%) > (2;%b%] ", 12, "region reference is written"),
+        ("(2;%a%) > x", 10, "unexpected character 'x'"),
+        ("(2;%a%)", 0, "must be a comparison"),
+        ("(2;%a%) + ((2;%b%) < 1) > 0", 10, "adds numbers"),
+        ("(2;%a%) & (2;%b%) < 1", 0, "joins comparisons"),
+        ("(2;%a) > 1", 2, "region reference is written"),
+        ("", 0, "empty formula"),
+        ("(2;%a%) > > 1", 10, "expected a number"),
+    ],
+)
+def test_syntax_errors_point_at_the_character(text, position, words):
+    with pytest.raises(FormulaError) as caught:
+        parse_formula(text)
+    error = caught.value
+    assert error.position == position
+    assert words in error.reason
+    caret_line = error.pointer().splitlines()[1]
+    assert caret_line == " " * position + "^"
+
+
+def test_evaluate_arithmetic_and_logic():
+    values = {A: 5.0, B: 3.0, C: 1.0}
+    assert evaluate(tree("(2;%a%) - (2;%b%) > (3;%c%)"), values.__getitem__).holds
+    assert not evaluate(tree("(2;%a%) - (2;%b%) > (3;%c%) + 1.5"), values.__getitem__).holds
+    assert evaluate(tree("(2;%a%) < 0 | (2;%b%) > 0 & (3;%c%) > 0"), values.__getitem__).holds
+    # with the old equal-precedence left-to-right reading this would be (F | T) & F = False
+    assert evaluate(tree("(2;%b%) > 0 | (2;%a%) < 0 & (3;%c%) < 0"), values.__getitem__).holds
+    assert evaluate(tree("-(2;%a%) < -(2;%b%)"), values.__getitem__).holds
+
+
+def test_equality_tolerance():
+    t = tree("(2;%a%) = (2;%b%)")
+    assert evaluate(t, {A: 10.0005, B: 10.0}.__getitem__).holds
+    assert not evaluate(t, {A: 10.002, B: 10.0}.__getitem__).holds
+    # atol + rtol * |b|: 1e-3 + 1e-5 * 1000 = 0.011
+    assert evaluate(t, {A: 1000.01, B: 1000.0}.__getitem__).holds
+    assert not evaluate(t, {A: 10.0005, B: 10.0}.__getitem__, Tolerance(atol=1e-4, rtol=0)).holds
+
+
+def test_undefined_values_make_comparisons_false_and_are_reported():
+    t = tree("(2;%a%) > (2;%b%) | (3;%c%) > 0")
+    outcome = evaluate(t, {A: math.nan, B: 1.0, C: -1.0}.__getitem__)
+    assert not outcome.holds
+    assert outcome.undefined == (A,)
+    outcome = evaluate(tree("(2;%a%) < (2;%b%)"), {A: math.nan, B: math.nan}.__getitem__)
+    assert not outcome.holds and set(outcome.undefined) == {A, B}
+
+
+def test_region_refs_in_order():
+    assert region_refs(tree("(3;%c%) + (2;%a%) > (3;%c%)")) == (C, A, C)
+
+
+def test_real_suite_formulas_print_back():
+    text = "[(6;%np_mismatch%)-(6;%np_match%)]+[[(5;%vp_mismatch%)+(6;%vp_mismatch%)]-" \
+           "[(5;%vp_match%)+(6;%vp_match%)]]>0"
+    printed = format_formula(tree(text))
+    assert printed == ("(6;%np_mismatch%) - (6;%np_match%) + ((5;%vp_mismatch%) + (6;%vp_mismatch%) - "
+                       "((5;%vp_match%) + (6;%vp_match%))) > 0")
+    assert tree(printed) == tree(text)
+
+
+# ------------------------------------------------------------------ property: print, parse, same tree
+
+conditions = st.text(alphabet=st.characters(blacklist_characters="%", blacklist_categories=("Cs",)),
+                     min_size=1, max_size=8)
+refs = st.builds(RegionRef, st.one_of(st.none(), st.integers(1, 40)), conditions)
+numbers = st.builds(Number, st.one_of(
+    st.integers(0, 10**6).map(float),
+    st.floats(0, 1e6, allow_nan=False, allow_infinity=False),
+    st.floats(1e-12, 1e-3),
+))
+numeric = st.recursive(
+    st.one_of(refs, numbers),
+    lambda inner: st.one_of(
+        st.builds(Negate, inner),
+        st.builds(Arithmetic, st.sampled_from(["+", "-"]), inner, inner),
+    ),
+    max_leaves=8,
+)
+comparisons = st.builds(Comparison, st.sampled_from(["<", ">", "="]), numeric, numeric)
+truths = st.recursive(
+    comparisons,
+    lambda inner: st.builds(Logical, st.sampled_from(["&", "|"]), inner, inner),
+    max_leaves=6,
+)
+
+
+@given(truths)
+def test_print_then_parse_gives_the_same_tree(expr):
+    assert tree(format_formula(expr)) == expr
+
+
+@given(truths)
+def test_printing_is_stable(expr):
+    printed = format_formula(expr)
+    assert format_formula(tree(printed)) == printed
