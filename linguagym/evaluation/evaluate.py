@@ -1,0 +1,108 @@
+"""A suite and token scores -> region values for every metric -> every prediction of every item evaluated."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation.alignment import Alignment, Crossing, align
+from linguagym.evaluation.sentences import Sentence, build_sentence
+from linguagym.scoring.protocol import ScoredText
+from linguagym.suites.formula import RegionRef, Tolerance, evaluate
+from linguagym.suites.metrics import METRIC_NAMES, aggregate
+from linguagym.suites.model import Suite
+
+POLICIES = ("all", "first")  # item correct when all its predictions hold / when prediction 0 holds
+
+
+@dataclass(frozen=True)
+class ScoredCondition:
+    item: int
+    condition: str
+    sentence: Sentence
+    alignment: Alignment
+    values: Mapping[int | None, Mapping[str, float]]  # region number (None: whole sentence) -> metric -> value
+
+
+@dataclass(frozen=True)
+class PredictionResult:
+    item: int
+    prediction: int  # index into suite.predictions
+    holds: bool
+    undefined: tuple[RegionRef, ...]  # references whose value was undefined (NaN), making a comparison false
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    suite: Suite
+    metric: str  # the metric predictions were evaluated on
+    conditions: tuple[ScoredCondition, ...]
+    predictions: tuple[PredictionResult, ...]
+
+    def item_correct(self, policy: str = "all") -> dict[int, bool]:
+        if policy not in POLICIES:
+            raise ConfigurationError(f"unknown prediction policy {policy!r}", hint="use 'all' or 'first'")
+        correct: dict[int, bool] = {item.number: True for item in self.suite.items}
+        for result in self.predictions:
+            if policy == "first" and result.prediction != 0:
+                continue
+            correct[result.item] = correct[result.item] and result.holds
+        return correct
+
+    def accuracy(self, policy: str = "all") -> float:
+        correct = self.item_correct(policy)
+        return sum(correct.values()) / len(correct) if correct and self.suite.predictions else math.nan
+
+    @property
+    def crossings(self) -> list[tuple[int, str, Crossing]]:
+        return [(c.item, c.condition, x) for c in self.conditions for x in c.alignment.crossings]
+
+
+def suite_sentences(suite: Suite, spacing: str = "natural") -> list[Sentence]:
+    """Every sentence of the suite (item by item, condition by condition), duplicates included."""
+    return [build_sentence(condition, spacing) for item in suite.items for condition in item.conditions]
+
+
+def region_values(alignment: Alignment, metrics: tuple[str, ...] = METRIC_NAMES) -> dict[int | None, dict[str, float]]:
+    """Every metric of every region, and of the whole sentence (key None, the formula's '*')."""
+    values: dict[int | None, dict[str, float]] = {
+        region.number: {m: aggregate(m, region.surprisals) for m in metrics} for region in alignment.regions
+    }
+    everything = [token.surprisal for token in alignment.tokens]
+    values[None] = {m: aggregate(m, everything) for m in metrics}
+    return values
+
+
+def evaluate_suite(
+    suite: Suite,
+    scores: Mapping[str, ScoredText],
+    *,
+    spacing: str = "natural",
+    metric: str | None = None,
+    tolerance: Tolerance | None = None,
+) -> SuiteResult:
+    """Evaluate every prediction on every item; ``scores`` maps each sentence text to its token scores."""
+    primary = metric or suite.meta.primary_metric
+    if primary not in METRIC_NAMES:
+        raise ConfigurationError(f"unknown metric {primary!r}", hint=f"use one of {', '.join(METRIC_NAMES)}")
+    scored_conditions = []
+    predictions = []
+    for item in suite.items:
+        by_name: dict[str, ScoredCondition] = {}
+        for condition in item.conditions:
+            sentence = build_sentence(condition, spacing)
+            alignment = align(sentence, scores[sentence.text])
+            scored = ScoredCondition(item.number, condition.name, sentence, alignment,
+                                     region_values(alignment))
+            by_name[condition.name] = scored
+            scored_conditions.append(scored)
+
+        def lookup(ref: RegionRef, by_name: dict[str, ScoredCondition] = by_name) -> float:
+            return by_name[ref.condition].values[ref.region][primary]
+
+        for index, prediction in enumerate(suite.predictions):
+            outcome = evaluate(prediction.tree, lookup, tolerance or Tolerance())
+            predictions.append(PredictionResult(item.number, index, outcome.holds, outcome.undefined))
+    return SuiteResult(suite, primary, tuple(scored_conditions), tuple(predictions))

@@ -1,0 +1,129 @@
+"""The files a run writes; each is written whole or not at all, and the run record last.
+
+- ``predictions.csv``: one row per item and prediction;
+- ``items.csv``: one row per item, correct under both policies (``model,suite,item,correct`` first, the
+  format of the Hu et al. 2020 per-item results);
+- ``regions.csv``: one row per item, condition and region, with every metric;
+- ``suites/<name>.json``: each suite with its surprisals, syntaxgym-core compatible (every region carries
+  ``metric_value`` in bits and ``oovs``; ``meta.model`` names the model);
+- ``run.json``: the run record (versions, model identity, settings, counts, accuracies).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from pathlib import Path
+
+from linguagym.atomic import atomic_open, atomic_write_text
+from linguagym.evaluation.evaluate import SuiteResult
+from linguagym.evaluation.run import RunResult
+from linguagym.suites.metrics import METRIC_NAMES
+from linguagym.suites.save import suite_to_dict
+
+
+def _value(x: float) -> float | str:
+    return "" if math.isnan(x) else x
+
+
+def _write_csv(path: Path, header: list[str], rows) -> None:
+    with atomic_open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def model_label(result: RunResult) -> str:
+    return result.settings.model
+
+
+def write_predictions(result: RunResult, path: Path) -> None:
+    model = model_label(result)
+
+    def rows():
+        for suite_result in result.suites:
+            suite = suite_result.suite
+            for p in suite_result.predictions:
+                yield [model, suite.name, p.item, p.prediction, suite.predictions[p.prediction].formula,
+                       suite_result.metric, p.holds, " ".join(map(str, p.undefined))]
+
+    _write_csv(path, ["model", "suite", "item", "prediction", "formula", "metric", "holds", "undefined"], rows())
+
+
+def write_items(result: RunResult, path: Path) -> None:
+    model = model_label(result)
+
+    def rows():
+        for suite_result in result.suites:
+            first = suite_result.item_correct("first")
+            for item, correct in suite_result.item_correct("all").items():
+                yield [model, suite_result.suite.name, item, correct, first[item]]
+
+    _write_csv(path, ["model", "suite", "item", "correct", "correct_first"], rows())
+
+
+def write_regions(result: RunResult, path: Path) -> None:
+    model = model_label(result)
+
+    def rows():
+        for suite_result in result.suites:
+            suite = suite_result.suite
+            for scored in suite_result.conditions:
+                for region in scored.alignment.regions:
+                    values = scored.values[region.number]
+                    yield [model, suite.name, scored.item, scored.condition, region.number,
+                           suite.region_names[region.number - 1],
+                           scored.sentence.text[slice(*scored.sentence.spans[region.number - 1])],
+                           len(region.tokens), " ".join(region.unknown),
+                           *(_value(values[m]) for m in METRIC_NAMES)]
+
+    header = ["model", "suite", "item", "condition", "region", "region_name", "content", "tokens",
+              "unknown_tokens", *METRIC_NAMES]
+    _write_csv(path, header, rows())
+
+
+def suite_with_surprisals(suite_result: SuiteResult, model: str) -> dict:
+    """The suite as syntaxgym-core writes it after scoring: region ``metric_value`` (bits) and ``oovs``."""
+    data = suite_to_dict(suite_result.suite)
+    data["meta"]["model"] = model
+    scored = {(c.item, c.condition): c for c in suite_result.conditions}
+    metrics = tuple(dict.fromkeys(("sum", *suite_result.suite.meta.metrics, suite_result.metric)))
+    for item in data["items"]:
+        for condition in item["conditions"]:
+            result = scored[(item["item_number"], condition["condition_name"])]
+            for region in condition["regions"]:
+                values = result.values[region["region_number"]]
+                aligned = result.alignment.regions[region["region_number"] - 1]
+                region["metric_value"] = {m: None if math.isnan(values[m]) else values[m] for m in metrics}
+                region["oovs"] = list(aligned.unknown)
+    return data
+
+
+def write_run(result: RunResult, out_dir: str | Path) -> Path:
+    """Write every output file of a run into ``out_dir``; returns the run record's path."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_predictions(result, out / "predictions.csv")
+    write_items(result, out / "items.csv")
+    write_regions(result, out / "regions.csv")
+    used: set[str] = set()
+    for suite_result in result.suites:
+        data = suite_with_surprisals(suite_result, model_label(result))
+        atomic_write_text(out / "suites" / _file_name(suite_result.suite.name, used),
+                          json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    record = out / "run.json"
+    atomic_write_text(record, json.dumps(result.record(), indent=2, allow_nan=False) + "\n")
+    return record
+
+
+def _file_name(name: str, used: set[str]) -> str:
+    """A safe, unique file name for a suite (names may hold any character, and may repeat in a run)."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "suite"
+    candidate, n = stem, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{stem}-{n}"
+    used.add(candidate)
+    return f"{candidate}.json"

@@ -1,0 +1,158 @@
+"""One run: suites x one model -> scored sentences (cached) -> evaluated suites, with how it was made."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from linguagym import __version__
+from linguagym.evaluation.evaluate import SuiteResult, evaluate_suite, suite_sentences
+from linguagym.scoring.protocol import ScoredText, Scorer
+from linguagym.suites.formula import Tolerance
+from linguagym.suites.load import read_suite
+from linguagym.suites.model import Suite
+
+DEFAULT_MODEL = "smollm2-135m"
+CHUNK = 256  # sentences handed to the scorer at a time: progress granularity and cache commit size
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Every option that can change a number; all of it is recorded in the run record."""
+
+    model: str = DEFAULT_MODEL
+    bos: str = "auto"
+    spacing: str = "natural"
+    dtype: str = "float32"
+    device: str = "auto"
+    batch_size: int = 16
+    pll: str | None = None
+    metric: str | None = None  # None: each suite's own primary metric
+    policy: str = "all"
+    atol: float = Tolerance.atol
+    rtol: float = Tolerance.rtol
+    cache: bool = True
+    cache_dir: str | None = None
+
+
+@dataclass
+class RunResult:
+    settings: RunSettings
+    scorer: dict[str, Any]  # the scorer's identity: model, revision/hash, dtype, device, BOS policy, ...
+    suites: list[SuiteResult]
+    sources: list[dict[str, str]]  # per suite: path and sha256 of the file it was read from
+    sentences: int
+    unique_sentences: int
+    tokens: int
+    seconds: float
+    started: str
+    environment: dict[str, str] = field(default_factory=dict)
+    cache: dict[str, Any] | None = None  # where scores were cached, and how many were found there
+
+    def record(self) -> dict[str, Any]:
+        """The JSON run record: how every number of this run was made."""
+        return {
+            "linguagym": __version__,
+            "started": self.started,
+            "seconds": round(self.seconds, 3),
+            "settings": asdict(self.settings),
+            "scorer": self.scorer,
+            "environment": self.environment,
+            "counts": {"suites": len(self.suites), "sentences": self.sentences,
+                       "unique_sentences": self.unique_sentences, "tokens": self.tokens},
+            "cache": self.cache,
+            "suites": [
+                {**source, "name": result.suite.name, "metric": result.metric,
+                 "items": len(result.suite.items), "accuracy": _json_number(result.accuracy(self.settings.policy)),
+                 "accuracy_all": _json_number(result.accuracy("all")),
+                 "accuracy_first": _json_number(result.accuracy("first"))}
+                for source, result in zip(self.sources, self.suites, strict=True)
+            ],
+        }
+
+
+def _json_number(value: float) -> float | None:
+    return None if value != value else value  # NaN -> null
+
+
+def _environment() -> dict[str, str]:
+    versions = {"python": platform.python_version(), "platform": platform.platform()}
+    for name in ("torch", "transformers", "tokenizers"):
+        module = sys.modules.get(name)  # only what this run imported: a cached run loads no torch
+        if module is not None:
+            versions[name] = getattr(module, "__version__", "?")
+    return versions
+
+
+def load_suites(paths: Sequence[str | Path]) -> tuple[list[Suite], list[dict[str, str]]]:
+    """Read every suite first, so a bad file stops the run before any model is loaded."""
+    suites, sources = [], []
+    for path in paths:
+        path = Path(path)
+        suites.append(read_suite(path).suite)
+        sources.append({"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
+    return suites, sources
+
+
+def score_texts(
+    scorer: Scorer, texts: Sequence[str], progress: Callable[[int], None] | None = None
+) -> dict[str, ScoredText]:
+    """Scores of each unique text, chunk by chunk (a cached scorer commits each chunk)."""
+    unique = list(dict.fromkeys(texts))
+    scores: dict[str, ScoredText] = {}
+    for start in range(0, len(unique), CHUNK):
+        chunk = unique[start:start + CHUNK]
+        for text, scored in zip(chunk, scorer.score(chunk), strict=True):
+            scores[text] = scored
+        if progress:
+            progress(len(chunk))
+    return scores
+
+
+def run_suites(
+    paths: Sequence[str | Path],
+    settings: RunSettings = RunSettings(),
+    *,
+    scorer: Scorer | None = None,
+    progress: Callable[[int, int], Callable[[int], None]] | None = None,
+) -> RunResult:
+    """Score and evaluate suites with one model. ``scorer`` overrides the one ``settings.model`` names;
+    ``progress(total, ...)`` may return a callback advanced by the number of sentences scored."""
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    clock = time.perf_counter()
+    suites, sources = load_suites(paths)
+    if scorer is None:
+        from linguagym.scoring.registry import load_scorer
+
+        scorer = load_scorer(
+            settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
+            batch_size=settings.batch_size, pll=settings.pll,
+            cache_dir=Path(settings.cache_dir) if settings.cache_dir else None, score_cache=settings.cache,
+        )
+    texts = [s.text for suite in suites for s in suite_sentences(suite, settings.spacing)]
+    unique = len(set(texts))
+    advance = progress(unique) if progress else None
+    scores = score_texts(scorer, texts, advance)
+    tolerance = Tolerance(settings.atol, settings.rtol)
+    results = [evaluate_suite(suite, scores, spacing=settings.spacing, metric=settings.metric, tolerance=tolerance)
+               for suite in suites]
+    return RunResult(
+        settings=settings, scorer=scorer.identity, suites=results, sources=sources, sentences=len(texts),
+        unique_sentences=unique, tokens=sum(len(s.tokens) for s in scores.values()),
+        seconds=time.perf_counter() - clock, started=started, environment=_environment(),
+        cache=_cache_stats(scorer),
+    )
+
+
+def _cache_stats(scorer: Scorer) -> dict[str, Any] | None:
+    if not hasattr(scorer, "hits"):
+        return None
+    return {"path": str(getattr(scorer, "path", "")), "hits": scorer.hits, "misses": scorer.misses,
+            "dropped_corrupt": getattr(scorer, "dropped", 0)}

@@ -1,0 +1,137 @@
+"""What the causal and masked scorers share: identity without weights, lazy loading, tokenising with spans."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from linguagym.errors import ConfigurationError
+from linguagym.scoring import device as devices
+from linguagym.scoring.sources import ModelSource
+
+log = logging.getLogger(__name__)
+_LIBRARIES = ("linguagym", "torch", "transformers", "tokenizers", "gguf")
+
+
+def library_versions() -> dict[str, str]:
+    found = {}
+    for name in _LIBRARIES:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "absent"
+    return found
+
+
+def resolve_bos(policy: str, source: ModelSource) -> tuple[str | None, int | None]:
+    """The start-of-sentence token and id for ``policy``: ``auto``, ``none`` or a token string."""
+    if policy == "none":
+        return None, None
+    if policy == "auto":
+        from linguagym import assets
+
+        named = assets.NAMED_MODELS.get(source.name) if source.kind == "named" else None
+        if named is not None and named.bos_token is not None:
+            return named.bos_token, named.bos_token_id
+        chosen = source.specials.bos or source.specials.eos
+        if chosen is None:
+            raise ConfigurationError(
+                f"model {source.name!r} declares neither a BOS nor an EOS token, so bos='auto' has nothing to use",
+                hint="pass bos='none' (the first token then gets surprisal 0) or bos='<a token of its vocabulary>'",
+            )
+        return chosen
+    token_id = source.specials.lookup(policy)
+    if token_id is None:
+        raise ConfigurationError(
+            f"start token {policy!r} is not in the vocabulary of model {source.name!r}",
+            hint="use bos='auto', bos='none', or a token string exactly as the tokenizer spells it",
+        )
+    return policy, int(token_id)
+
+
+@dataclass
+class Loaded:
+    model: Any
+    tokenizer: Any
+    device: Any
+    max_length: int | None
+
+
+def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str) -> Loaded:
+    """Load weights and tokenizer (this is where torch and transformers are first imported)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    target = devices.torch_device(device)
+    torch_dtype = devices.torch_dtype(dtype, target)
+    directory, gguf_file = source.files()
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(directory, **extra)
+        model = loader.from_pretrained(directory, dtype=torch_dtype, **extra)
+    except (OSError, ValueError) as error:
+        raise ConfigurationError(
+            f"could not load model {source.name!r} from {directory}"
+            f"{' (' + gguf_file + ')' if gguf_file else ''}: {str(error).splitlines()[0]}",
+            hint="check that the directory holds config.json, the weights and the tokenizer files",
+        ) from None
+    if gguf_file:  # weights were de-quantised on load; the quantizer would refuse later moves/casts
+        model.hf_quantizer = None
+    model.to(target)
+    model.eval()
+    config = model.config
+    max_length = None
+    for key in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        value = getattr(config, key, None)
+        if isinstance(value, int) and value > 0:
+            max_length = value
+            break
+    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") and max_length:
+        max_length -= 2  # RoBERTa's position ids start after the padding index
+    torch.set_grad_enabled(False)
+    return Loaded(model, tokenizer, target, max_length)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    ids: list[int]
+    spans: list[tuple[int, int]]
+    word_ids: list[int | None]
+
+
+def encode(tokenizer: Any, text: str) -> Encoded:
+    """Token ids with character spans, without special tokens.
+
+    Fast tokenizers give spans directly. Others fall back to decoding growing prefixes: the span of token k
+    is where decode(ids[:k]) and decode(ids[:k+1]) end, which is exact when decoding gives back the text.
+    """
+    if getattr(tokenizer, "is_fast", False):
+        enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        words = enc.word_ids() if hasattr(enc, "word_ids") else [None] * len(enc["input_ids"])
+        return Encoded(list(enc["input_ids"]), [tuple(s) for s in enc["offset_mapping"]], list(words))
+    ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
+    decoded = tokenizer.decode(ids, clean_up_tokenization_spaces=False)
+    if decoded != text:
+        raise ConfigurationError(
+            "the tokenizer gives no character offsets (not a 'fast' tokenizer) and decoding does not give "
+            f"back the text ({text[:40]!r} became {decoded[:40]!r}), so tokens cannot be placed in the text",
+            hint="use a model directory with tokenizer.json (a fast tokenizer), or convert it with "
+            "AutoTokenizer.from_pretrained(..., use_fast=True).save_pretrained(...)",
+        )
+    spans, previous = [], 0
+    for k in range(len(ids)):
+        end = len(tokenizer.decode(ids[: k + 1], clean_up_tokenization_spaces=False))
+        spans.append((previous, max(previous, end)))
+        previous = max(previous, end)
+    return Encoded(ids, spans, [None] * len(ids))
+
+
+def too_long(source: ModelSource, index: int, text: str, length: int, limit: int) -> ConfigurationError:
+    return ConfigurationError(
+        f"text {index + 1} needs {length} tokens but model {source.name!r} accepts at most {limit} "
+        f"(text starts {text[:60]!r})",
+        hint="split the text into shorter pieces, or use a model with a longer context",
+    )

@@ -1,0 +1,250 @@
+"""lm-zoo surprisal TSV: read as a Scorer, write from scored texts.
+
+Format: header ``sentence_id token_id token surprisal``; ids count from 1 (``token_id`` is the position in
+the sentence, not a vocabulary id); surprisal in bits; one row per token.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from linguagym.errors import ConfigurationError
+from linguagym.scoring.fingerprint import sha256_file
+from linguagym.scoring.protocol import ScoredText, TokenScore
+
+HEADER = ["sentence_id", "token_id", "token", "surprisal"]
+_UNKNOWN = {"<unk>", "<UNK>", "[UNK]", "<oov>"}
+_SKIPPED = {"<eos>", "</s>", "<s>", "<|endoftext|>", "[CLS]", "[SEP]", "<bos>"}  # sentence markers: context
+
+
+@lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, reversed: the printable character standing for each byte."""
+    chosen = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    codes, extra = list(chosen), 0
+    for byte in range(256):
+        if byte not in chosen:
+            chosen.append(byte)
+            codes.append(256 + extra)
+            extra += 1
+    return {chr(code): byte for byte, code in zip(chosen, codes, strict=True)}
+
+
+def _candidates(token: str) -> list[bytes]:
+    """UTF-8 spellings of ``token`` that may appear in the text, most literal first."""
+    found = [token.encode()]
+    stripped = token.removeprefix("##")
+    for marker in ("Ġ", "▁", "Ċ"):
+        stripped = stripped.replace(marker, "")
+    found.append(stripped.encode())
+    decoder = _byte_decoder()
+    if all(ch in decoder for ch in token):  # byte-level BPE: may hold part of a multi-byte character
+        raw = bytes(decoder[ch] for ch in token)
+        found += [raw, raw.lstrip(b" \n\t")]
+    return [c for c in dict.fromkeys(found) if c]
+
+
+def align_tokens(text: str, tokens: Sequence[str]) -> list[tuple[int, int, bool] | None]:
+    """For each token, its (start, end, unknown) in ``text``, scanning left to right; None where not found.
+
+    Matching is on UTF-8 bytes, so byte-level pieces of one character each get that character's span
+    (overlapping, as the tokenizers' own offsets do). A token may be preceded by whitespace; its span then
+    starts at that whitespace (like byte-level BPE offsets). Unknown-word markers (``<unk>``) take the next
+    whitespace-delimited word. Sentence markers such as ``<eos>`` get an empty span.
+    """
+    data = text.encode()
+    char_at = [0] * (len(data) + 1)  # byte offset -> index of the character holding it
+    ends = [0] * (len(data) + 1)  # byte offset -> index just after the character holding the byte before
+    offset = 0
+    for index, char in enumerate(text):
+        width = len(char.encode())
+        for b in range(offset, offset + width):
+            char_at[b] = index
+            ends[b + 1] = index + 1
+        offset += width
+    char_at[len(data)] = len(text)
+    spans: list[tuple[int, int, bool] | None] = []
+    position = 0
+    for token in tokens:
+        gap = position
+        while gap < len(data) and data[gap : gap + 1].isspace():
+            gap += 1
+        if token in _SKIPPED:
+            spans.append((char_at[position], char_at[position], False))
+            continue
+        if token in _UNKNOWN:
+            end = gap
+            while end < len(data) and not data[end : end + 1].isspace():
+                end += 1
+            spans.append((char_at[position], ends[end], True) if end > gap else None)
+            position = end
+            continue
+        # A candidate may spell its own leading whitespace (byte-level "Ġ"), else whitespace is skipped.
+        tries = [(c, at) for c in _candidates(token) for at in (position, gap) if at == position or gap > position]
+        for candidate, at in tries:
+            piece = data[at : at + len(candidate)]
+            if piece == candidate or piece.lower() == candidate.lower():
+                end = at + len(candidate)
+                spans.append((char_at[position], ends[end], False))
+                position = end
+                break
+        else:
+            spans.append(None)
+            return spans  # later tokens cannot be placed once one is lost
+    return spans
+
+
+class PrecomputedScorer:
+    """Surprisals read from an lm-zoo TSV, for texts that its sentences spell (see ``score``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ConfigurationError(
+                f"surprisal file {str(self.path)!r} does not exist",
+                hint="give the path of an lm-zoo TSV (sentence_id token_id token surprisal)",
+            )
+        self._sentences = _read(self.path)
+        self._sha256 = sha256_file(self.path)
+        self._cursor = 0  # where the next text's sentence is looked for first
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "kind": "precomputed",
+            "model": self.path.name,
+            "source_kind": "tsv",
+            "source": str(self.path.resolve()),
+            "revision": self._sha256,
+            "dtype": None,
+            "device": None,
+            "bos": None,
+            "bos_token": None,
+            "bos_token_id": None,
+            "pll": None,
+            "versions": {},
+        }
+
+    @property
+    def sentence_count(self) -> int:
+        return len(self._sentences)
+
+    def score(self, texts: Sequence[str]) -> list[ScoredText]:
+        """Each text is matched to a sentence of the file whose tokens spell it, searching from just after
+        the previous match, so texts given in the file's order (or a deduplicated subset of it, in chunks)
+        match at once; a text that no sentence spells is an error naming the file and line."""
+        results = []
+        for text in texts:
+            first_error: ConfigurationError | None = None
+            count = len(self._sentences)
+            for step in range(count):
+                index = (self._cursor + step) % count
+                try:
+                    scored = self._match(text, index)
+                except ConfigurationError as error:
+                    first_error = first_error or error
+                    continue
+                self._cursor = index + 1
+                results.append(scored)
+                break
+            else:
+                if first_error is None:
+                    raise ConfigurationError(f"{self.path}: holds no sentences, so it cannot score {text!r}")
+                raise ConfigurationError(
+                    f"{first_error.message}\n  (no other sentence of the file spells this text either)",
+                    hint="the TSV was made from other texts (check the spacing option)",
+                )
+        return results
+
+    def _match(self, text: str, index: int) -> ScoredText:
+        number, rows = index + 1, self._sentences[index]
+        spans = align_tokens(text, [token for _, token, _ in rows])
+        scores: list[TokenScore] = []
+        for (line, token, value), span in zip(rows, spans, strict=False):
+            if span is None:
+                raise ConfigurationError(
+                    f"{self.path}:{line}: token {token!r} of sentence {number} is not found in the text "
+                    f"{text!r} after {text[: max((t.end for t in scores), default=0)]!r}"
+                )
+            if token in _SKIPPED:
+                continue
+            start, end, unknown = span
+            scores.append(TokenScore(token, -1, start, end, value, unknown))
+        covered = max((t.end for t in scores), default=0)
+        if text[covered:].strip() or (not rows and text.strip()):
+            raise ConfigurationError(
+                f"{self.path}:{rows[-1][0] if rows else '?'}: the tokens of sentence {number} end at "
+                f"{text[:covered]!r} but the text goes on with {text[covered:]!r}"
+            )
+        return ScoredText(text, tuple(scores))
+
+
+def _read(path: Path) -> list[list[tuple[int, str, float]]]:
+    """Rows per sentence: (line number, token, surprisal)."""
+    sentences: dict[int, list[tuple[int, str, float]]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None)
+        if header != HEADER:
+            raise ConfigurationError(
+                f"{path}:1: header is {header!r}, expected {' '.join(HEADER)!r} (tab-separated)",
+                hint="this reads lm-zoo surprisal files",
+            )
+        for line, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            try:
+                sentence_id, token_id, token, value = row
+                sentence, position, surprisal = int(sentence_id), int(token_id), float(value)
+            except ValueError:
+                raise ConfigurationError(
+                    f"{path}:{line}: expected 4 tab-separated fields (int, int, token, number), got {row!r}"
+                ) from None
+            tokens = sentences.setdefault(sentence, [])
+            if position != len(tokens) + 1:
+                raise ConfigurationError(
+                    f"{path}:{line}: token_id {position} of sentence {sentence}, expected {len(tokens) + 1}",
+                    hint="token ids count from 1 within each sentence, one row per token, in order",
+                )
+            tokens.append((line, token, surprisal))
+    expected = list(range(1, len(sentences) + 1))
+    if sorted(sentences) != expected:
+        raise ConfigurationError(
+            f"{path}: sentence ids are {sorted(sentences)[:10]}..., expected 1..{len(sentences)} without gaps"
+        )
+    return [sentences[i] for i in expected]
+
+
+def write_surprisals_tsv(scored: Sequence[ScoredText], path: Path) -> None:
+    """Write lm-zoo TSV atomically (a temporary file in the same folder, then a rename).
+
+    An empty text has no rows, so sentence ids after it would shift: it is refused.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write("\t".join(HEADER) + "\n")
+            for number, item in enumerate(scored, start=1):
+                if not item.tokens:
+                    raise ConfigurationError(
+                        f"text {number} ({item.text!r}) has no tokens, which lm-zoo TSV cannot represent",
+                        hint="leave empty texts out before writing",
+                    )
+                for position, token in enumerate(item.tokens, start=1):
+                    if any(ch in token.token for ch in "\t\n\r"):
+                        raise ConfigurationError(f"text {number}: token {token.token!r} holds a tab or newline")
+                    handle.write(f"{number}\t{position}\t{token.token}\t{token.surprisal!r}\n")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

@@ -1,0 +1,62 @@
+"""``load_scorer``: one entry point from a model string and options to a (cached) scorer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from linguagym import assets
+from linguagym.errors import ConfigurationError
+from linguagym.scoring.cache import CachedScorer, resolve_cache_dir
+from linguagym.scoring.protocol import Scorer
+
+
+def named_models() -> list[str]:
+    """Names accepted by ``load_scorer`` besides paths and hub ids."""
+    return [entry.name for entry in assets.named_models()]
+
+
+def load_scorer(
+    model: str,
+    *,
+    bos: str = "auto",
+    dtype: str = "float32",
+    device: str = "auto",
+    batch_size: int = 16,
+    pll: str | None = None,
+    cache_dir: Path | None = None,
+    score_cache: bool = True,
+) -> Scorer:
+    """A scorer for ``model``: a named model, a hub id, a local directory, a ``.gguf`` file, or an lm-zoo
+    ``.tsv`` of precomputed surprisals. No weights are loaded until the first texts that are not cached.
+
+    Masked LMs (recognised from config.json) are scored by PLL (``pll``: ``original`` or
+    ``within_word_l2r``). Scores are cached under ``cache_dir`` (see ``resolve_cache_dir``) unless
+    ``score_cache`` is false; precomputed scores are never cached.
+    """
+    if model.lower().endswith(".tsv"):
+        from linguagym.scoring.precomputed import PrecomputedScorer
+
+        return PrecomputedScorer(Path(model))
+    from linguagym.scoring.sources import resolve_source
+
+    root = resolve_cache_dir(cache_dir)
+    source = resolve_source(model, root)
+    scorer: Scorer
+    if source.masked:
+        if bos != "auto":
+            raise ConfigurationError(
+                f"bos={bos!r} applies to causal models; {model!r} is a masked LM and uses its own special tokens",
+                hint="leave bos at 'auto' for masked models",
+            )
+        from linguagym.scoring.masked import MaskedScorer
+
+        scorer = MaskedScorer(source, pll=pll or "original", dtype=dtype, device=device, batch_size=batch_size)
+    else:
+        if pll is not None:
+            raise ConfigurationError(
+                f"pll={pll!r} applies to masked LMs; {model!r} is a causal LM", hint="leave pll unset"
+            )
+        from linguagym.scoring.causal import CausalScorer
+
+        scorer = CausalScorer(source, bos=bos, dtype=dtype, device=device, batch_size=batch_size)
+    return CachedScorer(scorer, root) if score_cache else scorer

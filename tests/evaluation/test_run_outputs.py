@@ -1,0 +1,93 @@
+import csv
+import json
+
+import pytest
+
+from linguagym.evaluation.outputs import write_run
+from linguagym.evaluation.run import RunSettings, run_suites
+from linguagym.suites import example_suite_paths
+from tests.conftest import minimal_suite
+from tests.evaluation.fakes import WordScorer
+
+
+@pytest.fixture
+def examples_run():
+    scorer = WordScorer(lambda word, index: {"know": 9.0, "knows": 1.0}.get(word, float(index % 3)))
+    return run_suites(example_suite_paths(), RunSettings(model="fake"), scorer=scorer), scorer
+
+
+def test_identical_sentences_are_scored_once(examples_run):
+    result, scorer = examples_run
+    texts = [text for call in scorer.calls for text in call]
+    assert len(texts) == len(set(texts)) == result.unique_sentences
+    assert result.sentences == 8 * 4 + 8 * 2 + 8 * 4
+
+
+def test_outputs(examples_run, tmp_path):
+    result, _ = examples_run
+    record_path = write_run(result, tmp_path / "out")
+    out = record_path.parent
+    record = json.loads(record_path.read_text())
+    assert record["settings"]["model"] == "fake" and record["settings"]["spacing"] == "natural"
+    assert record["scorer"] == {"kind": "fake", "model": "word-scorer"}
+    assert record["counts"]["unique_sentences"] == result.unique_sentences
+    assert [s["name"] for s in record["suites"]] == ["agreement_across_pp", "npi_ever", "npz_comma"]
+    assert all(len(s["sha256"]) == 64 for s in record["suites"])
+    agreement = record["suites"][0]
+    # "know" is always the surprising verb: the singular contrast holds, the plural one never does
+    assert agreement["accuracy"] == 0.0 and agreement["items"] == 8
+
+    with open(out / "items.csv") as handle:
+        items = list(csv.DictReader(handle))
+    assert len(items) == 24 and set(items[0]) == {"model", "suite", "item", "correct", "correct_first"}
+    with open(out / "regions.csv") as handle:
+        regions = list(csv.DictReader(handle))
+    assert len(regions) == 8 * 4 * 6 + 8 * 2 * 5 + 8 * 4 * 7
+    empty = [r for r in regions if r["suite"] == "npz_comma" and r["region_name"] == "comma" and r["content"] == ""]
+    assert empty and all(r["sum"] == "0.0" and r["mean"] == "" and r["tokens"] == "0" for r in empty)
+    with open(out / "predictions.csv") as handle:
+        predictions = list(csv.DictReader(handle))
+    assert len(predictions) == 24 and predictions[0]["metric"] == "sum"
+
+    suite_json = json.loads((out / "suites" / "npz_comma.json").read_text())
+    assert suite_json["meta"]["model"] == "fake"
+    region = suite_json["items"][0]["conditions"][0]["regions"][3]
+    assert region["content"] == "" and region["metric_value"] == {"sum": 0.0} and region["oovs"] == []
+    npi = json.loads((out / "suites" / "npi_ever.json").read_text())
+    assert set(npi["items"][0]["conditions"][0]["regions"][0]["metric_value"]) == {"sum", "mean"}
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_a_bad_suite_stops_the_run_before_scoring(write_suite):
+    data = minimal_suite()
+    del data["predictions"]
+    scorer = WordScorer()
+    from linguagym.errors import SuiteError
+
+    with pytest.raises(SuiteError):
+        run_suites([*example_suite_paths(), write_suite(data)], RunSettings(model="fake"), scorer=scorer)
+    assert scorer.calls == []
+
+
+def test_failed_write_leaves_no_partial_file(examples_run, tmp_path, monkeypatch):
+    result, _ = examples_run
+    out = tmp_path / "out"
+    write_run(result, out)
+    before = (out / "regions.csv").read_text()
+    import linguagym.evaluation.outputs as outputs
+
+    original = outputs._write_csv
+
+    def failing_write(path, header, rows):
+        if path.name == "regions.csv":
+            def rows_then_fail():
+                yield from list(rows)[:3]
+                raise OSError("disk full")
+            return original(path, header, rows_then_fail())
+        return original(path, header, rows)
+
+    monkeypatch.setattr(outputs, "_write_csv", failing_write)
+    with pytest.raises(OSError, match="disk full"):
+        write_run(result, out)
+    assert (out / "regions.csv").read_text() == before  # the old file is untouched, not half-overwritten
+    assert not list(out.glob(".*.tmp"))

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from linguagym.errors import ConfigurationError
+from linguagym.scoring import device
+
+
+def test_auto_is_cpu_here_without_importing_torch() -> None:
+    program = (
+        "import sys; from linguagym.scoring.device import probe_device; "
+        "print(probe_device('auto'), 'torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    import torch
+
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert out.split() == [expected, "False"]
+    assert device.probe_device("auto") == expected  # with torch imported: asked directly
+
+
+def test_explicit_and_unknown_devices() -> None:
+    assert device.probe_device("CPU") == "cpu"
+    assert device.probe_device("cuda:1") == "cuda:1"
+    with pytest.raises(ConfigurationError, match="unknown device"):
+        device.probe_device("tpu")
+
+
+def test_torch_device_and_dtype_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    cpu = device.torch_device("cpu")
+    assert cpu.type == "cpu"
+    assert device.torch_dtype("bfloat16", cpu) is torch.bfloat16
+    with pytest.raises(ConfigurationError, match="float16"):
+        device.torch_dtype("float16", cpu)
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigurationError, match="cannot use CUDA"):
+            device.torch_device("cuda")
+
+
+def test_cpu_threads_follow_available_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("LINGUAGYM_THREADS", "1")
+        assert device.configure_cpu_threads() == 1 and torch.get_num_threads() == 1
+        monkeypatch.delenv("LINGUAGYM_THREADS")
+        assert device.configure_cpu_threads() == device.available_cpus() >= 1
+    finally:
+        torch.set_num_threads(before)
