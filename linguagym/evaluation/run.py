@@ -91,6 +91,23 @@ def _environment() -> dict[str, str]:
     return versions
 
 
+def check_settings(settings: RunSettings) -> None:
+    """Refuse bad options before any model is loaded or any sentence scored."""
+    from linguagym.errors import ConfigurationError
+    from linguagym.evaluation.evaluate import POLICIES
+    from linguagym.evaluation.sentences import SPACING_OPTIONS
+    from linguagym.suites.metrics import METRIC_NAMES
+
+    choices = {"metric": (settings.metric, (None, *METRIC_NAMES)), "policy": (settings.policy, POLICIES),
+               "spacing": (settings.spacing, SPACING_OPTIONS)}
+    for name, (value, allowed) in choices.items():
+        if value not in allowed:
+            shown = ", ".join(a for a in allowed if a)
+            raise ConfigurationError(f"unknown {name} {value!r}", hint=f"use one of {shown}")
+    if settings.batch_size < 1:
+        raise ConfigurationError(f"batch size must be at least 1, not {settings.batch_size}")
+
+
 def load_suites(paths: Sequence[str | Path]) -> tuple[list[Suite], list[dict[str, str]]]:
     """Read every suite first, so a bad file stops the run before any model is loaded."""
     suites, sources = [], []
@@ -127,6 +144,7 @@ def run_suites(
     ``progress(total, ...)`` may return a callback advanced by the number of sentences scored."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.perf_counter()
+    check_settings(settings)
     suites, sources = load_suites(paths)
     if scorer is None:
         from linguagym.scoring.registry import load_scorer

@@ -69,6 +69,10 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str) -> Lo
     directory, gguf_file = source.files()
     extra = {"gguf_file": gguf_file} if gguf_file else {}
     loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
+    from transformers.utils import logging as hf_logging
+
+    # linguagym shows its own progress; transformers' per-load weight bar is noise on every run
+    hf_logging.disable_progress_bar()
     try:
         tokenizer = AutoTokenizer.from_pretrained(directory, **extra)
         model = loader.from_pretrained(directory, dtype=torch_dtype, **extra)

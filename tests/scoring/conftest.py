@@ -9,6 +9,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from tests.tiny_models import save_causal
+
 # Where the slow tests keep the real named model between runs (de-quantising costs ~10 s).
 MODEL_CACHE = Path(os.environ.get("LINGUAGYM_TEST_MODEL_CACHE") or platformdirs.user_cache_dir("linguagym"))
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -30,31 +32,6 @@ def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
-def _save_causal(directory: Path, backend, *, bos: str | None, eos: str, unk: str | None, seed: int) -> Path:
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    special = {"eos_token": eos}
-    if bos:
-        special["bos_token"] = bos
-    if unk:
-        special["unk_token"] = unk
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, **special)
-    tokenizer.save_pretrained(directory)
-    torch.manual_seed(seed)
-    config = GPT2Config(
-        vocab_size=backend.get_vocab_size(),
-        n_positions=48,
-        n_embd=32,
-        n_layer=2,
-        n_head=2,
-        bos_token_id=backend.token_to_id(bos) if bos else None,
-        eos_token_id=backend.token_to_id(eos),
-    )
-    GPT2LMHeadModel(config).eval().save_pretrained(directory)
-    return directory
-
-
 @pytest.fixture(scope="session")
 def gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -68,7 +45,7 @@ def gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     backend.train_from_iterator(SENTENCES, trainer)
-    return _save_causal(
+    return save_causal(
         tmp_path_factory.mktemp("gpt2"), backend, bos="<|endoftext|>", eos="<|endoftext|>", unk=None, seed=0
     )
 
@@ -82,7 +59,7 @@ def word_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     trainer = trainers.WordLevelTrainer(special_tokens=["<unk>", "<s>", "</s>"])
     backend.train_from_iterator(SENTENCES, trainer)
-    return _save_causal(tmp_path_factory.mktemp("word"), backend, bos="<s>", eos="</s>", unk="<unk>", seed=1)
+    return save_causal(tmp_path_factory.mktemp("word"), backend, bos="<s>", eos="</s>", unk="<unk>", seed=1)
 
 
 @pytest.fixture(scope="session")

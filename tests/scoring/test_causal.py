@@ -149,7 +149,11 @@ def test_identity_needs_no_weights(gpt2_dir: Path, tmp_path: Path) -> None:
     first = scorer(gpt2_dir, tmp_path)
     identity = first.identity
     assert first._loaded is None
-    assert identity["kind"] == "causal" and identity["dtype"] == "float32" and identity["device"] == "cpu"
+    from linguagym.scoring.device import probe_device
+
+    # device="auto" is resolved without loading weights: "cpu" here, "cuda" on a GPU machine
+    assert identity["kind"] == "causal" and identity["dtype"] == "float32"
+    assert identity["device"] == probe_device("auto") and identity["device"] in ("cpu", "cuda", "mps")
     assert len(identity["revision"]) == 64 and identity["versions"]["torch"].startswith("2.")
     assert json.loads(json.dumps(identity)) == identity
     assert scorer(gpt2_dir, tmp_path).identity == identity

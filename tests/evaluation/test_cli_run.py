@@ -1,0 +1,84 @@
+"""``linguagym run`` and ``linguagym surprisals`` end to end, on a tiny model built offline."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+from linguagym.suites import example_suite_paths
+
+
+def cli(*args, env_extra=None):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "linguagym.cli", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def read_csv(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_run_writes_results_and_a_second_run_is_served_from_the_cache(tiny_lm_dir, tmp_path):
+    cache = tmp_path / "cache"
+    first = cli("run", "--model", tiny_lm_dir, "--cache-dir", cache, "-o", tmp_path / "a", *example_suite_paths())
+    assert first.returncode == 0, first.stderr
+    assert "agreement_across_pp" in first.stdout and "accuracy" in first.stdout
+    record = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert record["cache"]["misses"] == record["counts"]["unique_sentences"] == 80 and record["cache"]["hits"] == 0
+    assert record["scorer"]["device"] == "cpu" or record["scorer"]["device"].startswith("cuda")
+    assert record["scorer"]["bos_token"] == "<|endoftext|>" and len(record["scorer"]["revision"]) == 64
+    assert "torch" in record["environment"]
+
+    second = cli("run", "--model", tiny_lm_dir, "--cache-dir", cache, "-o", tmp_path / "b", *example_suite_paths())
+    assert second.returncode == 0, second.stderr
+    record = json.loads((tmp_path / "b" / "run.json").read_text())
+    assert record["cache"] == {**record["cache"], "hits": 80, "misses": 0}
+    assert "torch" not in record["environment"]  # nothing computed: torch was never imported
+    assert read_csv(tmp_path / "a" / "regions.csv") == read_csv(tmp_path / "b" / "regions.csv")
+
+
+def test_no_cache_writes_no_cache(tiny_lm_dir, tmp_path):
+    cache = tmp_path / "cache"
+    result = cli("run", "--model", tiny_lm_dir, "--cache-dir", cache, "--no-cache", "-o", tmp_path / "out",
+                 example_suite_paths()[0])
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["cache"] is None
+    assert not (cache / "scores").exists()
+
+
+def test_surprisals_tsv_evaluates_to_the_same_results(tiny_lm_dir, tmp_path):
+    suites = example_suite_paths()
+    tsv = tmp_path / "surprisals.tsv"
+    made = cli("surprisals", "--model", tiny_lm_dir, "--no-cache", "-o", tsv, *suites)
+    assert made.returncode == 0, made.stderr
+    lines = tsv.read_text().splitlines()
+    assert lines[0].split("\t") == ["sentence_id", "token_id", "token", "surprisal"]
+    assert lines[1].split("\t")[:2] == ["1", "1"]
+    direct = cli("run", "--model", tiny_lm_dir, "--no-cache", "-o", tmp_path / "direct", *suites)
+    via_tsv = cli("run", "--model", tsv, "-o", tmp_path / "tsv", *suites)
+    assert direct.returncode == 0 and via_tsv.returncode == 0, via_tsv.stderr
+    a = read_csv(tmp_path / "direct" / "predictions.csv")
+    b = read_csv(tmp_path / "tsv" / "predictions.csv")
+    assert [r["holds"] for r in a] == [r["holds"] for r in b]
+    sums_a = [float(r["sum"]) for r in read_csv(tmp_path / "direct" / "regions.csv")]
+    sums_b = [float(r["sum"]) for r in read_csv(tmp_path / "tsv" / "regions.csv")]
+    assert max(abs(x - y) for x, y in zip(sums_a, sums_b, strict=True)) < 1e-4
+
+
+def test_missing_model_offline_is_a_clear_error(tmp_path):
+    result = cli("run", "--model", "no-such-org/no-such-model", "--cache-dir", tmp_path, "-o", tmp_path / "out",
+                 example_suite_paths()[0])
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "no-such-org/no-such-model" in result.stderr and "hint:" in result.stderr
+    assert not (tmp_path / "out" / "run.json").exists()
+
+
+def test_bad_options_are_clear_errors(tiny_lm_dir, tmp_path):
+    result = cli("run", "--model", tiny_lm_dir, "--pll", "original", "-o", tmp_path / "o", example_suite_paths()[0])
+    assert result.returncode == 1 and "causal" in result.stderr and "Traceback" not in result.stderr
+    result = cli("run", "--model", tiny_lm_dir, "--metric", "total", "--no-cache", "-o", tmp_path / "o",
+                 example_suite_paths()[0])
+    assert result.returncode == 1 and "unknown metric 'total'" in result.stderr
