@@ -107,12 +107,13 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace):
-    from linguagym.evaluation.run import RunSettings
+    from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings
 
+    model = (args.model or [DEFAULT_MODEL])[0] if isinstance(args.model, list | None) else args.model
     return RunSettings(
-        model=args.model, bos=args.bos, spacing=args.spacing, dtype=args.dtype, device=args.device,
+        model=model, bos=args.bos, spacing=args.spacing, dtype=args.dtype, device=args.device,
         batch_size=args.batch_size, pll=args.pll, metric=getattr(args, "metric", None),
-        policy=getattr(args, "policy", "all"), cache=not args.no_cache,
+        policy=getattr(args, "policy", None) or "all", cache=not args.no_cache,
         cache_dir=str(args.cache_dir) if args.cache_dir else None,
     )
 
@@ -132,44 +133,67 @@ def _progress_bar():
     return progress, start
 
 
-def _accuracy_table(result):
-    from rich.table import Table
+def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
+    """Suites named on the command line, or a collection's suites (from --suites-dir or fetched)."""
+    if args.suites:
+        return _suite_paths(args.suites)
+    if args.collection in (None, "auto"):
+        raise LinguagymError("no suite files given",
+                             hint="pass .json files or directories, or --collection syntaxgym-2020 --suites-dir DIR")
+    from linguagym.evaluation.collections import fetch_suites, load_collection, suite_paths
+    from linguagym.scoring.cache import resolve_cache_dir
 
-    table = Table(title=f"{result.settings.model}: accuracy (items where all predictions hold)"
-                  if result.settings.policy == "all" else f"{result.settings.model}: accuracy (prediction 0)")
-    table.add_column("suite")
-    table.add_column("items", justify="right")
-    table.add_column("accuracy", justify="right")
-    for suite_result in result.suites:
-        accuracy = suite_result.accuracy(result.settings.policy)
-        table.add_row(suite_result.suite.name, str(len(suite_result.suite.items)),
-                      "n/a" if accuracy != accuracy else f"{accuracy:.3f}")
-    return table
+    collection = load_collection(args.collection)
+    if args.suites_dir:
+        return suite_paths(collection, args.suites_dir)
+    return suite_paths(collection, fetch_suites(collection, resolve_cache_dir(args.cache_dir)))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from linguagym.evaluation.outputs import write_run
-    from linguagym.evaluation.run import run_suites
+    from dataclasses import replace
 
-    paths = _suite_paths(args.suites)
+    from linguagym.evaluation.outputs import model_directory, write_run
+    from linguagym.evaluation.report import find_runs, write_report
+    from linguagym.evaluation.run import DEFAULT_MODEL, check_settings, run_suites
+
+    paths = _run_suite_paths(args)
     if not paths:
         raise LinguagymError("no suite files given", hint="pass .json files or a directory that holds them")
-    settings = _settings(args)
-    progress, start = _progress_bar()
-    try:
-        result = run_suites(paths, settings, progress=start)
-    finally:
-        progress.stop()
-    console = _console(wide=True)
-    console.print(_accuracy_table(result))
-    record = write_run(result, args.output)
+    base = _settings(args)
+    check_settings(base)
     err = _console(stderr=True)
-    err.print(f"{result.unique_sentences} unique sentences, {result.tokens} tokens, {result.seconds:.1f} s; "
-              f"results in {record.parent}/", soft_wrap=True, highlight=False)
-    for suite_result in result.suites:
-        if suite_result.crossings:
-            err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
-                      "boundary (kept in the region of their first character)", highlight=False)
+    written = []
+    for model in args.model or [DEFAULT_MODEL]:
+        settings = replace(base, model=model)
+        progress, start = _progress_bar()
+        try:
+            result = run_suites(paths, settings, progress=start)
+        finally:
+            progress.stop()
+        record = write_run(result, model_directory(args.output, model))
+        written.append(record.parent)
+        err.print(f"{model}: {result.unique_sentences} unique sentences, {result.tokens} tokens, "
+                  f"{result.seconds:.1f} s; results in {record.parent}/", soft_wrap=True, highlight=False)
+        for suite_result in result.suites:
+            if suite_result.crossings:
+                err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
+                          "boundary (kept in the region of their first character)", highlight=False)
+    runs = find_runs(written)
+    summary = _summarize_and_print([o for run in runs for o in run.outcomes], args)
+    if not args.no_report:
+        report = write_report(runs, args.output, summary)
+        err.print(f"report: {report}", soft_wrap=True, highlight=False)
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from linguagym.evaluation.report import find_runs, write_report
+
+    runs = find_runs(args.runs)
+    summary = _summarize_and_print([o for run in runs for o in run.outcomes], args)
+    if args.report:
+        path = write_report(runs, args.report, summary)
+        print(f"report: {path}", file=sys.stderr)
     return 0
 
 
@@ -204,6 +228,34 @@ def cmd_models(args: argparse.Namespace) -> int:
         return 0
     for entry in assets.named_models():
         print(entry.name)
+    return 0
+
+
+def _summarize_and_print(outcomes, args: argparse.Namespace):
+    from linguagym.evaluation.aggregate import summarize
+    from linguagym.evaluation.collections import covering_collection, load_collection
+    from linguagym.evaluation.tables import notes, rich_table, write_summary_csv
+
+    if args.collection == "auto":
+        collection = covering_collection(o.suite for o in outcomes)
+    else:
+        collection = load_collection(args.collection)
+    summary = summarize(outcomes, collection, policy=args.policy, bootstrap=args.bootstrap, seed=args.seed)
+    console = _console(wide=True)
+    console.print(rich_table(summary, intervals=args.intervals))
+    for line in notes(summary):
+        console.print(line, style="dim", highlight=False)
+    if getattr(args, "csv", None):
+        write_summary_csv(summary, args.csv)
+        print(f"wrote {args.csv}", file=sys.stderr)
+    return summary
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from linguagym.evaluation.aggregate import read_item_outcomes
+
+    outcomes = [o for path in args.results for o in read_item_outcomes(path)]
+    _summarize_and_print(outcomes, args)
     return 0
 
 
@@ -265,13 +317,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--items", type=int, default=None, metavar="N", help="show only the first N items")
     p.set_defaults(func=cmd_show)
 
-    def model_options(p: argparse.ArgumentParser) -> None:
+    def model_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
         from linguagym.evaluation.run import DEFAULT_MODEL
 
         g = p.add_argument_group("model")
-        g.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M",
-                       help=f"a named model, a hub id, a local directory, a .gguf file or an lm-zoo .tsv "
-                       f"(default: {DEFAULT_MODEL})")
+        if repeatable:
+            g.add_argument("--model", "-m", action="append", metavar="M",
+                           help="a named model, a hub id, a local directory, a .gguf file or an lm-zoo .tsv; "
+                           f"repeat to compare models (default: {DEFAULT_MODEL})")
+        else:
+            g.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M",
+                           help=f"a named model, a hub id, a local directory, a .gguf file or an lm-zoo .tsv "
+                           f"(default: {DEFAULT_MODEL})")
         g.add_argument("--bos", default="auto", metavar="POLICY",
                        help="start-of-sentence: auto (the model's BOS, else EOS), none, or a token (default: auto)")
         g.add_argument("--spacing", default="natural", choices=("natural", "spaces"),
@@ -285,16 +342,33 @@ def build_parser() -> argparse.ArgumentParser:
                        help="score cache (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
         g.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
 
-    p = commands.add_parser("run", help="score suites with a model and evaluate their predictions",
-                            description="Score suites with a language model, evaluate every prediction, print "
-                            "accuracy per suite, and write the results into the output directory.")
-    p.add_argument("suites", nargs="+", metavar="SUITE", help="suite .json files or directories of them")
+    def summary_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--collection", default="auto", metavar="NAME|FILE",
+                       help="suite collection for the score and groups: syntaxgym-2020, a .toml file, or auto "
+                       "(syntaxgym-2020 when every suite belongs to it; default)")
+        p.add_argument("--policy", choices=("all", "first"), default=None,
+                       help="item correct when all its predictions hold, or only the first "
+                       "(default: the collection's; syntaxgym-2020 uses first, as the paper did)")
+        p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                       help="bootstrap resamples over items for 95%% intervals (0: none; default 1000)")
+        p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+        p.add_argument("--intervals", choices=("none", "aggregates", "all"), default="aggregates",
+                       help="which rows show intervals (default: score and groups)")
+        p.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
+
+    p = commands.add_parser("run", help="score suites with models and evaluate their predictions",
+                            description="Score suites with one or more language models, evaluate every prediction, "
+                            "print accuracy (suites and the collection's score and groups down, models across), and "
+                            "write results into DIR/<model>/ and a report into DIR/report.html.")
+    p.add_argument("suites", nargs="*", metavar="SUITE", help="suite .json files or directories of them")
     p.add_argument("-o", "--output", type=Path, default=Path("linguagym-results"), metavar="DIR",
                    help="output directory (default: ./linguagym-results)")
     p.add_argument("--metric", default=None, help="evaluate predictions on this metric instead of the suite's")
-    p.add_argument("--policy", default="all", choices=("all", "first"),
-                   help="item correct when all its predictions hold (default) or only the first")
-    model_options(p)
+    p.add_argument("--suites-dir", type=Path, default=None, metavar="DIR",
+                   help="with --collection: the directory holding its suites (else they are fetched when online)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML report and plots")
+    model_options(p, repeatable=True)
+    summary_options(p)
     p.set_defaults(func=cmd_run)
 
     p = commands.add_parser("surprisals", help="write token surprisals of suite sentences as lm-zoo TSV")
@@ -302,6 +376,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="TSV")
     model_options(p)
     p.set_defaults(func=cmd_surprisals)
+
+    p = commands.add_parser("score", help="aggregate per-item results: suite accuracy, SG score, circuits",
+                            description="Aggregate per-item results (items.csv of linguagym runs, run directories, "
+                            "or per-item files of Hu et al. 2020: model,suite,item,correct) into suite accuracy, "
+                            "the collection score and group scores, per model.")
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="items.csv files, run directories, paper CSVs")
+    summary_options(p)
+    p.set_defaults(func=cmd_score)
+
+    p = commands.add_parser("compare", help="compare runs: one table, models across; optionally an HTML report",
+                            description="Compare the runs in RUN_DIRs (directories with run.json, or folders of them).")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--report", type=Path, default=None, metavar="DIR", help="write report.html and plots into DIR")
+    summary_options(p)
+    p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser("models", help="list named models, or fetch them into the cache")
     p.add_argument("--fetch", nargs="+", metavar="NAME", help="fetch (and de-quantise) these named models now")

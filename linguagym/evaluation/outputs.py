@@ -36,7 +36,13 @@ def _write_csv(path: Path, header: list[str], rows) -> None:
 
 
 def model_label(result: RunResult) -> str:
-    return result.settings.model
+    """The model's name in tables: a named model or hub id as given, a local path by its last part."""
+    return short_model_name(result.settings.model)
+
+
+def short_model_name(model: str) -> str:
+    path = Path(model.rstrip("/"))
+    return path.name if path.exists() else model
 
 
 def write_predictions(result: RunResult, path: Path) -> None:
@@ -114,8 +120,16 @@ def write_run(result: RunResult, out_dir: str | Path) -> Path:
         atomic_write_text(out / "suites" / _file_name(suite_result.suite.name, used),
                           json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
     record = out / "run.json"
-    atomic_write_text(record, json.dumps(result.record(), indent=2, allow_nan=False) + "\n")
+    data = {"label": model_label(result), **result.record()}
+    atomic_write_text(record, json.dumps(data, indent=2, allow_nan=False) + "\n")
     return record
+
+
+def model_directory(out_dir: str | Path, model: str) -> Path:
+    """Where a run of ``model`` goes inside ``out_dir``: a folder named after the model (paths shortened to
+    their last part, unsafe characters replaced)."""
+    name = short_model_name(model)
+    return Path(out_dir) / (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model")
 
 
 def _file_name(name: str, used: set[str]) -> str:

@@ -1,0 +1,171 @@
+"""From per-item outcomes to suite accuracy, collection score (SG score), group (circuit) scores and bootstrap
+confidence intervals over items.
+
+Item outcomes come from linguagym's ``items.csv`` (``model,suite,item,correct,correct_first``), from a run
+directory holding one, or from the per-item files of Hu et al. (2020) (``model,suite,item,correct``, where
+``correct`` is the item's first prediction: policy ``first``).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation.collections import Collection
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no"}
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    model: str
+    suite: str
+    item: int
+    correct: bool | None  # policy "all"; None when the source does not say
+    correct_first: bool | None  # policy "first"
+
+    def under(self, policy: str) -> bool | None:
+        return self.correct if policy == "all" else self.correct_first
+
+
+def _bool(value: str, where: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ConfigurationError(f"{where}: expected True or False, found {value!r}")
+
+
+def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
+    """Outcomes from an items.csv, a run directory (its items.csv), or a Hu et al. (2020) results file."""
+    path = Path(path)
+    if path.is_dir():
+        if not (path / "items.csv").is_file():
+            raise ConfigurationError(f"{path} holds no items.csv", hint="pass a run directory written by linguagym run")
+        path = path / "items.csv"
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except OSError as error:
+        raise ConfigurationError(f"cannot read results file {path}: {error.strerror}") from None
+    with handle:
+        reader = csv.DictReader(handle)
+        columns = set(reader.fieldnames or ())
+        required = {"model", "suite", "item", "correct"}
+        if not required <= columns:
+            raise ConfigurationError(
+                f"{path}: columns are {', '.join(reader.fieldnames or []) or 'missing'}; expected at least "
+                "model, suite, item, correct",
+                hint="pass items.csv from a linguagym run, or a per-item file in the format of Hu et al. (2020)",
+            )
+        ours = "correct_first" in columns
+        outcomes = []
+        for line, row in enumerate(reader, start=2):
+            where = f"{path}:{line}"
+            try:
+                item = int(row["item"])
+            except ValueError:
+                raise ConfigurationError(f"{where}: item must be a whole number, found {row['item']!r}") from None
+            correct = _bool(row["correct"], where)
+            if ours:
+                outcomes.append(ItemOutcome(row["model"], row["suite"], item, correct,
+                                            _bool(row["correct_first"], where)))
+            else:  # the paper's files hold the first-prediction outcome only
+                outcomes.append(ItemOutcome(row["model"], row["suite"], item, None, correct))
+    if not outcomes:
+        raise ConfigurationError(f"{path}: no results rows")
+    return outcomes
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class ModelScores:
+    model: str
+    suites: dict[str, float]  # suite -> accuracy
+    items: dict[str, int]  # suite -> number of items
+    score: float  # mean over the collection's score suites that are present
+    score_suites: int  # how many of them were present
+    groups: dict[str, float]  # group short name -> mean of its suites (NaN if none present)
+    intervals: dict[str, Interval]  # "score", "group:<short>", "suite:<name>" -> 95% bootstrap interval
+
+
+@dataclass(frozen=True)
+class Summary:
+    collection: Collection
+    policy: str
+    models: tuple[ModelScores, ...]
+    bootstrap: int
+    seed: int
+
+
+def summarize(
+    outcomes: Iterable[ItemOutcome],
+    collection: Collection,
+    *,
+    policy: str | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> Summary:
+    """Accuracy per suite, the collection score and group scores per model, with bootstrap intervals."""
+    policy = policy or collection.policy or "all"
+    if policy not in ("all", "first"):
+        raise ConfigurationError(f"unknown policy {policy!r}", hint="use 'all' or 'first'")
+    by_model: dict[str, dict[str, list[bool]]] = {}
+    for outcome in outcomes:
+        value = outcome.under(policy)
+        if value is None:
+            raise ConfigurationError(
+                f"results of {outcome.model} on {outcome.suite} give only the first prediction's outcome, so "
+                f"policy {policy!r} cannot be computed from them", hint="use --policy first")
+        by_model.setdefault(outcome.model, {}).setdefault(outcome.suite, []).append(value)
+    models = tuple(_model_scores(model, suites, collection, bootstrap, seed) for model, suites in by_model.items())
+    return Summary(collection, policy, models, bootstrap, seed)
+
+
+def _model_scores(model: str, suites: dict[str, list[bool]], collection: Collection, bootstrap: int,
+                  seed: int) -> ModelScores:
+    import numpy as np
+
+    accuracy = {suite: sum(values) / len(values) for suite, values in suites.items()}
+    scored = [s for s in collection.score_suites if s in accuracy]
+    groups = {g.short: _mean([accuracy[s] for s in collection.group_suites(g) if s in accuracy])
+              for g in collection.groups}
+    intervals: dict[str, Interval] = {}
+    if bootstrap > 0:
+        rng = np.random.default_rng(seed)
+        # resample items within each suite; every aggregate is recomputed from the same resamples
+        draws = {}
+        for suite in sorted(suites):
+            values = np.asarray(suites[suite], dtype=float)
+            picks = rng.integers(0, len(values), size=(bootstrap, len(values)))
+            draws[suite] = values[picks].mean(axis=1)
+            intervals[f"suite:{suite}"] = _interval(draws[suite])
+        if scored:
+            intervals["score"] = _interval(np.mean([draws[s] for s in scored], axis=0))
+        for group in collection.groups:
+            members = [s for s in collection.group_suites(group) if s in draws]
+            if members:
+                intervals[f"group:{group.short}"] = _interval(np.mean([draws[s] for s in members], axis=0))
+    return ModelScores(model, accuracy, {s: len(v) for s, v in suites.items()}, _mean([accuracy[s] for s in scored]),
+                       len(scored), groups, intervals)
+
+
+def _interval(samples) -> Interval:
+    import numpy as np
+
+    low, high = np.percentile(samples, [2.5, 97.5])
+    return Interval(float(low), float(high))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan

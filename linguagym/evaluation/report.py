@@ -1,0 +1,196 @@
+"""One self-contained HTML report (inline SVG plots, no network needed) for one or more run directories, with
+the plots also written as SVG files beside it."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from linguagym import __version__
+from linguagym.atomic import atomic_write_text
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation import plots
+from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
+from linguagym.evaluation.tables import format_value, notes, summary_rows
+
+
+@dataclass(frozen=True)
+class RunData:
+    directory: Path
+    record: dict
+    outcomes: list[ItemOutcome]
+
+    @property
+    def model(self) -> str:
+        return self.record.get("label") or self.record["settings"]["model"]
+
+    def region_rows(self) -> list[dict[str, str]]:
+        with (self.directory / "regions.csv").open(newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+
+    def formulas(self) -> dict[str, list[str]]:
+        seen: dict[str, dict[int, str]] = defaultdict(dict)
+        with (self.directory / "predictions.csv").open(newline="", encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                seen[row["suite"]].setdefault(int(row["prediction"]), row["formula"])
+        return {suite: [f for _, f in sorted(by_index.items())] for suite, by_index in seen.items()}
+
+
+def read_run(directory: str | Path) -> RunData:
+    directory = Path(directory)
+    record_path = directory / "run.json"
+    if not record_path.is_file():
+        raise ConfigurationError(f"{directory} is not a run directory (no run.json)",
+                                 hint="pass directories written by linguagym run")
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    return RunData(directory, record, read_item_outcomes(directory))
+
+
+def find_runs(paths: list[str | Path]) -> list[RunData]:
+    """Run directories given directly, or found one level down (``run -o DIR`` writes DIR/<model>/)."""
+    runs = []
+    for path in map(Path, paths):
+        if (path / "run.json").is_file():
+            runs.append(read_run(path))
+        elif path.is_dir() and (found := sorted(p.parent for p in path.glob("*/run.json"))):
+            runs.extend(read_run(p) for p in found)
+        else:
+            raise ConfigurationError(f"{path} holds no run (no run.json in it or its subdirectories)")
+    return runs
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "x"
+
+
+def _region_plots(run: RunData) -> dict[str, str]:
+    """suite -> SVG of mean surprisal per region and condition, on the metric its predictions used."""
+    metric_of = {s["name"]: s.get("metric", "sum") for s in run.record.get("suites", [])}
+    values: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    names: dict[str, dict[int, str]] = defaultdict(dict)
+    for row in run.region_rows():
+        suite, region = row["suite"], int(row["region"])
+        raw = row[metric_of.get(suite, "sum")]
+        # an empty region (no tokens, e.g. a gap condition) is absent, not a surprisal of 0: leave it out
+        empty = raw == "" or row["tokens"] == "0"
+        values[suite][row["condition"]][region].append(math.nan if empty else float(raw))
+        names[suite][region] = row["region_name"]
+    out = {}
+    for suite, by_condition in values.items():
+        regions = sorted(names[suite])
+        series = plots.region_series({c: [by_region[r] for r in regions] for c, by_region in by_condition.items()})
+        out[suite] = plots.region_plot_svg(suite, [names[suite][r] for r in regions], series,
+                                           metric=metric_of.get(suite, "sum"), model=run.model)
+    return out
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1f2328;margin:0;background:#fafafa}
+main{max-width:1200px;margin:0 auto;padding:24px 32px 64px;background:#fff}
+h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;margin:32px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px;margin:24px 0 6px} .meta{color:#59636e;margin:0 0 16px}
+table{border-collapse:collapse;margin:8px 0 16px;font-variant-numeric:tabular-nums}
+th,td{padding:3px 10px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left} thead th{border-bottom:2px solid #ccc}
+tr.score td{font-weight:600} tr.group td{color:#0b5cad} .ci{color:#8c959f;font-size:12px}
+code{background:#f3f4f6;padding:1px 4px;border-radius:3px;font-size:12.5px}
+.figure{overflow-x:auto;margin:8px 0} .figure svg{max-width:100%;height:auto}
+.notes{color:#59636e;font-size:13px} nav a{margin-right:10px}
+td.wrap{white-space:normal;word-break:break-all;max-width:260px;text-align:left}
+"""
+
+
+def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str, str]]:
+    """The HTML page and its plots (file name -> SVG)."""
+    e = html.escape
+    figures: dict[str, str] = {}
+    group_svg = plots.group_scores_svg(summary)
+    if group_svg:
+        figures["scores.svg"] = group_svg
+    figures["suite_accuracy.svg"] = plots.suite_accuracy_svg(summary)
+    region_svgs = {run.model: _region_plots(run) for run in runs}
+    for model, by_suite in region_svgs.items():
+        for suite, svg in by_suite.items():
+            figures[f"regions_{_slug(model)}_{_slug(suite)}.svg"] = svg
+
+    models = [m.model for m in summary.models]
+    parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>linguagym report: {e(', '.join(models))}"
+             f"</title><style>{_CSS}</style></head><body><main>",
+             "<h1>linguagym report</h1>",
+             f"<p class=meta>{e(summary.collection.name)} &middot; policy <code>{e(summary.policy)}</code> &middot; "
+             f"{len(runs)} run(s) &middot; made {e(datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC'))} by linguagym "
+             f"{e(__version__)}</p>",
+             "<nav><a href=#summary>Summary</a><a href=#provenance>How it was made</a>"
+             "<a href=#suites>Suites</a></nav>"]
+
+    parts.append("<h2 id=summary>Summary</h2><table><thead><tr><th></th>"
+                 + "".join(f"<th>{e(m)}</th>" for m in models) + "</tr></thead><tbody>")
+    for row in summary_rows(summary):
+        cells = []
+        for value, interval in zip(row.values, row.intervals, strict=True):
+            ci = (f" <span class=ci>[{interval.low:.3f}, {interval.high:.3f}]</span>"
+                  if interval is not None and row.kind != "suite" else "")
+            cells.append(f"<td>{e(format_value(value))}{ci}</td>")
+        label = row.label if row.kind != "suite" else f"<a href='#suite-{_slug(row.key[6:])}'>{e(row.label)}</a>"
+        parts.append(f"<tr class={row.kind}><td>{label if row.kind == 'suite' else e(label)}</td>{''.join(cells)}</tr>")
+    parts.append("</tbody></table>")
+    if summary.bootstrap:
+        parts.append(f"<p class=notes>Brackets: 95% bootstrap intervals over items ({summary.bootstrap} resamples, "
+                     f"seed {summary.seed}).</p>")
+    parts += [f"<p class=notes>{e(line)}</p>" for line in notes(summary)]
+    for name in ("scores.svg", "suite_accuracy.svg"):
+        if name in figures:
+            parts.append(f"<div class=figure>{figures[name]}</div>")
+
+    parts.append("<h2 id=provenance>How it was made</h2><table><thead><tr><th>model</th><th>source</th>"
+                 "<th>revision</th><th>dtype</th><th>device</th><th>start token</th><th>spacing</th>"
+                 "<th>tokens</th><th>seconds</th><th>versions</th></tr></thead><tbody>")
+    for run in runs:
+        scorer, settings, record = run.record.get("scorer", {}), run.record["settings"], run.record
+        versions = ", ".join(f"{k} {v}" for k, v in {"linguagym": record.get("linguagym"),
+                                                      **scorer.get("versions", {})}.items() if v)
+        parts.append(
+            f"<tr><td>{e(run.model)}</td><td class=wrap>{e(str(scorer.get('source', '')))}</td>"
+            f"<td><code>{e(str(scorer.get('revision') or '')[:12])}</code></td><td>{e(str(scorer.get('dtype')))}</td>"
+            f"<td>{e(str(scorer.get('device')))}</td><td>{e(str(scorer.get('bos_token') or scorer.get('bos')))}</td>"
+            f"<td>{e(settings.get('spacing', ''))}</td><td>{record['counts']['tokens']}</td>"
+            f"<td>{record.get('seconds')}</td><td class=wrap>{e(versions)}</td></tr>")
+    parts.append("</tbody></table>")
+
+    parts.append("<h2 id=suites>Suites</h2><p class=notes>Mean surprisal per region and condition over items; "
+                 "bars are 95% intervals (1.96 standard errors); empty regions are left out.</p>")
+    formulas = {}
+    for run in runs:
+        formulas.update(run.formulas())
+    for row in summary_rows(summary):
+        if row.kind != "suite":
+            continue
+        suite = row.key[6:]
+        accuracy = ", ".join(f"{e(m)}: {format_value(v)}" for m, v in zip(models, row.values, strict=True))
+        parts.append(f"<h3 id='suite-{_slug(suite)}'>{e(suite)}</h3><p>accuracy {accuracy}</p>")
+        for formula in formulas.get(suite, []):
+            parts.append(f"<p><code>{e(formula)}</code></p>")
+        for run in runs:
+            svg = region_svgs.get(run.model, {}).get(suite)
+            if svg:
+                parts.append(f"<div class=figure>{svg}</div>")
+    parts.append("</main></body></html>\n")
+    return "".join(parts), figures
+
+
+def write_report(runs: list[RunData], out_dir: str | Path, summary: Summary) -> Path:
+    """Write ``report.html`` and ``plots/*.svg`` into ``out_dir``; returns the report's path."""
+    out = Path(out_dir)
+    page, figures = render_report(runs, summary)
+    for name, svg in figures.items():
+        atomic_write_text(out / "plots" / name, svg)
+    path = out / "report.html"
+    atomic_write_text(path, page)
+    return path

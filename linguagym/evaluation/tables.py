@@ -1,0 +1,100 @@
+"""A Summary as one table: the collection score and group scores, then suites, down; models across."""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+
+from linguagym.atomic import atomic_open
+from linguagym.evaluation.aggregate import Interval, Summary
+from linguagym.evaluation.collections import AD_HOC
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    kind: str  # "score", "group" or "suite"
+    key: str  # the interval key: "score", "group:Agr", "suite:cleft"
+    values: tuple[float, ...]  # one per model
+    intervals: tuple[Interval | None, ...]
+
+
+def summary_rows(summary: Summary) -> list[Row]:
+    models = summary.models
+    collection = summary.collection
+    rows = []
+    if collection.score_suites:
+        label = {"syntaxgym-2020": "SG score", AD_HOC: "mean accuracy"}.get(collection.name, f"{collection.name} score")
+        rows.append(Row(label, "score", "score", tuple(m.score for m in models),
+                        tuple(m.intervals.get("score") for m in models)))
+    for group in collection.groups:
+        key = f"group:{group.short}"
+        rows.append(Row(f"{group.name} ({group.short})", "group", key, tuple(m.groups[group.short] for m in models),
+                        tuple(m.intervals.get(key) for m in models)))
+    present = [s for s in collection.suites if any(s in m.suites for m in models)]
+    extra = sorted({s for m in models for s in m.suites} - set(present))
+    for suite in [*present, *extra]:
+        key = f"suite:{suite}"
+        mark = "" if suite in collection.score_suites or not collection.score_suites else " *"
+        rows.append(Row(suite + mark, "suite", key, tuple(m.suites.get(suite, math.nan) for m in models),
+                        tuple(m.intervals.get(key) for m in models)))
+    return rows
+
+
+def format_value(value: float, interval: Interval | None = None) -> str:
+    if value != value:
+        return "–"
+    if interval is None:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def rich_table(summary: Summary, *, intervals: str = "aggregates"):
+    """``intervals``: 'none', 'aggregates' (score and groups) or 'all'."""
+    from rich.table import Table
+
+    collection = summary.collection
+    title = f"{collection.name}: accuracy, policy '{summary.policy}'"
+    if summary.bootstrap and intervals != "none":
+        title += f", 95% bootstrap intervals over items ({summary.bootstrap} resamples)"
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    for model in summary.models:
+        table.add_column(model.model, justify="right")
+    rows = summary_rows(summary)
+    for index, row in enumerate(rows):
+        show = intervals == "all" or (intervals == "aggregates" and row.kind != "suite")
+        cells = [format_value(v, i if show else None) for v, i in zip(row.values, row.intervals, strict=True)]
+        style = "bold" if row.kind == "score" else ("cyan" if row.kind == "group" else None)
+        last_aggregate = row.kind != "suite" and index + 1 < len(rows) and rows[index + 1].kind == "suite"
+        table.add_row(row.label, *cells, style=style, end_section=last_aggregate)
+    return table
+
+
+def notes(summary: Summary) -> list[str]:
+    """What a reader must know to trust the table: partial collections, suites outside the score."""
+    lines = []
+    expected = len(summary.collection.score_suites)
+    for model in summary.models:
+        if expected and model.score_suites < expected:
+            lines.append(f"{model.model}: the score averages {model.score_suites} of the {expected} suites of "
+                         f"{summary.collection.name} (the others have no results)")
+    if summary.collection.exclude_from_score:
+        lines.append("* not in the score: " + ", ".join(summary.collection.exclude_from_score))
+    return lines
+
+
+def write_summary_csv(summary: Summary, path) -> None:
+    """Long format: one row per model and table row, with the interval bounds."""
+    with atomic_open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["collection", "policy", "model", "kind", "name", "accuracy", "ci_low", "ci_high", "items"])
+        for row in summary_rows(summary):
+            name = row.key.split(":", 1)[-1]
+            for model, value, interval in zip(summary.models, row.values, row.intervals, strict=True):
+                writer.writerow([summary.collection.name, summary.policy, model.model, row.kind, name,
+                                 "" if value != value else round(value, 6),
+                                 "" if interval is None else round(interval.low, 6),
+                                 "" if interval is None else round(interval.high, 6),
+                                 model.items.get(name, "") if row.kind == "suite" else ""])
