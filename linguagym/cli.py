@@ -248,6 +248,12 @@ def _summarize_and_print(outcomes, args: argparse.Namespace):
     if getattr(args, "csv", None):
         write_summary_csv(summary, args.csv)
         print(f"wrote {args.csv}", file=sys.stderr)
+    if getattr(args, "markdown", None):
+        from linguagym.atomic import atomic_write_text
+        from linguagym.evaluation.tables import summary_markdown
+
+        atomic_write_text(args.markdown, summary_markdown(summary, intervals=args.intervals))
+        print(f"wrote {args.markdown}", file=sys.stderr)
     return summary
 
 
@@ -355,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--intervals", choices=("none", "aggregates", "all"), default="aggregates",
                        help="which rows show intervals (default: score and groups)")
         p.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
+        p.add_argument("--markdown", type=Path, default=None, metavar="FILE", help="also write it as Markdown")
 
     p = commands.add_parser("run", help="score suites with models and evaluate their predictions",
                             description="Score suites with one or more language models, evaluate every prediction, "

@@ -98,3 +98,15 @@ def write_summary_csv(summary: Summary, path) -> None:
                                  "" if interval is None else round(interval.low, 6),
                                  "" if interval is None else round(interval.high, 6),
                                  model.items.get(name, "") if row.kind == "suite" else ""])
+
+
+def summary_markdown(summary: Summary, *, intervals: str = "aggregates") -> str:
+    """The table as GitHub-flavoured Markdown, for papers and docs."""
+    models = [m.model for m in summary.models]
+    lines = ["| | " + " | ".join(models) + " |", "| --- |" + " ---: |" * len(models)]
+    for row in summary_rows(summary):
+        show = intervals == "all" or (intervals == "aggregates" and row.kind != "suite")
+        cells = [format_value(v, i if show else None) for v, i in zip(row.values, row.intervals, strict=True)]
+        label = f"**{row.label}**" if row.kind == "score" else row.label
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -181,3 +181,23 @@ def test_fetch_checks_hashes_and_reports_offline(shared_data, tmp_path, monkeypa
     monkeypatch.setattr(urllib.request, "urlopen", offline)
     with pytest.raises(ConfigurationError, match="offline\\? pass --suites-dir"):
         fetch_suites(c, tmp_path)
+
+
+def test_markdown_and_csv_tables(shared_data, tmp_path):
+    import csv
+
+    from linguagym.evaluation.tables import summary_markdown, write_summary_csv
+
+    summary = summarize(read_item_outcomes(PAPER / "gpt-2-pretrained_.csv"), load_collection("syntaxgym-2020"),
+                        bootstrap=100)
+    lines = summary_markdown(summary).splitlines()
+    assert lines[0] == "| | gpt-2-pretrained__0 |"
+    assert lines[2].startswith("| **SG score** | 0.784 [")
+    assert len(lines) == 2 + 1 + 6 + 34
+    write_summary_csv(summary, tmp_path / "s.csv")
+    with open(tmp_path / "s.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    score = next(r for r in rows if r["kind"] == "score")
+    assert float(score["accuracy"]) == pytest.approx(0.784, abs=5e-4) and float(score["ci_low"]) < 0.784
+    cleft = next(r for r in rows if r["name"] == "cleft")
+    assert cleft["items"] == "40" and cleft["ci_low"] != ""
