@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 # torch goes in first, pinned: a bare `torch` requirement on a machine without it pulls the CUDA build.
 TORCH ?= torch==2.13.0
 
-.PHONY: demo test install install-dev lint clean
+.PHONY: demo test install install-dev lint clean system-deps
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "linguagym needs Python 3.11 or newer: make PYTHON=python3.11 ...")'
@@ -28,7 +28,15 @@ demo: $(VENV)/.installed
 	$(BIN)/linguagym models --fetch smollm2-135m
 	$(BIN)/linguagym demo
 
-test: $(VENV)/.installed-dev
+# The browser and database tests need Debian's chromium and postgresql; as root they are installed here,
+# otherwise those tests skip with a reason.
+system-deps:
+	@if command -v chromium >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql >/dev/null; \
+	else echo "note: chromium/postgresql missing and not root: browser and PostgreSQL tests will skip"; fi
+
+test: $(VENV)/.installed-dev system-deps
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev

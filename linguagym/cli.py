@@ -408,6 +408,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_lct_parser(commands)
 
+    from linguagym.web.cli import add_serve_parser
+
+    add_serve_parser(commands)
+
     p = commands.add_parser("examples", help="list the bundled example suites")
     p.set_defaults(func=cmd_examples)
 

@@ -1,0 +1,176 @@
+"""The Flask application: configuration, security (size limit, CSRF, access token, headers) and error pages."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+from datetime import datetime
+
+from flask import Flask, g, jsonify, redirect, render_template, request, session, url_for
+from markupsafe import Markup, escape
+from sqlalchemy.orm import sessionmaker
+from werkzeug.exceptions import HTTPException
+
+from linguagym import __version__
+from linguagym.errors import LinguagymError
+from linguagym.web.config import WebConfig
+from linguagym.web.db import open_database
+from linguagym.web.store import NotFound
+from linguagym.web.worker import RunWorker
+
+log = logging.getLogger("linguagym.web")
+
+_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+
+def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, scorer_factory=None) -> Flask:
+    """The application for ``config``; migrates the database and, unless turned off, starts the run worker
+    (which first queues again any run a stopped server left unfinished)."""
+    app = Flask(__name__)
+    app.config.update(SECRET_KEY=config.secret_key(), MAX_CONTENT_LENGTH=config.max_upload,
+                      SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax", TEMPLATES_AUTO_RELOAD=False)
+    app.extensions["linguagym"] = config
+    app.extensions["sessions"] = sessions or open_database(config.database_url)
+    worker = RunWorker(app.extensions["sessions"], config, scorer_factory=scorer_factory)
+    app.extensions["worker"] = worker
+    if config.start_worker:
+        worker.start()
+
+    _security(app, config)
+    _errors(app)
+    _template_helpers(app)
+
+    from linguagym.web import views_runs, views_suites
+
+    app.register_blueprint(views_suites.blueprint)
+    app.register_blueprint(views_runs.blueprint)
+
+    @app.teardown_appcontext
+    def _close(_error):
+        db = g.pop("db", None)
+        if db is not None:
+            db.close()
+
+    @app.get("/")
+    def home():
+        return redirect(url_for("suites.index"))
+
+    return app
+
+
+def _security(app: Flask, config: WebConfig) -> None:
+    @app.before_request
+    def _check():
+        if "csrf" not in session:
+            session["csrf"] = secrets.token_urlsafe(24)
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return None
+        if request.endpoint == "login":
+            return _check_csrf()
+        if config.token_required and not session.get("authorized"):
+            header = request.headers.get("Authorization", "")
+            if header.startswith("Bearer ") and hmac.compare_digest(header[7:].encode(), (config.token or "").encode()):
+                return None  # scripts: the token itself, no session or CSRF needed
+            return _refuse(403, "This server needs its access token for changes.",
+                           "Log in with the token printed when the server started (or set with --token).",
+                           login=True)
+        return _check_csrf()
+
+    def _check_csrf():
+        sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf", "")
+        if not hmac.compare_digest(sent.encode(), session["csrf"].encode()):
+            return _refuse(400, "The form had expired or came from another site.",
+                           "Reload the page and try again.")
+        return None
+
+    @app.route("/login", methods=["GET", "POST"])
+    def login():
+        error = ""
+        if request.method == "POST":
+            given = request.form.get("token", "").strip()
+            if config.token and hmac.compare_digest(given.encode(), config.token.encode()):
+                session["authorized"] = True
+                return redirect(request.args.get("next") or url_for("suites.index"))
+            error = "That is not this server's token."
+        return render_template("login.html", error=error, required=config.token_required), 403 if error else 200
+
+    @app.after_request
+    def _headers(response):
+        response.headers.setdefault("Content-Security-Policy", _CSP)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+        response.headers["X-Frame-Options"] = "DENY"
+        return response
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def _refuse(status: int, message: str, hint: str = "", *, login: bool = False):
+    if _wants_json():
+        return jsonify({"error": message, "hint": hint}), status
+    return render_template("error.html", message=message, hint=hint, status=status, login=login), status
+
+
+def _errors(app: Flask) -> None:
+    @app.errorhandler(LinguagymError)
+    def _user_error(error: LinguagymError):
+        return _refuse(404 if isinstance(error, NotFound) else 400, error.message, error.hint or "")
+
+    @app.errorhandler(413)
+    def _too_large(_error):
+        limit = app.config["MAX_CONTENT_LENGTH"]
+        shown = f"{limit / 1024 / 1024:g} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
+        return _refuse(413, f"The upload is larger than this server's limit of {shown}.",
+                       "Split the suite, or start the server with a larger --max-upload-mb.")
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException):
+        return _refuse(error.code or 500, f"{error.code} {error.name}", error.description or "")
+
+    @app.errorhandler(Exception)
+    def _bug(error: Exception):
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return _refuse(500, "Something went wrong inside linguagym.",
+                       "The server log has the details; please report it with the steps that led here.")
+
+
+def _template_helpers(app: Flask) -> None:
+    @app.context_processor
+    def _globals():
+        return {"linguagym_version": __version__, "web_config": app.extensions["linguagym"],
+                "csrf_token": session.get("csrf", ""), "authorized": session.get("authorized", False)}
+
+    @app.template_global()
+    def csrf_field() -> Markup:
+        return Markup('<input type="hidden" name="csrf" value="{}">').format(escape(session.get("csrf", "")))
+
+    @app.template_filter("when")
+    def _when(value: datetime | None) -> str:
+        return value.strftime("%Y-%m-%d %H:%M") if value else ""
+
+    @app.template_filter("size")
+    def _size(value: int) -> str:
+        for unit in ("B", "KB", "MB", "GB"):
+            if value < 1024 or unit == "GB":
+                return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+            value /= 1024
+        return str(value)
+
+
+def db_session():
+    """The request's database session (committed by the view when it changes something)."""
+    from flask import current_app
+
+    if "db" not in g:
+        g.db = current_app.extensions["sessions"]()
+    return g.db
+
+
+def config() -> WebConfig:
+    from flask import current_app
+
+    return current_app.extensions["linguagym"]

@@ -1,0 +1,62 @@
+"""``linguagym serve``: the web application. ``add_serve_parser`` hooks the command into the main parser;
+Flask, SQLAlchemy and the server are imported inside the command so ``linguagym --help`` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_serve_parser(commands) -> argparse.ArgumentParser:
+    """Add the ``serve`` command to ``commands`` (the main parser's subparsers object)."""
+    p = commands.add_parser(
+        "serve", help="the web application: suites, the grid editor, runs and results in a browser",
+        description="Serve linguagym's web application. It binds 127.0.0.1 (this machine only) unless told "
+        "otherwise; on any other address changes need an access token (printed at start, or --token).")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
+                   help="where suites, runs and the database live (default: $LINGUAGYM_DATA_DIR, else the user "
+                   "data directory)")
+    p.add_argument("--database-url", default=None, metavar="URL",
+                   help="any SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (default: $LINGUAGYM_DATABASE_URL, "
+                   "else a SQLite file in the data directory)")
+    p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="score cache (default: DATA_DIR/cache)")
+    p.add_argument("--token", default=None,
+                   help="access token for changes (default: $LINGUAGYM_TOKEN; made up and printed when binding "
+                   "beyond localhost)")
+    p.add_argument("--max-upload-mb", type=float, default=8.0, metavar="MB", help="largest upload (default 8)")
+    p.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
+    p.set_defaults(func=cmd_serve)
+    return p
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from linguagym.errors import ConfigurationError
+    from linguagym.web.app import create_app
+    from linguagym.web.config import WebConfig
+
+    if not 0 < args.max_upload_mb <= 1024:
+        raise ConfigurationError("--max-upload-mb must be between 0 and 1024")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    config = WebConfig.build(args.data_dir, args.database_url, host=args.host, token=args.token,
+                             max_upload=int(args.max_upload_mb * 1024 * 1024), cache_dir=args.cache_dir)
+    app = create_app(config)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"linguagym serving http://{shown}:{args.port}/  (data: {config.data_dir})", flush=True)
+    if config.token_required:
+        print(f"changes need the access token: {config.token}", flush=True)
+    from waitress import serve
+
+    try:
+        serve(app, host=args.host, port=args.port, threads=args.threads, ident="linguagym")
+    except OSError as error:
+        raise ConfigurationError(f"cannot listen on {args.host}:{args.port}: {error.strerror}",
+                                 hint="pick another --port, or stop what uses it") from None
+    finally:
+        app.extensions["worker"].stop()
+    return 0

@@ -1,0 +1,179 @@
+"""Storage: the tables (SQLAlchemy 2), the engine, and schema migrations (Alembic) run at start-up.
+
+Any SQLAlchemy URL works; SQLite (a file in the data directory) is the default, PostgreSQL is tested.
+Every schema change is an Alembic revision under ``migrations/versions`` so an upgrade keeps a user's data.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    inspect,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, sessionmaker
+
+from linguagym.errors import ConfigurationError
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class SuiteRecord(Base):
+    """A suite, known by its name; its content lives in versions (saving never overwrites)."""
+
+    __tablename__ = "suites"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(300), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    versions: Mapped[list[SuiteVersion]] = relationship(back_populates="suite", order_by="SuiteVersion.number",
+                                                        cascade="all, delete-orphan")
+
+    @property
+    def latest(self) -> SuiteVersion:
+        return self.versions[-1]
+
+
+class SuiteVersion(Base):
+    __tablename__ = "suite_versions"
+    __table_args__ = (UniqueConstraint("suite_id", "number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    content: Mapped[str] = mapped_column(Text)  # the canonical JSON (suite_to_json)
+    sha256: Mapped[str] = mapped_column(String(64))
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    # added in revision 0002 (backfilled from content)
+    author: Mapped[str] = mapped_column(Text, default="")
+    item_count: Mapped[int] = mapped_column(Integer, default=0)
+    condition_count: Mapped[int] = mapped_column(Integer, default=0)
+    region_count: Mapped[int] = mapped_column(Integer, default=0)
+    prediction_count: Mapped[int] = mapped_column(Integer, default=0)
+    suite: Mapped[SuiteRecord] = relationship(back_populates="versions")
+
+
+class RunSuite(Base):
+    __tablename__ = "run_suites"
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    suite_version_id: Mapped[int] = mapped_column(ForeignKey("suite_versions.id"), primary_key=True)
+    version: Mapped[SuiteVersion] = relationship()
+
+
+class RunRecord(Base):
+    """A run: suites x models, done in the background; its files live in ``<data_dir>/runs/<id>/``."""
+
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)  # see STATUSES
+    models: Mapped[list] = mapped_column(JSON)
+    settings: Mapped[dict] = mapped_column(JSON)
+    error: Mapped[str] = mapped_column(Text, default="")
+    progress_done: Mapped[int] = mapped_column(Integer, default=0)
+    progress_total: Mapped[int] = mapped_column(Integer, default=0)
+    progress_label: Mapped[str] = mapped_column(Text, default="")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    suites: Mapped[list[RunSuite]] = relationship(cascade="all, delete-orphan")
+
+
+STATUSES = ("queued", "running", "done", "failed", "cancelled")
+UNFINISHED = ("queued", "running")
+
+
+def make_engine(url: str) -> Engine:
+    try:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+            @event.listens_for(engine, "connect")
+            def _sqlite_pragmas(connection, _record):  # foreign keys on; readers do not block the writer
+                cursor = connection.cursor()
+                cursor.execute("PRAGMA foreign_keys=ON")
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.close()
+
+            return engine
+        return create_engine(url, pool_pre_ping=True)
+    except Exception as error:  # bad URL, missing driver
+        raise ConfigurationError(
+            f"cannot use the database URL {_safe_url(url)}: {error}",
+            hint="pass --database-url sqlite:///FILE or postgresql+psycopg://USER@HOST/DB") from None
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<unparsable>"
+
+
+def _alembic_config(connection):
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` (default: the newest), keeping every row."""
+    from alembic import command
+
+    try:
+        with engine.begin() as connection:
+            command.upgrade(_alembic_config(connection), revision)
+    except Exception as error:
+        if isinstance(error, ConfigurationError):
+            raise
+        raise ConfigurationError(f"cannot open or upgrade the database {_safe_url(str(engine.url))}: {error}",
+                                 hint="check that the database server runs and the URL is right") from None
+
+
+def current_revision(engine: Engine) -> str | None:
+    from alembic.migration import MigrationContext
+
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(_alembic_config(None)).get_current_head()
+
+
+def open_database(url: str) -> sessionmaker:
+    """An engine for ``url`` with its schema migrated to the newest revision, as a session factory."""
+    engine = make_engine(url)
+    migrate(engine)
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def table_names(engine: Engine) -> set[str]:
+    return set(inspect(engine).get_table_names())

@@ -1,0 +1,36 @@
+"""Names and paths of files the application writes and serves, made safe."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from linguagym.web.store import NotFound
+
+
+def suite_file_name(name: str, used: set[str]) -> str:
+    """A safe, unique ``.json`` file name for a suite name (which may hold any character)."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "suite"
+    candidate, n = stem, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{stem}-{n}"
+    used.add(candidate)
+    return f"{candidate}.json"
+
+
+def safe_child(root: Path, relative: str) -> Path:
+    """``root / relative`` when it is a file inside ``root``; NotFound otherwise (no ``..`` escapes)."""
+    root = root.resolve()
+    path = (root / relative).resolve()
+    if not path.is_relative_to(root) or not path.is_file():
+        raise NotFound(f"no result file {relative!r} in this run")
+    return path
+
+
+def listing(root: Path) -> list[tuple[str, int]]:
+    """Every file under ``root`` (relative path, size), sorted; hidden temporary files left out."""
+    if not root.is_dir():
+        return []
+    return sorted((p.relative_to(root).as_posix(), p.stat().st_size) for p in root.rglob("*")
+                  if p.is_file() and not p.name.startswith("."))

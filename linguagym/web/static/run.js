@@ -1,0 +1,25 @@
+// Live progress of a queued or running run; reloads the page when it ends.
+"use strict";
+(function () {
+  const box = document.getElementById("progress");
+  if (!box) return;
+  const bar = document.getElementById("run-progress");
+  const label = document.getElementById("run-label");
+  const count = document.getElementById("run-count");
+  const status = document.getElementById("run-status");
+  async function poll() {
+    try {
+      const response = await fetch(`/api/runs/${box.dataset.run}`, {headers: {Accept: "application/json"}});
+      const run = await response.json();
+      status.textContent = run.status;
+      status.className = `status ${run.status}`;
+      label.textContent = run.label;
+      count.textContent = `${run.done} / ${run.total || "?"}`;
+      bar.max = run.total || 1;
+      bar.value = run.done;
+      if (!["queued", "running"].includes(run.status)) { window.location.reload(); return; }
+    } catch (error) { /* the server may be restarting: keep trying */ }
+    setTimeout(poll, 1000);
+  }
+  setTimeout(poll, 500);
+})();

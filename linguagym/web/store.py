@@ -1,0 +1,147 @@
+"""What the pages do to the database: suites and their versions, runs and their progress.
+
+Suites enter only through the library's validation (``parse_suite_text`` / ``parse_suite_data``) and are stored
+in the canonical dialect (``suite_to_json``), so whatever is stored can be read back and run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session, selectinload
+
+from linguagym.errors import ConfigurationError
+from linguagym.suites.load import LoadedSuite, parse_suite_text
+from linguagym.suites.model import Suite
+from linguagym.suites.save import suite_to_json
+from linguagym.web.db import UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
+
+
+class NotFound(ConfigurationError):
+    """A suite, version or run that does not exist (shown as a 404 page)."""
+
+
+@dataclass(frozen=True)
+class SavedVersion:
+    suite: SuiteRecord
+    version: SuiteVersion
+    created: bool  # False when the content equals the latest version (nothing new was stored)
+
+
+def _summary(suite: Suite) -> dict:
+    author = suite.meta.extra.get("author", "")
+    return {"author": author if isinstance(author, str) else str(author), "item_count": len(suite.items),
+            "condition_count": len(suite.condition_names), "region_count": suite.region_count,
+            "prediction_count": len(suite.predictions)}
+
+
+def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> SavedVersion:
+    """Store ``suite`` as the next version of the suite of that name (a new suite if there is none)."""
+    content = suite_to_json(suite)
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    record = session.scalar(select(SuiteRecord).where(SuiteRecord.name == suite.name))
+    if record is None:
+        record = SuiteRecord(name=suite.name, created_at=now(), updated_at=now())
+        session.add(record)
+        session.flush()
+    elif record.versions and record.latest.sha256 == digest:
+        return SavedVersion(record, record.latest, False)
+    number = (record.latest.number + 1) if record.versions else 1
+    version = SuiteVersion(suite=record, number=number, content=content, sha256=digest, note=note,
+                           created_at=now(), **_summary(suite))
+    session.add(version)
+    record.updated_at = now()
+    session.flush()
+    return SavedVersion(record, version, True)
+
+
+def list_suites(session: Session, query: str = "") -> list[SuiteRecord]:
+    """Suites whose name or author contains ``query`` (any case), newest change first."""
+    statement = select(SuiteRecord).options(selectinload(SuiteRecord.versions)).order_by(
+        SuiteRecord.updated_at.desc(), SuiteRecord.id.desc())
+    query = query.strip()
+    if query:
+        pattern = f"%{query.lower()}%"
+        latest_authors = select(SuiteVersion.suite_id).where(func.lower(SuiteVersion.author).like(pattern))
+        statement = statement.where(or_(func.lower(SuiteRecord.name).like(pattern),
+                                        SuiteRecord.id.in_(latest_authors)))
+    return list(session.scalars(statement))
+
+
+def get_suite(session: Session, suite_id: int) -> SuiteRecord:
+    record = session.get(SuiteRecord, suite_id, options=[selectinload(SuiteRecord.versions)])
+    if record is None:
+        raise NotFound(f"there is no suite number {suite_id}", hint="see the list of suites")
+    return record
+
+
+def get_version(record: SuiteRecord, number: int | None) -> SuiteVersion:
+    if number is None:
+        return record.latest
+    for version in record.versions:
+        if version.number == number:
+            return version
+    raise NotFound(f"suite {record.name!r} has no version {number}",
+                   hint=f"its versions are 1..{record.latest.number}")
+
+
+def load_version(version: SuiteVersion) -> LoadedSuite:
+    return parse_suite_text(version.content, source=f"{version.suite.name} v{version.number}")
+
+
+def delete_suite(session: Session, record: SuiteRecord) -> None:
+    used = session.scalar(select(func.count()).select_from(RunSuite).join(SuiteVersion).where(
+        SuiteVersion.suite_id == record.id))
+    if used:
+        raise ConfigurationError(f"suite {record.name!r} is used by {used} run(s) and cannot be deleted",
+                                 hint="delete those runs first")
+    session.delete(record)
+
+
+# ------------------------------------------------------------------------------------------------ runs
+
+
+def create_run(session: Session, models: Sequence[str], versions: Sequence[SuiteVersion], settings: dict) -> RunRecord:
+    models = list(dict.fromkeys(m.strip() for m in models if m.strip()))
+    if not models:
+        raise ConfigurationError("no model chosen", hint="tick a named model or enter a model path or hub id")
+    if not versions:
+        raise ConfigurationError("no suite chosen", hint="tick at least one suite")
+    run = RunRecord(status="queued", models=models, settings=settings, error="", progress_done=0, progress_total=0,
+                    progress_label="waiting", cancel_requested=False, created_at=now())
+    run.suites = [RunSuite(suite_version_id=v.id) for v in versions]
+    session.add(run)
+    session.flush()
+    return run
+
+
+def list_runs(session: Session) -> list[RunRecord]:
+    statement = select(RunRecord).options(selectinload(RunRecord.suites).selectinload(RunSuite.version)
+                                          .selectinload(SuiteVersion.suite)).order_by(RunRecord.id.desc())
+    return list(session.scalars(statement))
+
+
+def get_run(session: Session, run_id: int) -> RunRecord:
+    record = session.get(RunRecord, run_id, options=[selectinload(RunRecord.suites).selectinload(RunSuite.version)
+                                                     .selectinload(SuiteVersion.suite)])
+    if record is None:
+        raise NotFound(f"there is no run number {run_id}", hint="see the list of runs")
+    return record
+
+
+def requeue_unfinished(session: Session) -> int:
+    """At start-up: runs a stopped server left running go back to the queue (the score cache resumes them)."""
+    result = session.execute(update(RunRecord).where(RunRecord.status == "running")
+                             .values(status="queued", progress_label="resuming after a restart"))
+    return result.rowcount or 0
+
+
+def next_queued(session: Session) -> RunRecord | None:
+    return session.scalar(select(RunRecord).where(RunRecord.status == "queued").order_by(RunRecord.id).limit(1))
+
+
+def unfinished_count(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(RunRecord).where(RunRecord.status.in_(UNFINISHED))) or 0

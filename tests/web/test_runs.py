@@ -1,0 +1,157 @@
+"""Runs in the background with a tiny offline model: progress, results pages, files, cancel, resume."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+
+import pytest
+
+from linguagym.suites import example_suite_paths
+from linguagym.web.db import RunRecord
+from linguagym.web.worker import wait_for
+
+
+def _upload_examples(client):
+    for path in example_suite_paths():
+        client.post("/suites/upload", data={"suite_file": (io.BytesIO(path.read_bytes()), path.name)},
+                    content_type="multipart/form-data")
+
+
+def _start(client, model, suites=(1,)):
+    response = client.post("/runs", data={"suite": [str(s) for s in suites], "other_models": str(model),
+                                          "device": "cpu", "batch_size": "8", "policy": "all"})
+    assert response.status_code == 302, response.text
+    return int(response.headers["Location"].rsplit("/", 1)[1])
+
+
+@pytest.fixture
+def finished_run(app, client, tiny_lm_dir):
+    _upload_examples(client)
+    run_id = _start(client, tiny_lm_dir, suites=(1, 2))
+    assert app.extensions["worker"].run_next()
+    return run_id
+
+
+def test_a_run_scores_and_shows_results(app, client, finished_run, tiny_lm_dir):
+    status = client.get(f"/api/runs/{finished_run}").json
+    assert status["status"] == "done", status["error"]
+    assert status["done"] == status["total"] > 0
+    page = client.get(f"/runs/{finished_run}").text
+    assert 'id="accuracy"' in page and "mean accuracy" in page
+    assert "plots/regions_" in page and "plots/suite_accuracy.svg" in page
+    plot = client.get(f"/runs/{finished_run}/files/plots/suite_accuracy.svg")
+    assert plot.status_code == 200 and plot.data.lstrip().startswith(b"<svg")
+    assert "default-src 'none'" in plot.headers["Content-Security-Policy"]
+    model = tiny_lm_dir.name
+    items = json.loads(client.get(f"/runs/{finished_run}/files/{model}/run.json").data)
+    suite = items["suites"][0]["name"]
+    table = client.get(f"/runs/{finished_run}/items", query_string={"suite": suite})
+    assert table.status_code == 200 and "pred. 0" in table.text
+    download = client.get(f"/runs/{finished_run}/files/{model}/items.csv", query_string={"download": 1})
+    assert download.headers["Content-Disposition"].startswith("attachment")
+    assert download.text.startswith("model,suite,item,correct")
+    assert client.get(f"/runs/{finished_run}/files/../../secret_key").status_code == 404
+    assert client.get(f"/runs/{finished_run}/files/%2e%2e/%2e%2e/secret_key").status_code == 404
+    grouped = client.get(f"/runs/{finished_run}", query_string={"collection": "syntaxgym-2020"})
+    assert grouped.status_code == 200
+    listing = client.get("/runs").text
+    assert f"run {finished_run}" in listing and "done" in listing
+
+
+def test_compare_runs(app, client, finished_run, tiny_lm_dir):
+    second = _start(client, tiny_lm_dir, suites=(1,))
+    app.extensions["worker"].run_next()
+    page = client.get("/compare", query_string={"run": [finished_run, second]})
+    assert f"run {finished_run}: {tiny_lm_dir.name}" in page.text and f"run {second}: " in page.text
+    plot = client.get("/compare/accuracy.svg", query_string={"run": [finished_run, second]})
+    assert plot.status_code == 200 and b"<svg" in plot.data
+
+
+def test_run_form_errors_are_shown(client):
+    _upload_examples(client)
+    no_model = client.post("/runs", data={"suite": ["1"]})
+    assert no_model.status_code == 400 and "no model chosen" in no_model.text
+    no_suite = client.post("/runs", data={"other_models": "x"})
+    assert "no suite chosen" in no_suite.text
+    assert "unknown device" in client.post("/runs", data={"suite": ["1"], "other_models": "x",
+                                                          "device": "tpu"}).text
+
+
+def test_a_failing_model_fails_the_run_with_its_message(app, client, tmp_path):
+    _upload_examples(client)
+    run_id = _start(client, tmp_path / "no-such-model")
+    app.extensions["worker"].run_next()
+    status = client.get(f"/api/runs/{run_id}").json
+    assert status["status"] == "failed" and status["error"]
+    assert "Traceback" not in client.get(f"/runs/{run_id}").text
+
+
+def test_cancel_a_queued_run(app, client, tiny_lm_dir):
+    _upload_examples(client)
+    run_id = _start(client, tiny_lm_dir)
+    assert client.post(f"/runs/{run_id}/cancel").status_code == 302
+    assert client.get(f"/api/runs/{run_id}").json["status"] == "cancelled"
+    assert not app.extensions["worker"].run_next()
+
+
+def test_cancel_a_running_run(tmp_path, tiny_lm_dir):
+    """The worker stops between chunks of sentences once cancellation is asked for."""
+    from linguagym.scoring.registry import load_scorer
+    from linguagym.web import WebConfig, create_app
+    from tests.web.conftest import Client
+
+    entered, release = threading.Event(), threading.Event()
+
+    class Blocking:
+        def __init__(self, model):
+            self.inner = load_scorer(model, device="cpu", score_cache=False)
+            self.identity = self.inner.identity
+
+        def score(self, texts):
+            entered.set()
+            release.wait(30)
+            return self.inner.score(texts)
+
+    config = WebConfig.build(tmp_path / "d", start_worker=True, cache_dir=tmp_path / "c")
+    app = create_app(config, scorer_factory=Blocking)
+    try:
+        client = Client(app)
+        _upload_examples(client)
+        run_id = _start(client, tiny_lm_dir)
+        assert entered.wait(60)
+        assert client.get(f"/api/runs/{run_id}").json["status"] == "running"
+        client.post(f"/runs/{run_id}/cancel")
+        release.set()
+        run = wait_for(app.extensions["sessions"], run_id)
+        assert run.status == "cancelled"
+    finally:
+        release.set()
+        app.extensions["worker"].stop()
+
+
+def test_a_run_survives_a_restart_and_resumes_from_the_cache(tmp_path, tiny_lm_dir):
+    from linguagym.web import WebConfig, create_app
+    from tests.web.conftest import Client
+
+    config = WebConfig.build(tmp_path / "d", start_worker=False, cache_dir=tmp_path / "cache")
+    first = create_app(config)
+    client = Client(first)
+    _upload_examples(client)
+    run_id = _start(client, tiny_lm_dir)
+    first.extensions["worker"].run_next()  # scores every sentence into the cache
+    sessions = first.extensions["sessions"]
+    with sessions.begin() as session:  # as if the server had died while the run was going
+        run = session.get(RunRecord, run_id)
+        run.status, run.progress_done = "running", 3
+    first.extensions["sessions"].kw["bind"].dispose()
+
+    restarted = create_app(WebConfig.build(tmp_path / "d", start_worker=True, cache_dir=tmp_path / "cache"))
+    try:
+        run = wait_for(restarted.extensions["sessions"], run_id)
+        assert run.status == "done", run.error
+        record = json.loads(next((tmp_path / "d" / "runs" / str(run_id) / "results").glob("*/run.json")).read_text())
+        assert record["cache"]["misses"] == 0 and record["cache"]["hits"] > 0
+    finally:
+        restarted.extensions["worker"].stop()
