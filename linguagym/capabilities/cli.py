@@ -42,6 +42,24 @@ def add_lct_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                    help="where assets are kept (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
     p.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the test file to write")
+    x = p.add_argument_group("expansion", "syntax-based expansion of the seeds (on by default)")
+    x.add_argument("--no-expand", dest="expand", action="store_false", help="write the seed tests only")
+    x.add_argument("--expand-seeds", type=_count_or_all, default=5, metavar="N",
+                   help="seeds expanded per capability, a seeded sample (default 5; 'all' for every seed)")
+    x.add_argument("--expansions-per-seed", type=int, default=3, metavar="N",
+                   help="expansions kept per seed (default 3)")
+    x.add_argument("--parser", default="auto", choices=("auto", "spacy", "benepar"),
+                   help="constituency parser (auto: benepar when installed with its model, else spacy)")
+    x.add_argument("--reference", default="auto", metavar="REF",
+                   help="reference grammar: auto (default: treebank when installed, else induced by parsing the "
+                   "dataset's sentences), treebank (NLTK's treebank.zip under $NLTK_DATA), a path of PTB bracket "
+                   "files, or induced:PATH (sentences or trees parsed with --parser)")
+    x.add_argument("--filler", default="smollm2-135m", metavar="MODEL",
+                   help="fill-in model: a causal LM (named, directory or hub id; default smollm2-135m) or "
+                   "masked:MODEL for a BERT-class masked LM")
+    x.add_argument("--selection", default="score", choices=("score", "random"),
+                   help="keep the best expansions by score (default) or random ones (the paper's baseline)")
+    x.add_argument("--max-masks", type=int, default=2, metavar="N", help="masks per expansion, 1 or more (2)")
     p.set_defaults(func=cmd_lct_generate)
 
     p = sub.add_parser("show", help="counts per capability and sample tests of a test file")
@@ -56,6 +74,18 @@ def add_lct_parser(commands) -> argparse.ArgumentParser:
     return lct
 
 
+def _count_or_all(text: str) -> int | None:
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'all', not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def _no_command(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
     return 0
@@ -68,7 +98,8 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from linguagym.capabilities.datasets import parse_label_map
-    from linguagym.capabilities.pipeline import generate_suite
+    from linguagym.capabilities.expand import ExpansionSettings
+    from linguagym.capabilities.pipeline import ExpansionOptions, generate_suite
     from linguagym.capabilities.testfile import write_tests
 
     options = {"text_column": args.text_column, "label_column": args.label_column,
@@ -82,15 +113,26 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
         task = bar.add_task(stage, total=total)
         return lambda n: bar.advance(task, n)
 
+    if args.expansions_per_seed < 0:
+        raise LinguagymError(f"--expansions-per-seed must be 0 or more, not {args.expansions_per_seed}")
+    if args.max_masks < 1:
+        raise LinguagymError(f"--max-masks must be 1 or more, not {args.max_masks}")
+    expansion = ExpansionOptions(
+        enabled=args.expand, parser=args.parser, reference=args.reference, filler=args.filler,
+        settings=ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
+                                   max_masks=args.max_masks, selection=args.selection))
     started = time.perf_counter()
     with bar:
         document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,
                                   max_seeds=args.max_seeds, lexicon_path=args.lexicon, cache_dir=args.cache_dir,
-                                  dataset_options=options, progress=progress)
+                                  dataset_options=options, progress=progress, expansion=expansion)
     write_tests(document, args.output)
-    counts = ", ".join(f"{c['id']} {c['seeds']}" for c in document["capabilities"])
-    err.print(f"wrote {len(document['tests'])} seed tests to {args.output} in {time.perf_counter() - started:.1f} s "
-              f"({counts})", soft_wrap=True)
+    counts = ", ".join(f"{c['id']} {c['seeds']}" + (f"+{c['expansions']}" if args.expand else "")
+                       for c in document["capabilities"])
+    expansions = sum(c.get("expansions", 0) for c in document["capabilities"])
+    err.print(f"wrote {len(document['tests']) - expansions} seed tests"
+              + (f" and {expansions} expansions" if args.expand else "")
+              + f" to {args.output} in {time.perf_counter() - started:.1f} s ({counts})", soft_wrap=True)
     for capability in document["capabilities"]:
         if capability["seeds"] == 0:
             err.print(f"warning: {capability['id']} has no seeds on {document['dataset']['name']}", soft_wrap=True)

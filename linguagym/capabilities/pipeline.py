@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from linguagym.capabilities.datasets import DEFAULT_DATASET, Dataset
+from linguagym.capabilities.expand import ExpansionSettings
 
 
 def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all", spec_paths: list[Path] | None = None,
                    seed: int = 0, max_seeds: int | None = None, lexicon_path: Path | None = None,
                    cache_dir: Path | None = None, dataset_options: Mapping | None = None,
-                   progress: Callable[[str, int], Callable[[int], None]] | None = None) -> dict:
-    """The capability-test document (see ``testfile``) of seed tests for the chosen capabilities.
+                   progress: Callable[[str, int], Callable[[int], None]] | None = None,
+                   expansion: ExpansionOptions | None = None) -> dict:
+    """The capability-test document (see ``testfile``) of seed tests for the chosen capabilities, and their
+    expansions unless ``expansion`` is None or has ``enabled=False``.
 
-    ``progress(stage, total)`` may return a callback advanced as work is done (stages: analyse, search).
+    ``progress(stage, total)`` may return a callback advanced as work is done (stages: analyse, search,
+    expand).
     """
     from linguagym import __version__
     from linguagym.capabilities.analysis import Analyser, tagger_identity
@@ -35,7 +40,12 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     analyses = analyser.analyse([e.text for e in data.examples], progress=tick)
     tick = progress("search", len(specs)) if progress else None
     results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick)
-    return {
+    expanded: dict[str, list[dict]] = {}
+    expansion_block = None
+    if expansion is not None and expansion.enabled:
+        tick = progress("expand", len(specs)) if progress else None
+        expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, seed, cache_dir, tick)
+    document = {
         "format": "linguagym-capability-tests",
         "version": 1,
         "created_by": {"tool": "linguagym", "version": __version__},
@@ -45,8 +55,72 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
         "settings": {"seed": seed, "max_seeds": max_seeds, "lcs": [s.id for s in specs]},
         "capabilities": [
             {"id": r.spec.id, "name": r.spec.name, "description": r.spec.description, "spec": r.spec.path,
-             "spec_sha256": r.spec.sha256, "matches": r.matches, "seeds": len(r.tests), "notes": r.notes}
+             "spec_sha256": r.spec.sha256, "matches": r.matches, "seeds": len(r.tests),
+             "expansions": len(expanded.get(r.spec.id, [])), "notes": r.notes}
             for r in results
         ],
-        "tests": [test for r in results for test in r.tests],
+        "tests": [test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))],
     }
+    if expansion_block is not None:
+        document["expansion"] = expansion_block
+    return document
+
+
+@dataclass(frozen=True)
+class ExpansionOptions:
+    """How ``generate_suite`` expands seeds (see ``expand.ExpansionSettings`` for the caps)."""
+
+    enabled: bool = True
+    parser: str = "auto"  # auto, spacy, benepar
+    reference: str = "auto"  # auto (treebank if installed, else induced from the dataset), treebank, PATH, induced:PATH
+    filler: str = "smollm2-135m"  # a causal LM (named, path, hub id), or masked:MODEL for a masked LM
+    settings: ExpansionSettings = field(default_factory=ExpansionSettings)
+
+
+def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
+    """``auto``: NLTK's gold treebank when it is installed, else a grammar induced by parsing the dataset's own
+    sentences (cached), so expansion works offline with nothing but the registries."""
+    from linguagym.capabilities.grammar import induced_grammar, load_reference_grammar
+    from linguagym.capabilities.treebank import default_treebank
+
+    if reference == "auto":
+        if default_treebank() is not None:
+            reference = "treebank"
+        else:
+            texts = [e.text for e in data.examples]
+            return induced_grammar(texts, parser=parser, label=data.name,
+                                   cache_dir=cache_dir)
+    return load_reference_grammar(reference, parser=parser, cache_dir=cache_dir)
+
+
+def _expand(results, data, analyses, analyser, options: ExpansionOptions, seed: int, cache_dir: Path | None,
+            tick) -> tuple[dict[str, list[dict]], dict]:
+    import time
+
+    from linguagym.capabilities.expand import Expander
+    from linguagym.capabilities.fill import CausalFiller, MaskedLMFiller
+    from linguagym.capabilities.parsers import load_parser
+    from linguagym.capabilities.validate import prefilter
+
+    started = time.perf_counter()
+    parser = load_parser(options.parser)
+    grammar = _reference_grammar(options.reference, data, parser, cache_dir)
+    accept = prefilter(analyser.lexicon)
+    if options.filler.startswith("masked:"):
+        filler = MaskedLMFiller(options.filler.split(":", 1)[1], accept=accept)
+    else:
+        filler = CausalFiller(options.filler, cache_dir=cache_dir, accept=accept)
+    setup = time.perf_counter() - started
+    expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
+    expanded = expander.expand(results, data, analyses, progress=tick)
+    report = expander.report
+    block = {
+        "parser": parser.identity,
+        "reference": {**grammar.source, "productions": grammar.size},
+        "filler": filler.identity,
+        "settings": asdict(options.settings),
+        "counts": report.counts,
+        "rejections": report.rejections,
+        "seconds": {"setup": round(setup, 2), **{k: round(v, 2) for k, v in report.timings.items()}},
+    }
+    return expanded, block

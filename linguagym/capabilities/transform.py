@@ -23,11 +23,14 @@ class Slot:
 
 
 def render(template: str | None, slots: dict[str, Slot], alternatives: dict[str, tuple[str, ...]],
-           rng: random.Random) -> tuple[str, dict[str, str]]:
-    """The test text and the alternatives chosen; without a template the text is sentence S itself."""
+           rng: random.Random | None, chosen: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
+    """The test text and the alternatives chosen; without a template the text is sentence S itself.
+    ``chosen`` fixes the alternatives (as an earlier render chose them) instead of drawing them from ``rng``."""
     if template is None:
         return slots["S"].example.text, {}
-    chosen = {name: rng.choice(options) for name, options in sorted(alternatives.items())}
+    if chosen is None:
+        assert rng is not None
+        chosen = {name: rng.choice(options) for name, options in sorted(alternatives.items())}
 
     def fill(match: re.Match) -> str:
         name, part, filters = SLOT_BODY.match(match.group(1)).groups()  # type: ignore[union-attr]

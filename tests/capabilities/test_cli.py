@@ -29,9 +29,10 @@ def test_generate_and_show(tmp_path, swn_file, capsys):
     out = tmp_path / "tests.json"
     code = run(["lct", "generate", "--dataset", str(data), "--text-column", "sentence", "--label-column", "y",
                 "--label-map", "0=negative,1=positive", "--lexicon", str(swn_file), "--lc", "LC4,LC9",
-                "--max-seeds", "1", "-o", str(out)])
+                "--max-seeds", "1", "--no-expand", "-o", str(out)])
     assert code == 0
     document = json.loads(out.read_text())
+    assert "expansion" not in document and all(t["kind"] == "seed" for t in document["tests"])
     assert [c["seeds"] for c in document["capabilities"]] == [1, 1]
     assert document["settings"] == {"seed": 0, "max_seeds": 1, "lcs": ["LC4", "LC9"]}
     capsys.readouterr()
