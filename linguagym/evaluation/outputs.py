@@ -117,7 +117,7 @@ def write_run(result: RunResult, out_dir: str | Path) -> Path:
     used: set[str] = set()
     for suite_result in result.suites:
         data = suite_with_surprisals(suite_result, model_label(result))
-        atomic_write_text(out / "suites" / _file_name(suite_result.suite.name, used),
+        atomic_write_text(out / "suites" / suite_file_name(suite_result.suite.name, used),
                           json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
     record = out / "run.json"
     data = {"label": model_label(result), **result.record()}
@@ -128,13 +128,17 @@ def write_run(result: RunResult, out_dir: str | Path) -> Path:
 def model_directory(out_dir: str | Path, model: str) -> Path:
     """Where a run of ``model`` goes inside ``out_dir``: a folder named after the model (paths shortened to
     their last part, unsafe characters replaced)."""
-    name = short_model_name(model)
-    return Path(out_dir) / (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model")
+    return Path(out_dir) / safe_name(short_model_name(model), "model")
 
 
-def _file_name(name: str, used: set[str]) -> str:
-    """A safe, unique file name for a suite (names may hold any character, and may repeat in a run)."""
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "suite"
+def safe_name(text: str, fallback: str) -> str:
+    """``text`` as a file name: runs of characters other than letters, digits, ``. _ -`` become ``_``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or fallback
+
+
+def suite_file_name(name: str, used: set[str]) -> str:
+    """A safe, unique ``.json`` file name for a suite (names may hold any character, and may repeat)."""
+    stem = safe_name(name, "suite")
     candidate, n = stem, 1
     while candidate in used:
         n += 1

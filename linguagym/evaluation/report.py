@@ -7,7 +7,6 @@ import csv
 import html
 import json
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from linguagym.atomic import atomic_write_text
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
+from linguagym.evaluation.outputs import safe_name
 from linguagym.evaluation.tables import format_value, notes, summary_rows
 
 
@@ -67,7 +67,7 @@ def find_runs(paths: list[str | Path]) -> list[RunData]:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "x"
+    return safe_name(text, "x")
 
 
 def _region_plots(run: RunData) -> dict[str, str]:

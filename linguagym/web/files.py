@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from linguagym.web.store import NotFound
-
-
-def suite_file_name(name: str, used: set[str]) -> str:
-    """A safe, unique ``.json`` file name for a suite name (which may hold any character)."""
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "suite"
-    candidate, n = stem, 1
-    while candidate in used:
-        n += 1
-        candidate = f"{stem}-{n}"
-    used.add(candidate)
-    return f"{candidate}.json"
 
 
 def safe_child(root: Path, relative: str) -> Path:

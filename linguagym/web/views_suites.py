@@ -79,7 +79,7 @@ def show(suite_id: int):
 def download(suite_id: int):
     record = get_suite(db_session(), suite_id)
     version = get_version(record, request.args.get("version", type=int))
-    from linguagym.web.files import suite_file_name
+    from linguagym.evaluation.outputs import suite_file_name
 
     filename = suite_file_name(record.name, set()).removesuffix(".json") + f".v{version.number}.json"
     return Response(version.content, mimetype="application/json",

@@ -18,9 +18,9 @@ from pathlib import Path
 from sqlalchemy.orm import sessionmaker
 
 from linguagym.errors import LinguagymError
+from linguagym.evaluation.outputs import suite_file_name
 from linguagym.web.config import WebConfig
 from linguagym.web.db import RunRecord, now
-from linguagym.web.files import suite_file_name
 from linguagym.web.store import next_queued, requeue_unfinished
 
 log = logging.getLogger("linguagym.web")
