@@ -119,15 +119,18 @@ def _settings(args: argparse.Namespace):
 
 
 def _progress_bar():
-    """A progress callback factory for run_suites: a rich bar counting sentences on stderr."""
+    """A progress callback factory for run_suites: says how much work there is, then a rich bar on stderr."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    progress = Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("sentences"),
-                        TimeRemainingColumn(), console=_console(stderr=True), transient=True)
+    err = _console(stderr=True)
+    progress = Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[unit]}"),
+                        TimeRemainingColumn(), console=err, transient=True)
 
-    def start(total: int):
+    def start(total: int, unit: str):
+        err.print(f"{total} {unit} to score" + (" (everything else is in the cache)" if unit == "tokens" else ""),
+                  highlight=False)
         progress.start()
-        task = progress.add_task("scoring", total=total)
+        task = progress.add_task("scoring", total=total, unit=unit)
         return lambda n: progress.advance(task, n)
 
     return progress, start

@@ -121,16 +121,33 @@ def load_suites(paths: Sequence[str | Path]) -> tuple[list[Suite], list[dict[str
 def score_texts(
     scorer: Scorer, texts: Sequence[str], progress: Callable[[int], None] | None = None
 ) -> dict[str, ScoredText]:
-    """Scores of each unique text, chunk by chunk (a cached scorer commits each chunk)."""
+    """Scores of each unique text, chunk by chunk (a cached scorer commits each chunk). ``progress`` is
+    advanced by tokens scored where the scorer reports them (``scorer.progress``), else by texts."""
     unique = list(dict.fromkeys(texts))
     scores: dict[str, ScoredText] = {}
-    for start in range(0, len(unique), CHUNK):
-        chunk = unique[start:start + CHUNK]
-        for text, scored in zip(chunk, scorer.score(chunk), strict=True):
-            scores[text] = scored
-        if progress:
-            progress(len(chunk))
+    counts_tokens = hasattr(scorer, "progress") and progress is not None
+    if counts_tokens:
+        scorer.progress = progress
+    try:
+        for start in range(0, len(unique), CHUNK):
+            chunk = unique[start:start + CHUNK]
+            for text, scored in zip(chunk, scorer.score(chunk), strict=True):
+                scores[text] = scored
+            if progress and not counts_tokens:
+                progress(len(chunk))
+    finally:
+        if counts_tokens:
+            scorer.progress = None
     return scores
+
+
+def work_to_do(scorer: Scorer, texts: Sequence[str]) -> tuple[int, str]:
+    """How much scoring ``texts`` will cost, and in what unit: tokens not in the cache where the scorer can
+    count them (tokenizer only, no weights), else texts."""
+    unique = list(dict.fromkeys(texts))
+    if hasattr(scorer, "count_tokens") and hasattr(scorer, "progress"):
+        return scorer.count_tokens(unique), "tokens"
+    return len(unique), "sentences"
 
 
 def run_suites(
@@ -138,10 +155,11 @@ def run_suites(
     settings: RunSettings = RunSettings(),
     *,
     scorer: Scorer | None = None,
-    progress: Callable[[int, int], Callable[[int], None]] | None = None,
+    progress: Callable[[int, str], Callable[[int], None]] | None = None,
 ) -> RunResult:
     """Score and evaluate suites with one model. ``scorer`` overrides the one ``settings.model`` names;
-    ``progress(total, ...)`` may return a callback advanced by the number of sentences scored."""
+    ``progress(total, unit)`` is told the work to do (tokens not yet cached, or sentences) and may return a
+    callback advanced as it is done."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.perf_counter()
     check_settings(settings)
@@ -156,7 +174,7 @@ def run_suites(
         )
     texts = [s.text for suite in suites for s in suite_sentences(suite, settings.spacing)]
     unique = len(set(texts))
-    advance = progress(unique) if progress else None
+    advance = progress(*work_to_do(scorer, texts)) if progress else None
     scores = score_texts(scorer, texts, advance)
     tolerance = Tolerance(settings.atol, settings.rtol)
     results = [evaluate_suite(suite, scores, spacing=settings.spacing, metric=settings.metric, tolerance=tolerance)

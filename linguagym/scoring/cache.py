@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +42,13 @@ def identity_hash(identity: dict[str, Any]) -> str:
 
 
 class CachedScorer:
-    """Wraps ``inner``; only unique texts missing from the cache reach it, ``chunk_size`` at a time."""
+    """Wraps ``inner``; only unique texts missing from the cache reach it, ``chunk_size`` at a time (default
+    256 or 4 batches, whichever is more: a chunk is also the scope within which prefixes are shared)."""
 
     def __init__(self, inner: Scorer, cache_dir: Path | None = None, *, chunk_size: int | None = None) -> None:
         self.inner = inner
         self.cache_dir = resolve_cache_dir(cache_dir)
-        self.chunk_size = chunk_size or max(1, 4 * int(getattr(inner, "batch_size", 16)))
+        self.chunk_size = chunk_size or max(256, 4 * int(getattr(inner, "batch_size", 16)))
         self._identity = inner.identity
         self._id_hash = identity_hash(self._identity)
         self.path = self.cache_dir / "scores" / f"{self._id_hash[:32]}.sqlite"
@@ -59,6 +60,27 @@ class CachedScorer:
     @property
     def identity(self) -> dict[str, Any]:
         return self._identity
+
+    @property
+    def progress(self) -> Callable[[int], None] | None:
+        """The inner scorer's progress hook (called with tokens scored); cache hits never call it."""
+        return getattr(self.inner, "progress", None)
+
+    @progress.setter
+    def progress(self, callback: Callable[[int], None] | None) -> None:
+        if hasattr(self.inner, "progress"):
+            self.inner.progress = callback
+
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The unique ``texts`` that are not in the cache (what ``score`` would hand to the model)."""
+        return [text for text in dict.fromkeys(texts) if self._get(text) is None]
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """Tokens the inner scorer would score for ``texts``: cache misses only. 0 without touching the
+        model (nor importing torch) when everything is cached, or when the inner scorer cannot count."""
+        missing = self.missing(texts)
+        count = getattr(self.inner, "count_tokens", None)
+        return int(count(missing)) if missing and count is not None else 0
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         texts = list(texts)

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import device as devices
-from linguagym.scoring.hf_base import Encoded, Loaded, encode, library_versions, load_hf, resolve_bos, too_long
+from linguagym.scoring.hf_base import (
+    Encoded,
+    Loaded,
+    default_batch_tokens,
+    encode,
+    library_versions,
+    load_hf,
+    load_tokenizer,
+    resolve_bos,
+    too_long,
+)
+from linguagym.scoring.prefix import batches, supports_tree, tree_surprisals
 from linguagym.scoring.protocol import ScoredText, TokenScore
 from linguagym.scoring.sources import ModelSource
 
@@ -20,6 +31,13 @@ class CausalScorer:
 
     ``bos``: ``auto`` (the model's BOS token, else its EOS; a named model may fix its own), ``none`` (no start
     token: the first token gets surprisal 0, as lm-zoo does) or a token string of the vocabulary.
+
+    Each forward pass holds about ``batch_tokens`` tokens, padding included (default: ``64 * batch_size``, at
+    least 4096).
+    With ``prefix_sharing`` (the default) texts are packed into prefix trees so that a token prefix shared by
+    several texts is computed once (see ``linguagym.scoring.prefix``); models outside its list, or with it
+    off, are scored in plain length-sorted batches. Both give the same numbers within float rounding.
+    ``progress``, if set, is called with the number of text tokens scored after each forward pass.
     """
 
     def __init__(
@@ -30,16 +48,25 @@ class CausalScorer:
         dtype: str = "float32",
         device: str = "auto",
         batch_size: int = 16,
+        batch_tokens: int | None = None,
+        prefix_sharing: bool = True,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         if batch_size < 1:
             raise ConfigurationError(f"batch_size must be at least 1, not {batch_size}")
+        if batch_tokens is not None and batch_tokens < 1:
+            raise ConfigurationError(f"batch_tokens must be at least 1, not {batch_tokens}")
         self.source = source
         self.bos_policy = bos
         self.dtype = devices.check_dtype(dtype)
         self.device = devices.probe_device(device)
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens or default_batch_tokens(batch_size)
+        self.prefix_sharing = prefix_sharing
+        self.progress = progress
         self.bos_token, self.bos_token_id = resolve_bos(bos, source)
         self._loaded: Loaded | None = None
+        self._tokenizer: Any = None
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -58,7 +85,9 @@ class CausalScorer:
     @property
     def loaded(self) -> Loaded:
         if self._loaded is None:
-            self._loaded = load_hf(self.source, masked=False, dtype=self.dtype, device=self.device)
+            self._loaded = load_hf(
+                self.source, masked=False, dtype=self.dtype, device=self.device, tokenizer=self._tokenizer
+            )
             if self.bos_token is not None and self.source.kind != "named":
                 found = self._loaded.tokenizer.convert_tokens_to_ids(self.bos_token)
                 if found != self.bos_token_id:  # files disagree with what identity promised
@@ -68,6 +97,21 @@ class CausalScorer:
                         hint="pass bos='none' or an explicit token",
                     )
         return self._loaded
+
+    @property
+    def tokenizer(self) -> Any:
+        """The tokenizer alone (no weights loaded, no torch needed for a fast tokenizer)."""
+        if self._loaded is not None:
+            return self._loaded.tokenizer
+        if self._tokenizer is None:
+            self._tokenizer = load_tokenizer(self.source)
+        return self._tokenizer
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """How many tokens scoring the unique ``texts`` computes surprisals for (start tokens not counted):
+        the unit of ``progress``. Uses the tokenizer only."""
+        tokenizer = self.tokenizer
+        return sum(len(encode(tokenizer, text).ids) for text in dict.fromkeys(texts))
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         texts = list(texts)
@@ -81,20 +125,55 @@ class CausalScorer:
             if loaded.max_length is not None and length > loaded.max_length:
                 raise too_long(self.source, index, text, length, loaded.max_length)
         surprisals: list[list[float]] = [[] for _ in texts]
-        # Longest first, so each batch holds similar lengths and padding stays small.
-        order = sorted((i for i in range(len(texts)) if encoded[i].ids), key=lambda i: -len(encoded[i].ids))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            rows = self._surprisals([prefix + encoded[i].ids for i in batch], has_prefix=bool(prefix))
-            for i, row in zip(batch, rows, strict=True):
-                surprisals[i] = row
+        # Identical texts are scored once; a text needs the model when some token of it is predicted.
+        first: dict[str, int] = {}
+        todo: list[int] = []
+        done = 0
+        for i, text in enumerate(texts):
+            if text in first or not encoded[i].ids:
+                continue
+            first[text] = i
+            if len(prefix) + len(encoded[i].ids) >= 2:
+                todo.append(i)
+            else:  # one token and no start token: nothing predicts it
+                surprisals[i] = [0.0]
+                done += 1
+        if done and self.progress is not None:
+            self.progress(done)
+        sequences = [prefix + encoded[i].ids for i in todo]
+        counted = [len(encoded[i].ids) for i in todo]
+        if not todo:
+            rows: list[list[float]] = []
+        elif self.prefix_sharing and supports_tree(loaded.model, max(len(s) for s in sequences)):
+            rows = tree_surprisals(
+                loaded.model,
+                loaded.device,
+                sequences,
+                row_tokens=min(256, self.batch_tokens),
+                batch_tokens=self.batch_tokens,
+                progress=self.progress,
+                counted=counted,
+            )
+        else:
+            rows = [[] for _ in todo]
+            for group in batches([len(s) for s in sequences], self.batch_tokens):
+                for j, row in zip(group, self._surprisals([sequences[j] for j in group]), strict=True):
+                    rows[j] = row
+                if self.progress is not None:
+                    self.progress(sum(counted[j] for j in group))
+        for i, row in zip(todo, rows, strict=True):
+            surprisals[i] = row if prefix else [0.0, *row]
+        for i, text in enumerate(texts):
+            if text in first and first[text] != i:
+                surprisals[i] = surprisals[first[text]]
         unk = loaded.tokenizer.unk_token_id
         return [
             _scored(text, enc, row, loaded.tokenizer, unk)
             for text, enc, row in zip(texts, encoded, surprisals, strict=True)
         ]
 
-    def _surprisals(self, sequences: list[list[int]], *, has_prefix: bool) -> list[list[float]]:
+    def _surprisals(self, sequences: list[list[int]]) -> list[list[float]]:
+        """Plain batched scoring: the surprisal of each token after the first, right padding."""
         import torch
 
         loaded = self.loaded
@@ -111,11 +190,7 @@ class CausalScorer:
             targets = ids[:, 1:].to(loaded.device).unsqueeze(-1)
             logp = logits.gather(-1, targets).squeeze(-1) - torch.logsumexp(logits, dim=-1)
             bits = (-logp / LN2).cpu().tolist()
-        result = []
-        for row, sequence in zip(bits, sequences, strict=True):
-            predicted = row[: len(sequence) - 1]
-            result.append(predicted if has_prefix else [0.0, *predicted])
-        return result
+        return [row[: len(sequence) - 1] for row, sequence in zip(bits, sequences, strict=True)]
 
 
 def _scored(text: str, enc: Encoded, row: list[float], tokenizer: Any, unk: int | None) -> ScoredText:

@@ -59,8 +59,33 @@ class Loaded:
     max_length: int | None
 
 
-def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str) -> Loaded:
-    """Load weights and tokenizer (this is where torch and transformers are first imported)."""
+def default_batch_tokens(batch_size: int) -> int:
+    """The token budget of one forward pass when only a sentence count is given: 64 tokens a sentence, and at
+    least 4096. Small models on a CPU are bound by streaming their weights through memory once per forward
+    pass, so fewer, larger passes are faster; 4096 tokens keep activations of a 135M model near 100 MB."""
+    return max(4096, 64 * max(1, batch_size))
+
+
+def load_tokenizer(source: ModelSource) -> Any:
+    """The tokenizer of ``source`` alone, without its weights (for counting tokens before a run)."""
+    from transformers import AutoTokenizer
+
+    directory, gguf_file = source.files()
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    try:
+        return AutoTokenizer.from_pretrained(directory, **extra)
+    except (OSError, ValueError) as error:
+        raise ConfigurationError(
+            f"could not load the tokenizer of model {source.name!r} from {directory}: {str(error).splitlines()[0]}",
+            hint="check that the directory holds the tokenizer files",
+        ) from None
+
+
+def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, tokenizer: Any = None) -> Loaded:
+    """Load weights and tokenizer (this is where torch and transformers are first imported).
+
+    ``tokenizer``: one already loaded by ``load_tokenizer`` for the same source, reused.
+    """
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
@@ -74,7 +99,8 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str) -> Lo
     # linguagym shows its own progress; transformers' per-load weight bar is noise on every run
     hf_logging.disable_progress_bar()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(directory, **extra)
+        if tokenizer is None:
+            tokenizer = AutoTokenizer.from_pretrained(directory, **extra)
         model = loader.from_pretrained(directory, dtype=torch_dtype, **extra)
     except (OSError, ValueError) as error:
         raise ConfigurationError(

@@ -3,19 +3,29 @@
 ``original`` (Salazar et al. 2020): token i is scored with only token i masked.
 ``within_word_l2r`` (Kauf & Ivanova 2023): token i is scored with token i and the later tokens of the same
 word masked, so that a word split into pieces does not predict its own continuation.
-All masked copies of all texts are scored together in batches of ``batch_size`` copies.
+All masked copies of all texts given to ``score`` are sorted by length and scored together, in batches of about
+``batch_tokens`` tokens (padding included; default ``64 * batch_size``, at least 4096).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import device as devices
-from linguagym.scoring.hf_base import Loaded, encode, library_versions, load_hf, too_long
+from linguagym.scoring.hf_base import (
+    Loaded,
+    default_batch_tokens,
+    encode,
+    library_versions,
+    load_hf,
+    load_tokenizer,
+    too_long,
+)
+from linguagym.scoring.prefix import batches
 from linguagym.scoring.protocol import ScoredText, TokenScore
 from linguagym.scoring.sources import ModelSource
 
@@ -51,6 +61,8 @@ class MaskedScorer:
         dtype: str = "float32",
         device: str = "auto",
         batch_size: int = 16,
+        batch_tokens: int | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         if pll not in PLL_VARIANTS:
             raise ConfigurationError(f"unknown PLL variant {pll!r}", hint="use one of " + ", ".join(PLL_VARIANTS))
@@ -61,7 +73,12 @@ class MaskedScorer:
         self.dtype = devices.check_dtype(dtype)
         self.device = devices.probe_device(device)
         self.batch_size = batch_size
+        if batch_tokens is not None and batch_tokens < 1:
+            raise ConfigurationError(f"batch_tokens must be at least 1, not {batch_tokens}")
+        self.batch_tokens = batch_tokens or default_batch_tokens(batch_size)
+        self.progress = progress  # called with the number of text tokens done after each forward pass
         self._loaded: Loaded | None = None
+        self._tokenizer: Any = None
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -80,10 +97,26 @@ class MaskedScorer:
     @property
     def loaded(self) -> Loaded:
         if self._loaded is None:
-            self._loaded = load_hf(self.source, masked=True, dtype=self.dtype, device=self.device)
+            self._loaded = load_hf(
+                self.source, masked=True, dtype=self.dtype, device=self.device, tokenizer=self._tokenizer
+            )
             if self._loaded.tokenizer.mask_token_id is None:
                 raise ConfigurationError(f"model {self.source.name!r} has no mask token, so it cannot do PLL")
         return self._loaded
+
+    @property
+    def tokenizer(self) -> Any:
+        """The tokenizer alone (no weights loaded)."""
+        if self._loaded is not None:
+            return self._loaded.tokenizer
+        if self._tokenizer is None:
+            self._tokenizer = load_tokenizer(self.source)
+        return self._tokenizer
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """How many tokens scoring the unique ``texts`` scores (one masked copy each): the unit of ``progress``."""
+        tokenizer = self.tokenizer
+        return sum(len(encode(tokenizer, text).ids) for text in dict.fromkeys(texts))
 
     def _wrap(self, text: str) -> _Wrapped:
         tokenizer = self.loaded.tokenizer
@@ -121,13 +154,15 @@ class MaskedScorer:
                     ids[w.own[j]] = mask_id
                 copies.append((t, k, ids))
         values: list[list[float]] = [[0.0] * len(w.own) for w in wrapped]
-        copies.sort(key=lambda c: -len(c[2]))
-        for start in range(0, len(copies), self.batch_size):
-            batch = copies[start : start + self.batch_size]
+        # Copies of all texts together, longest first, about batch_tokens tokens (padding included) a pass.
+        for group in batches([len(c[2]) for c in copies], self.batch_tokens):
+            batch = [copies[j] for j in group]
             positions = [wrapped[t].own[k] for t, k, _ in batch]
             targets = [wrapped[t].ids[p] for (t, _, _), p in zip(batch, positions, strict=True)]
             for (t, k, _), value in zip(batch, self._bits([c[2] for c in batch], positions, targets), strict=True):
                 values[t][k] = value
+            if self.progress is not None:
+                self.progress(len(batch))
         unk = loaded.tokenizer.unk_token_id
         results = []
         for text, w, row in zip(texts, wrapped, values, strict=True):

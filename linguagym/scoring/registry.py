@@ -25,6 +25,8 @@ def load_scorer(
     pll: str | None = None,
     cache_dir: Path | None = None,
     score_cache: bool = True,
+    batch_tokens: int | None = None,
+    prefix_sharing: bool = True,
 ) -> Scorer:
     """A scorer for ``model``: a named model, a hub id, a local directory, a ``.gguf`` file, or an lm-zoo
     ``.tsv`` of precomputed surprisals. No weights are loaded until the first texts that are not cached.
@@ -32,6 +34,9 @@ def load_scorer(
     Masked LMs (recognised from config.json) are scored by PLL (``pll``: ``original`` or
     ``within_word_l2r``). Scores are cached under ``cache_dir`` (see ``resolve_cache_dir``) unless
     ``score_cache`` is false; precomputed scores are never cached.
+
+    ``batch_tokens``: tokens per forward pass, padding included (default ``64 * batch_size``, at least 4096).
+    ``prefix_sharing``: causal LMs compute each shared token prefix once (same numbers within rounding).
     """
     if model.lower().endswith(".tsv"):
         from linguagym.scoring.precomputed import PrecomputedScorer
@@ -50,7 +55,10 @@ def load_scorer(
             )
         from linguagym.scoring.masked import MaskedScorer
 
-        scorer = MaskedScorer(source, pll=pll or "original", dtype=dtype, device=device, batch_size=batch_size)
+        scorer = MaskedScorer(
+            source, pll=pll or "original", dtype=dtype, device=device, batch_size=batch_size,
+            batch_tokens=batch_tokens,
+        )
     else:
         if pll is not None:
             raise ConfigurationError(
@@ -58,5 +66,8 @@ def load_scorer(
             )
         from linguagym.scoring.causal import CausalScorer
 
-        scorer = CausalScorer(source, bos=bos, dtype=dtype, device=device, batch_size=batch_size)
+        scorer = CausalScorer(
+            source, bos=bos, dtype=dtype, device=device, batch_size=batch_size, batch_tokens=batch_tokens,
+            prefix_sharing=prefix_sharing,
+        )
     return CachedScorer(scorer, root) if score_cache else scorer

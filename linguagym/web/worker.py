@@ -134,9 +134,10 @@ class RunWorker:
             settings = RunSettings(model=model, cache_dir=str(self.config.score_cache_dir),
                                    **{k: v for k, v in options.items() if k in RUN_OPTIONS})
 
-            def progress(total: int, run_id=run_id, label=label) -> Callable[[int], None]:
+            def progress(total: int, unit: str = "sentences", run_id=run_id, label=label) -> Callable[[int], None]:
                 state = {"done": 0}
-                if self._update(run_id, progress_total=total, progress_done=0, progress_label=f"{label}: scoring"):
+                if self._update(run_id, progress_total=total, progress_done=0,
+                                progress_label=f"{label}: scoring {unit}"):
                     raise Cancelled
 
                 def advance(count: int) -> None:

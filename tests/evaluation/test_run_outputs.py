@@ -91,3 +91,28 @@ def test_failed_write_leaves_no_partial_file(examples_run, tmp_path, monkeypatch
         write_run(result, out)
     assert (out / "regions.csv").read_text() == before  # the old file is untouched, not half-overwritten
     assert not list(out.glob(".*.tmp"))
+
+
+def test_progress_counts_tokens_and_a_cached_run_has_none_to_score(tiny_lm_dir, tmp_path):
+    from linguagym.scoring.registry import load_scorer
+
+    def run_once():
+        seen = {}
+
+        def progress(total, unit):
+            seen.update(total=total, unit=unit, done=0)
+
+            def advance(n):
+                seen["done"] += n
+
+            return advance
+
+        scorer = load_scorer(str(tiny_lm_dir), cache_dir=tmp_path / "cache")
+        result = run_suites(example_suite_paths(), RunSettings(model=str(tiny_lm_dir)), scorer=scorer,
+                            progress=progress)
+        return result, seen
+
+    first, seen = run_once()
+    assert seen["unit"] == "tokens" and seen["total"] == first.tokens == seen["done"] > 0
+    _, seen = run_once()
+    assert seen == {"total": 0, "unit": "tokens", "done": 0}

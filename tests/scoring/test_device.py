@@ -50,6 +50,9 @@ def test_cpu_threads_follow_available_cpus(monkeypatch: pytest.MonkeyPatch) -> N
         monkeypatch.setenv("LINGUAGYM_THREADS", "1")
         assert device.configure_cpu_threads() == 1 and torch.get_num_threads() == 1
         monkeypatch.delenv("LINGUAGYM_THREADS")
-        assert device.configure_cpu_threads() == device.available_cpus() >= 1
+        monkeypatch.setattr(device.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+        assert device.configure_cpu_threads() == device.available_cpus() >= 1  # an idle machine: every CPU
+        monkeypatch.setattr(device.os, "getloadavg", lambda: (99.0, 0.0, 0.0))
+        assert device.configure_cpu_threads() == 1  # a saturated one: a single thread waits on no other
     finally:
         torch.set_num_threads(before)

@@ -1,0 +1,171 @@
+"""Prefix sharing (packed prefix trees) against plain full scoring: the same numbers within 1e-4 bits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from linguagym.scoring.cache import CachedScorer
+from linguagym.scoring.causal import CausalScorer
+from linguagym.scoring.masked import MaskedScorer
+from linguagym.scoring.prefix import batches, pack
+from linguagym.scoring.sources import resolve_source
+
+from .conftest import SENTENCES
+
+TOLERANCE = 1e-4  # bits
+# Conditions of one item share long prefixes; some texts are prefixes of others; one repeats; one is empty.
+ITEMS = [
+    "The farmer near the clerks knows the answer.",
+    "The farmer near the clerks know the answer.",
+    "The farmers near the clerk know the answers.",
+    "The farmers near the clerk knows the answers.",
+    "The farmer",
+    "The farmer near",
+    "The farmer near the clerks knows the answer.",
+    "",
+    "No student that the teachers liked has ever failed.",
+    "No student that the teachers liked has failed.",
+    "While the man hunted the deer ran into the woods.",
+    "While the man hunted, the deer ran into the woods.",
+    *SENTENCES,
+]
+
+
+def _scorer(directory: Path, tmp_path: Path, **options) -> CausalScorer:
+    return CausalScorer(resolve_source(str(directory), tmp_path), **options)
+
+
+def _max_difference(a, b) -> float:
+    worst = 0.0
+    for x, y in zip(a, b, strict=True):
+        assert x.text == y.text
+        assert [t.token_id for t in x.tokens] == [t.token_id for t in y.tokens]
+        assert [(t.start, t.end) for t in x.tokens] == [(t.start, t.end) for t in y.tokens]
+        for s, t in zip(x.tokens, y.tokens, strict=True):
+            worst = max(worst, abs(s.surprisal - t.surprisal))
+    return worst
+
+
+def test_pack_builds_a_prefix_tree_and_keeps_paths() -> None:
+    sequences = [[0, 5, 6, 7], [0, 5, 6, 8], [0, 5, 9], [0, 5], [0, 5, 6, 7], [1, 2]]
+    rows, paths = pack(sequences, row_tokens=100)
+    assert len(rows) == 1
+    row = rows[0]
+    # Distinct prefixes: 0, 05, 056, 0567, 0568, 059, 1, 12 -> 8 nodes for 19 tokens.
+    assert len(row.tokens) == 8
+    for sequence, (r, path) in zip(sequences, paths, strict=True):
+        assert [rows[r].tokens[k] for k in path] == sequence
+        assert [rows[r].depths[k] for k in path] == list(range(len(sequence)))
+        assert [rows[r].parents[k] for k in path] == [-1, *path[:-1]]
+    # A small row budget splits the tree; a sequence longer than it still gets a row of its own.
+    rows, paths = pack(sequences, row_tokens=3)
+    assert all(len(r.tokens) <= 4 for r in rows)
+    for sequence, (r, path) in zip(sequences, paths, strict=True):
+        assert [rows[r].tokens[k] for k in path] == sequence
+
+
+def test_batches_respect_the_token_budget() -> None:
+    lengths = [5, 30, 7, 7, 12, 1, 29, 64]
+    groups = batches(lengths, budget=60)
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    for group in groups:
+        assert len(group) == 1 or len(group) * max(lengths[i] for i in group) <= 60
+    assert groups[0] == [7]  # longer than the budget: alone
+
+
+@pytest.mark.parametrize("bos", ["auto", "none"])
+@pytest.mark.parametrize("batch_tokens", [8, 40, 4096])
+def test_prefix_shared_equals_plain_on_gpt2(gpt2_dir: Path, tmp_path: Path, bos: str, batch_tokens: int) -> None:
+    plain = _scorer(gpt2_dir, tmp_path, bos=bos, prefix_sharing=False, batch_tokens=1)
+    alone = [plain.score([text])[0] for text in ITEMS]  # one sentence at a time, no padding
+    shared = _scorer(gpt2_dir, tmp_path, bos=bos, batch_tokens=batch_tokens).score(ITEMS)
+    assert _max_difference(alone, shared) < TOLERANCE
+    assert shared[7].tokens == ()
+    assert shared[0] == shared[6]
+
+
+def _tiny_decoder(directory: Path, kind: str, gpt2_dir: Path) -> Path:
+    """A random Llama (rotary positions) or Gemma 3 (scaled embeddings, sliding window, soft-capping) over the
+    GPT-2 test tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, Gemma3ForCausalLM, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM
+
+    tokenizer = AutoTokenizer.from_pretrained(gpt2_dir)
+    tokenizer.save_pretrained(directory)
+    torch.manual_seed(3)
+    common = dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, bos_token_id=0,
+                  eos_token_id=0, pad_token_id=1)
+    if kind == "llama":
+        model = LlamaForCausalLM(LlamaConfig(**common))
+    else:
+        model = Gemma3ForCausalLM(Gemma3TextConfig(**common, head_dim=8, sliding_window=16,
+                                                   final_logit_softcapping=5.0))
+    model.eval().save_pretrained(directory)
+    return directory
+
+
+@pytest.mark.parametrize("kind", ["llama", "gemma3"])
+def test_prefix_shared_equals_plain_on_rotary_models(gpt2_dir: Path, tmp_path: Path, kind: str) -> None:
+    directory = _tiny_decoder(tmp_path / kind, kind, gpt2_dir)
+    plain = _scorer(directory, tmp_path, prefix_sharing=False, batch_tokens=1)
+    alone = [plain.score([text])[0] for text in ITEMS]
+    shared_scorer = _scorer(directory, tmp_path, batch_tokens=64)
+    shared = shared_scorer.score(ITEMS)
+    assert _max_difference(alone, shared) < TOLERANCE
+    if kind == "gemma3":  # sliding window 16 < the longest text: falls back to plain batches, same numbers
+        from linguagym.scoring.prefix import supports_tree
+
+        assert not supports_tree(shared_scorer.loaded.model, 20)
+        assert supports_tree(shared_scorer.loaded.model, 10)
+        short = [t for t in ITEMS if len(shared_scorer.tokenizer(t)["input_ids"]) < 14]
+        assert _max_difference([plain.score([t])[0] for t in short], shared_scorer.score(short)) < TOLERANCE
+
+
+def test_count_tokens_and_progress(gpt2_dir: Path, bert_dir: Path, tmp_path: Path) -> None:
+    for scorer in (
+        _scorer(gpt2_dir, tmp_path, batch_tokens=32),
+        _scorer(gpt2_dir, tmp_path, batch_tokens=32, bos="none"),
+        _scorer(gpt2_dir, tmp_path, batch_tokens=32, prefix_sharing=False),
+        MaskedScorer(resolve_source(str(bert_dir), tmp_path), batch_tokens=32),
+    ):
+        expected = scorer.count_tokens(ITEMS)
+        assert scorer._loaded is None  # counting loads the tokenizer only
+        done: list[int] = []
+        scorer.progress = done.append
+        scored = scorer.score(list(dict.fromkeys(ITEMS)))
+        assert expected == sum(len(s.tokens) for s in scored) > 0
+        assert sum(done) == expected and len(done) > 1
+
+
+def test_cached_scorer_counts_only_misses(gpt2_dir: Path, tmp_path: Path) -> None:
+    cached = CachedScorer(_scorer(gpt2_dir, tmp_path), tmp_path / "cache")
+    total = cached.count_tokens(ITEMS)
+    cached.score(ITEMS[:4])
+    assert cached.count_tokens(ITEMS) == total - sum(len(s.tokens) for s in cached.score(ITEMS[:4]))
+    before = cached.count_tokens(ITEMS)
+    done: list[int] = []
+    cached.progress = done.append
+    cached.score(ITEMS)
+    assert sum(done) == before  # hits never reach the model, so never count
+    assert cached.count_tokens(ITEMS) == 0
+
+
+def test_counting_fully_cached_texts_imports_no_torch(gpt2_dir: Path, tmp_path: Path) -> None:
+    from linguagym.scoring import load_scorer
+
+    load_scorer(str(gpt2_dir), cache_dir=tmp_path).score(SENTENCES)
+    code = (
+        "import json, sys\n"
+        "from linguagym.scoring import load_scorer\n"
+        f"s = load_scorer({str(gpt2_dir)!r}, cache_dir={str(tmp_path)!r})\n"
+        f"n = s.count_tokens({SENTENCES!r})\n"
+        "print(json.dumps({'torch': 'torch' in sys.modules, 'n': n}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == {"torch": False, "n": 0}
