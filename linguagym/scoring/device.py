@@ -124,7 +124,8 @@ def available_cpus() -> int:
 
 
 def sensible_cpu_threads() -> int:
-    """The usable CPUs less those other processes keep busy (1-minute load average), at least 1.
+    """The usable CPUs less those other processes keep busy (1-minute load average beyond one, which may be
+    this very process warming up), at least 1.
 
     torch's threads meet at a barrier after every operation: when another process holds one of the cores, the
     other threads wait for the descheduled one, and the many small element-wise operations of a small model
@@ -135,7 +136,7 @@ def sensible_cpu_threads() -> int:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # Windows
         return cpus
-    return max(1, min(cpus, round(cpus - load + 0.25)))
+    return max(1, min(cpus, round(cpus - max(0.0, load - 1.0) + 0.25)))
 
 
 def configure_cpu_threads() -> int:
