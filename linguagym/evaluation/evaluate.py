@@ -55,6 +55,14 @@ class SuiteResult:
         correct = self.item_correct(policy)
         return sum(correct.values()) / len(correct) if correct and self.suite.predictions else math.nan
 
+    def prediction_accuracy(self) -> list[float]:
+        """For each prediction, the share of items on which it holds."""
+        shares = []
+        for index in range(len(self.suite.predictions)):
+            outcomes = [r.holds for r in self.predictions if r.prediction == index]
+            shares.append(sum(outcomes) / len(outcomes) if outcomes else math.nan)
+        return shares
+
     @property
     def crossings(self) -> list[tuple[int, str, Crossing]]:
         return [(c.item, c.condition, x) for c in self.conditions for x in c.alignment.crossings]

@@ -35,12 +35,17 @@ class RunData:
         with (self.directory / "regions.csv").open(newline="", encoding="utf-8") as handle:
             return list(csv.DictReader(handle))
 
-    def formulas(self) -> dict[str, list[str]]:
-        seen: dict[str, dict[int, str]] = defaultdict(dict)
+    def predictions(self) -> dict[str, list[tuple[str, float]]]:
+        """suite -> each prediction's formula and the share of items on which it holds, in suite order."""
+        holds: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+        formulas: dict[tuple[str, int], str] = {}
         with (self.directory / "predictions.csv").open(newline="", encoding="utf-8") as handle:
             for row in csv.DictReader(handle):
-                seen[row["suite"]].setdefault(int(row["prediction"]), row["formula"])
-        return {suite: [f for _, f in sorted(by_index.items())] for suite, by_index in seen.items()}
+                index = int(row["prediction"])
+                formulas[(row["suite"], index)] = row["formula"]
+                holds[row["suite"]][index].append(row["holds"] == "True")
+        return {suite: [(formulas[(suite, i)], sum(v) / len(v)) for i, v in sorted(by_index.items())]
+                for suite, by_index in holds.items()}
 
 
 def read_run(directory: str | Path) -> RunData:
@@ -166,17 +171,22 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
 
     parts.append("<h2 id=suites>Suites</h2><p class=notes>Mean surprisal per region and condition over items; "
                  "bars are 95% intervals (1.96 standard errors); empty regions are left out.</p>")
-    formulas = {}
-    for run in runs:
-        formulas.update(run.formulas())
+    predictions = {run.model: run.predictions() for run in runs}
     for row in summary_rows(summary):
         if row.kind != "suite":
             continue
         suite = row.key[6:]
         accuracy = ", ".join(f"{e(m)}: {format_value(v)}" for m, v in zip(models, row.values, strict=True))
         parts.append(f"<h3 id='suite-{_slug(suite)}'>{e(suite)}</h3><p>accuracy {accuracy}</p>")
-        for formula in formulas.get(suite, []):
-            parts.append(f"<p><code>{e(formula)}</code></p>")
+        # each prediction on its own: which part of a suite's hypothesis a model gets right
+        per_model = {model: found[suite] for model, found in predictions.items() if suite in found}
+        if per_model:
+            first = next(iter(per_model.values()))
+            for index, (formula, _) in enumerate(first):
+                shares = ", ".join(f"{e(model)}: {format_value(found[index][1])}"
+                                   for model, found in per_model.items() if index < len(found))
+                parts.append(f"<p>prediction {index}: <code>{e(formula)}</code> "
+                             f"<span class=ci>holds on {shares} of items</span></p>")
         for run in runs:
             svg = region_svgs.get(run.model, {}).get(suite)
             if svg:

@@ -72,7 +72,10 @@ class RunResult:
                 {**source, "name": result.suite.name, "metric": result.metric,
                  "items": len(result.suite.items), "accuracy": _json_number(result.accuracy(self.settings.policy)),
                  "accuracy_all": _json_number(result.accuracy("all")),
-                 "accuracy_first": _json_number(result.accuracy("first"))}
+                 "accuracy_first": _json_number(result.accuracy("first")),
+                 "predictions": [{"formula": p.formula, "accuracy": _json_number(share)}
+                                 for p, share in zip(result.suite.predictions, result.prediction_accuracy(),
+                                                     strict=True)]}
                 for source, result in zip(self.sources, self.suites, strict=True)
             ],
         }

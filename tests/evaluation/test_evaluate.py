@@ -69,3 +69,13 @@ def test_whole_sentence_reference():
     data = minimal_suite(predictions=[{"type": "formula", "formula": "(*;%mismatch%) > (*;%match%)"}])
     suite = parse_suite_data(data).suite
     assert evaluate_suite(suite, scores_for(suite, surprise({"swim": 9.0}))).accuracy() == 1.0
+
+
+def test_accuracy_of_each_prediction():
+    data = minimal_suite(predictions=[
+        {"type": "formula", "formula": "(2;%mismatch%) > (2;%match%)"},
+        {"type": "formula", "formula": "(1;%mismatch%) > (1;%match%)"},
+    ])
+    suite = parse_suite_data(data).suite
+    result = evaluate_suite(suite, scores_for(suite, surprise({"swim": 9.0})))
+    assert result.prediction_accuracy() == [1.0, 0.0]

@@ -36,6 +36,9 @@ def test_outputs(examples_run, tmp_path):
     agreement = record["suites"][0]
     # "know" is always the surprising verb: the singular contrast holds, the plural one never does
     assert agreement["accuracy"] == 0.0 and agreement["items"] == 8
+    [prediction] = agreement["predictions"]
+    assert prediction["formula"].startswith("(5;%mismatch_sing%) > (5;%match_sing%) &")
+    assert prediction["accuracy"] == 0.0
 
     with open(out / "items.csv") as handle:
         items = list(csv.DictReader(handle))
