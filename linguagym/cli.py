@@ -127,8 +127,11 @@ def _progress_bar():
                         TimeRemainingColumn(), console=err, transient=True)
 
     def start(total: int, unit: str):
-        err.print(f"{total} {unit} to score" + (" (everything else is in the cache)" if unit == "tokens" else ""),
-                  highlight=False)
+        if unit == "tokens":
+            message = f"{total} tokens to score (the rest is cached)" if total else "everything is cached"
+        else:
+            message = f"{total} {unit} to score"
+        err.print(message, highlight=False)
         progress.start()
         task = progress.add_task("scoring", total=total, unit=unit)
         return lambda n: progress.advance(task, n)
