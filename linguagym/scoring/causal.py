@@ -11,11 +11,11 @@ from linguagym.scoring import device as devices
 from linguagym.scoring.hf_base import (
     Encoded,
     Loaded,
+    TokenizerAccess,
     default_batch_tokens,
     encode,
     library_versions,
     load_hf,
-    load_tokenizer,
     resolve_bos,
     too_long,
 )
@@ -26,7 +26,7 @@ from linguagym.scoring.sources import ModelSource
 LN2 = math.log(2.0)
 
 
-class CausalScorer:
+class CausalScorer(TokenizerAccess):
     """Scores texts with a causal LM; the weights load on the first ``score`` call, not before.
 
     ``bos``: ``auto`` (the model's BOS token, else its EOS; a named model may fix its own), ``none`` (no start
@@ -97,21 +97,6 @@ class CausalScorer:
                         hint="pass bos='none' or an explicit token",
                     )
         return self._loaded
-
-    @property
-    def tokenizer(self) -> Any:
-        """The tokenizer alone (no weights loaded, no torch needed for a fast tokenizer)."""
-        if self._loaded is not None:
-            return self._loaded.tokenizer
-        if self._tokenizer is None:
-            self._tokenizer = load_tokenizer(self.source)
-        return self._tokenizer
-
-    def count_tokens(self, texts: Sequence[str]) -> int:
-        """How many tokens scoring the unique ``texts`` computes surprisals for (start tokens not counted):
-        the unit of ``progress``. Uses the tokenizer only."""
-        tokenizer = self.tokenizer
-        return sum(len(encode(tokenizer, text).ids) for text in dict.fromkeys(texts))
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         texts = list(texts)

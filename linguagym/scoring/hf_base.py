@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -165,3 +166,29 @@ def too_long(source: ModelSource, index: int, text: str, length: int, limit: int
         f"(text starts {text[:60]!r})",
         hint="split the text into shorter pieces, or use a model with a longer context",
     )
+
+
+class TokenizerAccess:
+    """The tokenizer of an HF scorer without loading its weights, and the token count that ``progress`` uses.
+
+    Needs ``self.source``, ``self._loaded`` (None until the weights are loaded) and ``self._tokenizer``.
+    """
+
+    source: ModelSource
+    _loaded: Loaded | None
+    _tokenizer: Any
+
+    @property
+    def tokenizer(self) -> Any:
+        """The tokenizer alone (no weights loaded, no torch needed for a fast tokenizer)."""
+        if self._loaded is not None:
+            return self._loaded.tokenizer
+        if self._tokenizer is None:
+            self._tokenizer = load_tokenizer(self.source)
+        return self._tokenizer
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """How many tokens scoring the unique ``texts`` computes surprisals for (start and special tokens not
+        counted): the unit of ``progress``."""
+        tokenizer = self.tokenizer
+        return sum(len(encode(tokenizer, text).ids) for text in dict.fromkeys(texts))

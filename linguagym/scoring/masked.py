@@ -18,11 +18,11 @@ from linguagym.errors import ConfigurationError
 from linguagym.scoring import device as devices
 from linguagym.scoring.hf_base import (
     Loaded,
+    TokenizerAccess,
     default_batch_tokens,
     encode,
     library_versions,
     load_hf,
-    load_tokenizer,
     too_long,
 )
 from linguagym.scoring.prefix import batches
@@ -52,7 +52,7 @@ def mask_plan(word_ids: Sequence[int | None], variant: str) -> list[list[int]]:
     return plan
 
 
-class MaskedScorer:
+class MaskedScorer(TokenizerAccess):
     def __init__(
         self,
         source: ModelSource,
@@ -103,20 +103,6 @@ class MaskedScorer:
             if self._loaded.tokenizer.mask_token_id is None:
                 raise ConfigurationError(f"model {self.source.name!r} has no mask token, so it cannot do PLL")
         return self._loaded
-
-    @property
-    def tokenizer(self) -> Any:
-        """The tokenizer alone (no weights loaded)."""
-        if self._loaded is not None:
-            return self._loaded.tokenizer
-        if self._tokenizer is None:
-            self._tokenizer = load_tokenizer(self.source)
-        return self._tokenizer
-
-    def count_tokens(self, texts: Sequence[str]) -> int:
-        """How many tokens scoring the unique ``texts`` scores (one masked copy each): the unit of ``progress``."""
-        tokenizer = self.tokenizer
-        return sum(len(encode(tokenizer, text).ids) for text in dict.fromkeys(texts))
 
     def _wrap(self, text: str) -> _Wrapped:
         tokenizer = self.loaded.tokenizer
