@@ -149,7 +149,7 @@ def show(run_id: int):
         runs, summary = _summary([results], chosen)
         formulas: dict[str, list[str]] = {}
         for data in runs:
-            formulas.update(data.formulas())
+            formulas.update({suite: [f for f, _ in found] for suite, found in data.predictions().items()})
         plots = {name for name, _ in context["files"] if name.startswith("plots/")}
         region_plots = {suite: [(data.model, f"plots/regions_{_slug(data.model)}_{_slug(suite)}.svg")
                                 for data in runs
