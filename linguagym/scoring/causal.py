@@ -12,7 +12,7 @@ from linguagym.scoring.hf_base import (
     Encoded,
     Loaded,
     TokenizerAccess,
-    default_batch_tokens,
+    batch_budget,
     encode,
     library_versions,
     load_hf,
@@ -52,16 +52,12 @@ class CausalScorer(TokenizerAccess):
         prefix_sharing: bool = True,
         progress: Callable[[int], None] | None = None,
     ) -> None:
-        if batch_size < 1:
-            raise ConfigurationError(f"batch_size must be at least 1, not {batch_size}")
-        if batch_tokens is not None and batch_tokens < 1:
-            raise ConfigurationError(f"batch_tokens must be at least 1, not {batch_tokens}")
+        self.batch_tokens = batch_budget(batch_size, batch_tokens)
         self.source = source
         self.bos_policy = bos
         self.dtype = devices.check_dtype(dtype)
         self.device = devices.probe_device(device)
         self.batch_size = batch_size
-        self.batch_tokens = batch_tokens or default_batch_tokens(batch_size)
         self.prefix_sharing = prefix_sharing
         self.progress = progress
         self.bos_token, self.bos_token_id = resolve_bos(bos, source)

@@ -60,6 +60,15 @@ class Loaded:
     max_length: int | None
 
 
+def batch_budget(batch_size: int, batch_tokens: int | None) -> int:
+    """The checked token budget of one forward pass (``batch_tokens``, else ``default_batch_tokens``)."""
+    if batch_size < 1:
+        raise ConfigurationError(f"batch_size must be at least 1, not {batch_size}")
+    if batch_tokens is not None and batch_tokens < 1:
+        raise ConfigurationError(f"batch_tokens must be at least 1, not {batch_tokens}")
+    return batch_tokens or default_batch_tokens(batch_size)
+
+
 def default_batch_tokens(batch_size: int) -> int:
     """The token budget of one forward pass when only a sentence count is given: 64 tokens a sentence, and at
     least 4096. Small models on a CPU are bound by streaming their weights through memory once per forward

@@ -19,7 +19,7 @@ from linguagym.scoring import device as devices
 from linguagym.scoring.hf_base import (
     Loaded,
     TokenizerAccess,
-    default_batch_tokens,
+    batch_budget,
     encode,
     library_versions,
     load_hf,
@@ -66,16 +66,12 @@ class MaskedScorer(TokenizerAccess):
     ) -> None:
         if pll not in PLL_VARIANTS:
             raise ConfigurationError(f"unknown PLL variant {pll!r}", hint="use one of " + ", ".join(PLL_VARIANTS))
-        if batch_size < 1:
-            raise ConfigurationError(f"batch_size must be at least 1, not {batch_size}")
+        self.batch_tokens = batch_budget(batch_size, batch_tokens)
         self.source = source
         self.pll = pll
         self.dtype = devices.check_dtype(dtype)
         self.device = devices.probe_device(device)
         self.batch_size = batch_size
-        if batch_tokens is not None and batch_tokens < 1:
-            raise ConfigurationError(f"batch_tokens must be at least 1, not {batch_tokens}")
-        self.batch_tokens = batch_tokens or default_batch_tokens(batch_size)
         self.progress = progress  # called with the number of text tokens done after each forward pass
         self._loaded: Loaded | None = None
         self._tokenizer: Any = None
