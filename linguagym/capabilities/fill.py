@@ -1,8 +1,9 @@
 """Fill-in models: words for the masks of a masked sentence, each candidate with a confidence (log2).
 
 - ``CausalFiller`` (the offline default, a named causal LM such as ``smollm2-135m``): for each mask, left to
-  right, the model's most probable next words after the left context (single-token words only), a small beam;
-  then every candidate sentence is re-ranked by whole-sentence probability. Confidence:
+  right, a pool of the model's most probable next words after the left context (single-token words only; the
+  best ``beam`` partial fills carried between masks); then every candidate of the pool is re-ranked by
+  whole-sentence probability, which is what sees the words to the right of the mask. Confidence:
   ``log2 P(filled sentence) - log2 P(seed sentence)`` (how much less likely the insertion makes the sentence).
 - ``MaskedLMFiller`` (any BERT-class masked LM by hub id or directory): the masks become the model's mask
   token, filled left to right with whole-word vocabulary entries. Confidence: ``sum log2 p(word | context)``.
@@ -53,11 +54,12 @@ class CausalFiller:
     """Candidates from a causal LM's next-word distribution, re-ranked by whole-sentence probability."""
 
     def __init__(self, model: str = "smollm2-135m", *, cache_dir: Path | None = None, beam: int = 4,
-                 accept: Accept | None = None, left_words: int = 12, right_words: int = 8) -> None:
+                 pool: int = 12, accept: Accept | None = None, left_words: int = 12, right_words: int = 8) -> None:
         from linguagym.scoring.registry import load_scorer
 
         self.model = model
         self.beam = beam
+        self.pool = max(pool, beam)
         self.accept = accept
         self.left_words = left_words
         self.right_words = right_words
@@ -70,8 +72,8 @@ class CausalFiller:
 
     @property
     def identity(self) -> dict:
-        return {"filler": "causal", "model": self.model, "beam": self.beam, "window_words": [self.left_words,
-                                                                                             self.right_words]}
+        return {"filler": "causal", "model": self.model, "beam": self.beam, "pool": self.pool,
+                "window_words": [self.left_words, self.right_words]}
 
     def _words(self):
         """Vocabulary entries that are whole words: (ids, words) after a space, and (ids, words) without."""
@@ -140,13 +142,16 @@ class CausalFiller:
                 tags.append(m.masks[step].tag)
             proposals = []
             for start in range(0, len(contexts), 32):
-                proposals += self._next_words(contexts[start:start + 32], self.beam, tags[start:start + 32])
+                proposals += self._next_words(contexts[start:start + 32], self.pool, tags[start:start + 32])
             grown: dict[int, list[tuple[list[str], float]]] = {}
             for (i, b), words in zip(jobs, proposals, strict=True):
                 prefix, score = beams[i][b]
                 grown.setdefault(i, []).extend((prefix + [w], score + s) for w, s in words)
             for i, options in grown.items():
-                beams[i] = sorted(options, key=lambda o: -o[1])[: self.beam]
+                # Between masks keep the best `beam` partial fills; after the last mask keep every proposal:
+                # the left context alone cannot tell which word suits the words to its right, the re-ranking can.
+                last = step == len(masked[i].masks) - 1
+                beams[i] = sorted(options, key=lambda o: -o[1])[: None if last else self.beam]
         # re-rank within the window: (text, where the words after the fill begin) for seeds and candidates
         texts: list[str] = []
         rights: list[int] = []

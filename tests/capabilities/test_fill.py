@@ -53,3 +53,88 @@ def test_masked_lm_fills_whole_words(tiny_bert):
 def test_missing_masked_lm_is_a_user_error(tmp_path):
     with pytest.raises(CapabilityError, match="cannot load masked LM"):
         MaskedLMFiller(str(tmp_path / "no-model"))
+
+
+SENTENCES = ["This movie is bad.", "This film is good.", "The plot is new and long.", "A red film was good.",
+             "The new movie was long.", "This plot is bad and long."]
+
+
+@pytest.fixture(scope="module")
+def tiny_causal(tmp_path_factory) -> Path:
+    """A random byte-level GPT-2 whose tokenizer was trained on a few sentences (no hub needed)."""
+    pytest.importorskip("torch")
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    from tests.tiny_models import save_causal
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    backend.train_from_iterator(SENTENCES * 20, trainer)
+    return save_causal(tmp_path_factory.mktemp("tiny-causal"), backend, bos="<|endoftext|>", eos="<|endoftext|>",
+                       unk=None, seed=5, n_positions=64)
+
+
+def _bits(directory: Path, text: str) -> list[tuple[int, float]]:
+    """(character offset where each token starts, surprisal in bits) by a plain one-sentence forward pass."""
+    import math
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(directory)
+    model = AutoModelForCausalLM.from_pretrained(directory).eval()
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids = [tokenizer.bos_token_id, *encoded["input_ids"]]
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(torch.tensor([ids])).logits[0].double(), dim=-1)
+    return [(start, -float(logp[i, ids[i + 1]]) / math.log(2))
+            for i, (start, _) in enumerate(encoded["offset_mapping"])]
+
+
+def _first_non_space(text: str, start: int) -> int:
+    while start < len(text) and text[start] == " ":
+        start += 1
+    return start
+
+
+def test_causal_filler_confidence_is_the_sentence_log_probability_change(tiny_causal):
+    from linguagym.capabilities.differentiate import render
+    from linguagym.capabilities.fill import CausalFiller
+
+    filler = CausalFiller(str(tiny_causal), beam=2, pool=6)
+    one = MaskedSentence("This movie is bad.", (Mask("JJ", 5, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+    two = MaskedSentence("The plot is long.", (Mask("JJ", 4, False), Mask("JJ", 9, True)), "NP", ("DT", "NN"),
+                         ("DT", "JJ", "NN", "JJ"), 0.01)
+    fills = filler.fill([one, two], 3)
+    assert [len(f) for f in fills] == [3, 3]
+    assert [len(f.words) for f in fills[1]] == [2, 2, 2]
+    for masked, options in zip((one, two), fills, strict=True):
+        assert options == sorted(options, key=lambda f: -f.confidence)
+        seed = _bits(tiny_causal, masked.text)
+        for option in options:
+            assert all(is_word(w) for w in option.words)
+            text, spans = render(masked, list(option.words))
+            filled = _bits(tiny_causal, text)
+            # confidence: log2 P(filled) - log2 P(seed), by an independent batch-1 computation
+            assert option.confidence == pytest.approx(sum(b for _, b in seed) - sum(b for _, b in filled), abs=1e-3)
+            # disruption: bits the words after the last fill lost
+            after_seed = _first_non_space(masked.text, masked.masks[-1].offset)
+            after_filled = _first_non_space(text, spans[-1][1])
+            lost = sum(b for s, b in filled if s >= after_filled) - sum(b for s, b in seed if s >= after_seed)
+            assert option.disruption == pytest.approx(lost, abs=1e-3)
+    assert filler.identity["pool"] == 6 and filler.identity["beam"] == 2
+
+
+def test_causal_filler_reranks_the_whole_pool(tiny_causal):
+    """Re-ranking a wider pool of left-context proposals by the whole window can only find a better fill."""
+    from linguagym.capabilities.fill import CausalFiller
+
+    masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+              for s in SENTENCES]
+    narrow = CausalFiller(str(tiny_causal), beam=1, pool=1).fill(masked, 1)
+    wide = CausalFiller(str(tiny_causal), beam=1, pool=10).fill(masked, 1)
+    assert all(w[0].confidence >= n[0].confidence - 1e-9 for n, w in zip(narrow, wide, strict=True))
+    assert any(w[0].words != n[0].words for n, w in zip(narrow, wide, strict=True))
