@@ -71,6 +71,10 @@ def add_lct_parser(commands) -> argparse.ArgumentParser:
     p = sub.add_parser("specs", help="list the capability specs (shipped, or from --specs)")
     p.add_argument("--specs", nargs="+", type=Path, default=None, metavar="PATH")
     p.set_defaults(func=cmd_lct_specs)
+
+    from linguagym.capabilities.cli_test import add_test_parser
+
+    add_test_parser(sub)
     return lct
 
 
