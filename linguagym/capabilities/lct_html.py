@@ -82,10 +82,9 @@ def _summary(summaries: Mapping[str, FailureSummary]) -> list[str]:
     if not summaries:
         return [*parts, "<p>No classifier finished.</p>"]
     first = next(iter(summaries.values()))
-    ids = [c.id for c in first.capabilities]
-    parts.append(f"<div class=figure>{_chart(summaries, ids, 'seeds')}</div>")
+    parts.append(f"<div class=figure>{failure_chart(summaries, 'seeds')}</div>")
     if any(c.expansions.total for c in first.capabilities):
-        parts.append(f"<div class=figure>{_chart(summaries, ids, 'expansions')}</div>")
+        parts.append(f"<div class=figure>{failure_chart(summaries, 'expansions')}</div>")
     head = "".join(f"<th class=group colspan=3>{e(label)}</th>" for label in summaries)
     sub = "<th>seed fail %</th><th>exp. fail %</th><th>exp. fail, seed passed</th>" * len(summaries)
     parts.append("<table><thead><tr><th class=l rowspan=2>LC</th><th class=l rowspan=2>name</th>"
@@ -106,15 +105,14 @@ def _summary(summaries: Mapping[str, FailureSummary]) -> list[str]:
     return parts
 
 
-def _chart(summaries: Mapping[str, FailureSummary], ids: list[str], kind: str) -> str:
+def failure_chart(summaries: Mapping[str, FailureSummary], kind: str) -> str:
+    """Failure rates on ``kind`` (seeds or expansions) by capability, classifiers side by side, as SVG text."""
     from linguagym.charts import grouped_bars
 
-    series: dict[str, list[float | None]] = {}
-    intervals: dict[str, list[tuple[float, float] | None]] = {}
-    for label, summary in summaries.items():
-        rates = [getattr(c, kind) for c in summary.capabilities]
-        series[label] = [r.value for r in rates]
-        intervals[label] = [r.interval() for r in rates]
+    first = next(iter(summaries.values()))
+    ids = [c.id for c in first.capabilities]
+    series = {label: [getattr(c, kind).value for c in s.capabilities] for label, s in summaries.items()}
+    intervals = {label: [getattr(c, kind).interval() for c in s.capabilities] for label, s in summaries.items()}
     return grouped_bars(ids, series, y_label=f"{kind[:-1]} failure rate", y_max=1.0, intervals=intervals,
                         title=f"Failure rate on {kind} by capability (95% Wilson intervals)", percent=True)
 

@@ -23,8 +23,9 @@ from typing import Any
 
 from linguagym import __version__
 from linguagym.atomic import atomic_open, atomic_write_text
+from linguagym.capabilities.classifiers.base import Prediction
 from linguagym.capabilities.failures import CapabilityFailures, FailureSummary, summarize
-from linguagym.capabilities.testing import ClassifierRun
+from linguagym.capabilities.testing import ClassifierRun, Outcome
 
 DEFAULT_OUTPUT = Path("linguagym-results") / "lct"
 RESULTS_FORMAT = "linguagym-capability-results"
@@ -101,6 +102,17 @@ def write_tests_csv(run: ClassifierRun, path: str | Path) -> None:
                    round(p[0], 6), round(p[1], 6), round(p[2], 6), o.passed]
 
     _write_csv(Path(path), TEST_COLUMNS, rows())
+
+
+def read_tests_csv(path: str | Path) -> list[Outcome]:
+    """The outcomes ``write_tests_csv`` wrote, read back (for the web app's results pages)."""
+    outcomes = []
+    with Path(path).open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            probabilities = (float(row["p_neg"]), float(row["p_neu"]), float(row["p_pos"]))
+            outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
+                                    tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities)))
+    return outcomes
 
 
 def summary_rows(label: str, summary: FailureSummary) -> list[list[Any]]:

@@ -42,10 +42,11 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     _errors(app)
     _template_helpers(app)
 
-    from linguagym.web import views_runs, views_suites
+    from linguagym.web import views_capabilities, views_runs, views_suites
 
     app.register_blueprint(views_suites.blueprint)
     app.register_blueprint(views_runs.blueprint)
+    app.register_blueprint(views_capabilities.blueprint)
 
     @app.teardown_appcontext
     def _close(_error):
@@ -125,7 +126,7 @@ def _errors(app: Flask) -> None:
         limit = app.config["MAX_CONTENT_LENGTH"]
         shown = f"{limit / 1024 / 1024:g} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
         return _refuse(413, f"The upload is larger than this server's limit of {shown}.",
-                       "Split the suite, or start the server with a larger --max-upload-mb.")
+                       "Split the file, or start the server with a larger --max-upload-mb.")
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException):

@@ -10,7 +10,7 @@ from pathlib import Path
 def add_serve_parser(commands) -> argparse.ArgumentParser:
     """Add the ``serve`` command to ``commands`` (the main parser's subparsers object)."""
     p = commands.add_parser(
-        "serve", help="the web application: suites, the grid editor, runs and results in a browser",
+        "serve", help="the web application: suites, the grid editor, runs, capability tests and results in a browser",
         description="Serve linguagym's web application. It binds 127.0.0.1 (this machine only) unless told "
         "otherwise; on any other address changes need an access token (printed at start, or --token).")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -22,7 +22,7 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
                    help="any SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (default: $LINGUAGYM_DATABASE_URL, "
                    "else a SQLite file in the data directory)")
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                   help="score cache (default: DATA_DIR/cache)")
+                   help="score and prediction cache, and fetched models and data (default: DATA_DIR/cache)")
     p.add_argument("--token", default=None,
                    help="access token for changes (default: $LINGUAGYM_TOKEN; made up and printed when binding "
                    "beyond localhost)")

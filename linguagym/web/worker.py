@@ -1,4 +1,5 @@
-"""Runs in the background: one thread takes queued runs from the database, one at a time, and scores them.
+"""Runs in the background: one thread takes queued runs (and capability jobs, see ``capability_jobs``) from the
+database, one at a time, and does them.
 
 A run's state lives in the database, so a run survives a server restart: at start-up, runs left ``running``
 are queued again and, because token scores are cached on disk (``linguagym.scoring``), the resumed run
@@ -50,10 +51,12 @@ class RunWorker:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        from linguagym.web.capability_store import requeue_unfinished_jobs
+
         with self.sessions.begin() as session:
-            resumed = requeue_unfinished(session)
+            resumed = requeue_unfinished(session) + requeue_unfinished_jobs(session)
         if resumed:
-            log.info("resuming %d run(s) left unfinished", resumed)
+            log.info("resuming %d run(s) and capability job(s) left unfinished", resumed)
         self._thread = threading.Thread(target=self._loop, name="linguagym-runs", daemon=True)
         self._thread.start()
 
@@ -78,14 +81,23 @@ class RunWorker:
                 self._wake.clear()
 
     def run_next(self) -> bool:
-        """Take the oldest queued run and do it; False when the queue is empty."""
+        """Take the oldest queued run or capability job and do it; False when the queue is empty."""
+        from linguagym.web.capability_jobs import execute_job
+        from linguagym.web.capability_store import next_queued_job
+
         with self.sessions.begin() as session:
-            run = next_queued(session)
-            if run is None:
+            run, job = next_queued(session), next_queued_job(session)
+            if job is not None and (run is None or job.created_at < run.created_at):
+                run = None
+            task = run or job
+            if task is None:
                 return False
-            run.status, run.started_at, run.progress_label = "running", now(), "starting"
-            run_id = run.id
-        self.execute(run_id)
+            task.status, task.started_at, task.progress_label = "running", now(), "starting"
+            task_id = task.id
+        if run is not None:
+            self.execute(task_id)
+        else:
+            execute_job(self, task_id)
         return True
 
     # ------------------------------------------------------------------------------------------ one run

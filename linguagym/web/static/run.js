@@ -1,4 +1,4 @@
-// Live progress of a queued or running run; reloads the page when it ends.
+// Live progress of a queued or running run (or capability job, data-url); reloads the page when it ends.
 "use strict";
 (function () {
   const box = document.getElementById("progress");
@@ -9,7 +9,8 @@
   const status = document.getElementById("run-status");
   async function poll() {
     try {
-      const response = await fetch(`/api/runs/${box.dataset.run}`, {headers: {Accept: "application/json"}});
+      const url = box.dataset.url || `/api/runs/${box.dataset.run}`;
+      const response = await fetch(url, {headers: {Accept: "application/json"}});
       const run = await response.json();
       status.textContent = run.status;
       status.className = `status ${run.status}`;

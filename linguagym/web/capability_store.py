@@ -1,0 +1,194 @@
+"""Capability-test files and the jobs that make and use them: their tables and what the pages do with them.
+
+A test file enters only through the library's validation (``testfile.validate_document``), so whatever is stored
+can be tested. Its counts (tests by kind, capabilities) are kept beside the JSON so the list needs no parsing.
+Jobs share the run worker's queue and life cycle (queued, running, done, failed, cancelled; see ``worker``):
+``generate`` makes a test file from a dataset, ``test`` runs a stored file against classifiers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, Text, func, or_, select, update
+from sqlalchemy.orm import Mapped, Session, deferred, mapped_column, relationship
+
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.errors import ConfigurationError
+from linguagym.web.db import Base, now
+from linguagym.web.store import NotFound
+
+JOB_KINDS = ("generate", "test")
+
+
+class TestFileRecord(Base):
+    """A capability-test file (the JSON ``linguagym lct generate`` writes), uploaded or made by a job."""
+
+    __tablename__ = "capability_test_files"
+    __test__ = False  # not a pytest class, despite its name
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(300))
+    dataset: Mapped[str] = mapped_column(Text, default="")
+    content: Mapped[str] = deferred(mapped_column(Text))  # the file's text, as uploaded or written
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    seed_count: Mapped[int] = mapped_column(Integer, default=0)
+    expansion_count: Mapped[int] = mapped_column(Integer, default=0)
+    capability_count: Mapped[int] = mapped_column(Integer, default=0)
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    @property
+    def test_count(self) -> int:
+        return self.seed_count + self.expansion_count
+
+
+class CapabilityJob(Base):
+    """A generate or test job, done in the background; its files live in ``<data_dir>/capability-jobs/<id>/``."""
+
+    __tablename__ = "capability_jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))  # JOB_KINDS
+    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)  # db.STATUSES
+    settings: Mapped[dict] = mapped_column(JSON)
+    test_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
+    result_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
+    error: Mapped[str] = mapped_column(Text, default="")
+    progress_done: Mapped[int] = mapped_column(Integer, default=0)
+    progress_total: Mapped[int] = mapped_column(Integer, default=0)
+    progress_label: Mapped[str] = mapped_column(Text, default="")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    test_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[test_file_id])
+    result_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[result_file_id])
+
+    @property
+    def classifiers(self) -> list[str]:
+        return list(self.settings.get("classifiers") or [])
+
+
+# ------------------------------------------------------------------------------------------------ test files
+
+
+def parse_test_file(raw: bytes | str, source: str) -> dict:
+    """The document in ``raw``, validated; CapabilityError (one problem a line) when it is not a test file."""
+    try:
+        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as error:
+        raise CapabilityError(f"{source}: not UTF-8 text (byte {error.start})", hint="save the file as UTF-8") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CapabilityError(f"{source}, line {error.lineno}, column {error.colno}: not JSON ({error.msg})") from None
+    from linguagym.capabilities.testfile import validate_document
+
+    validate_document(document, source)
+    return document
+
+
+@dataclass(frozen=True)
+class SavedFile:
+    record: TestFileRecord
+    created: bool  # False when a file with exactly this content was already stored
+
+
+def save_test_file(session: Session, text: str, document: dict, *, name: str, note: str = "") -> SavedFile:
+    """Store a validated test file (``text`` is its content, ``document`` the parsed form); identical content
+    is stored once."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    known = session.scalar(select(TestFileRecord).where(TestFileRecord.sha256 == digest).limit(1))
+    if known is not None:
+        return SavedFile(known, False)
+    kinds = [t["kind"] for t in document["tests"]]
+    ids = {c["id"] for c in document.get("capabilities", [])} | {t["capability"] for t in document["tests"]}
+    record = TestFileRecord(name=(name.strip() or "tests")[:300], dataset=str(document["dataset"].get("name", "")),
+                            content=text, sha256=digest, seed_count=kinds.count("seed"),
+                            expansion_count=kinds.count("expansion"), capability_count=len(ids), note=note[:500],
+                            created_at=now())
+    session.add(record)
+    session.flush()
+    return SavedFile(record, True)
+
+
+def list_test_files(session: Session, query: str = "") -> list[TestFileRecord]:
+    """Test files whose name or dataset contains ``query`` (any case), newest first."""
+    statement = select(TestFileRecord).order_by(TestFileRecord.id.desc())
+    if query.strip():
+        pattern = f"%{query.strip().lower()}%"
+        statement = statement.where(or_(func.lower(TestFileRecord.name).like(pattern),
+                                        func.lower(TestFileRecord.dataset).like(pattern)))
+    return list(session.scalars(statement))
+
+
+def get_test_file(session: Session, file_id: int) -> TestFileRecord:
+    record = session.get(TestFileRecord, file_id)
+    if record is None:
+        raise NotFound(f"there is no capability-test file number {file_id}", hint="see the list of test files")
+    return record
+
+
+def load_test_file(record: TestFileRecord) -> dict:
+    return json.loads(record.content)
+
+
+def delete_test_file(session: Session, record: TestFileRecord) -> None:
+    used = session.scalar(select(func.count()).select_from(CapabilityJob).where(
+        or_(CapabilityJob.test_file_id == record.id, CapabilityJob.result_file_id == record.id)))
+    if used:
+        raise ConfigurationError(f"test file {record.name!r} belongs to {used} job(s) and cannot be deleted",
+                                 hint="it is the input or the output of those jobs")
+    session.delete(record)
+
+
+# ------------------------------------------------------------------------------------------------ jobs
+
+
+def _job(session: Session, kind: str, settings: dict, test_file: TestFileRecord | None = None) -> CapabilityJob:
+    job = CapabilityJob(kind=kind, status="queued", settings=settings, test_file_id=test_file.id if test_file else None,
+                        error="", progress_done=0, progress_total=0, progress_label="waiting", cancel_requested=False,
+                        created_at=now())
+    session.add(job)
+    session.flush()
+    return job
+
+
+def create_generate_job(session: Session, settings: dict) -> CapabilityJob:
+    return _job(session, "generate", settings)
+
+
+def create_test_job(session: Session, test_file: TestFileRecord, classifiers: Sequence[str],
+                    settings: dict) -> CapabilityJob:
+    classifiers = list(dict.fromkeys(c.strip() for c in classifiers if c.strip()))
+    if not classifiers:
+        raise ConfigurationError("no classifier chosen", hint="tick a classifier or enter a classifier spec")
+    return _job(session, "test", {**settings, "classifiers": classifiers}, test_file)
+
+
+def list_jobs(session: Session) -> list[CapabilityJob]:
+    return list(session.scalars(select(CapabilityJob).order_by(CapabilityJob.id.desc())))
+
+
+def get_job(session: Session, job_id: int) -> CapabilityJob:
+    job = session.get(CapabilityJob, job_id)
+    if job is None:
+        raise NotFound(f"there is no capability job number {job_id}", hint="see the list of capability jobs")
+    return job
+
+
+def requeue_unfinished_jobs(session: Session) -> int:
+    """At start-up: jobs a stopped server left running go back to the queue (test jobs resume from the
+    prediction cache; generate jobs start again)."""
+    result = session.execute(update(CapabilityJob).where(CapabilityJob.status == "running")
+                             .values(status="queued", progress_label="resuming after a restart"))
+    return result.rowcount or 0
+
+
+def next_queued_job(session: Session) -> CapabilityJob | None:
+    return session.scalar(select(CapabilityJob).where(CapabilityJob.status == "queued")
+                          .order_by(CapabilityJob.id).limit(1))
+

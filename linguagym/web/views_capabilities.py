@@ -1,0 +1,293 @@
+"""Capability-test pages: test files (upload, list, view with samples per capability, download, delete) and the
+jobs that generate a test file from a dataset or test a stored file against classifiers (start, follow, cancel,
+results with the failure table, the chart, examples and every file the job wrote)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+
+from linguagym.errors import ConfigurationError, LinguagymError
+from linguagym.web.app import config, db_session
+from linguagym.web.capability_store import (
+    create_generate_job,
+    create_test_job,
+    delete_test_file,
+    get_job,
+    get_test_file,
+    list_jobs,
+    list_test_files,
+    load_test_file,
+    parse_test_file,
+    save_test_file,
+)
+from linguagym.web.config import LOCAL_HOSTS
+from linguagym.web.files import listing, safe_child
+
+blueprint = Blueprint("capabilities", __name__)
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+MAX_CLASSIFIERS = 8
+DEFAULT_LCS = ("LC2", "LC4", "LC5")
+DATASETS = ("rotten-tomatoes", "sentence-polarity")
+_SANDBOX = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"  # for served HTML and SVG files
+
+
+@lru_cache(maxsize=1)
+def _shipped_specs() -> tuple[tuple[str, str], ...]:
+    from linguagym.capabilities.specs import load_specs
+
+    return tuple((spec.id, spec.name) for spec in load_specs())
+
+
+def _named_classifiers() -> list[tuple[str, str]]:
+    from linguagym.capabilities.classifiers.registry import describe_classifiers
+
+    return [(name, about) for name, about in describe_classifiers() if re.fullmatch(r"[a-z0-9][a-z0-9.-]*", name)]
+
+
+# ------------------------------------------------------------------------------------------------ test files
+
+
+@blueprint.get("/capabilities")
+def index():
+    query = request.args.get("q", "")
+    return render_template("capabilities.html", files=list_test_files(db_session(), query), query=query)
+
+
+@blueprint.post("/capabilities/upload")
+def upload():
+    upload = request.files.get("tests_file")
+    name, raw = "", b""
+    if upload is not None and upload.filename:
+        name, raw = upload.filename, upload.read()
+    problems: list[str] = []
+    hint = ""
+    if not raw.strip():
+        problems = ["no test file given: choose a .json file written by `linguagym lct generate`"]
+    else:
+        try:
+            document = parse_test_file(raw, name)
+        except LinguagymError as error:  # the first line says what, the others list the problems
+            problems, hint = [line.strip() for line in error.message.split("\n") if line.strip()], error.hint or ""
+    if problems:
+        return render_template("capabilities.html", files=list_test_files(db_session()), query="",
+                               upload_heading=problems[0], upload_problems=problems[1:], upload_hint=hint), 400
+    session = db_session()
+    stem = Path(name).stem if name else "tests"
+    saved = save_test_file(session, raw.decode("utf-8-sig"), document, name=request.form.get("name", "") or stem,
+                           note=f"uploaded from {name}")
+    session.commit()
+    if saved.created:
+        flash(f"Saved {saved.record.name!r}: {saved.record.seed_count} seeds, {saved.record.expansion_count} "
+              f"expansions.", "success")
+    else:
+        flash(f"This file is already stored as {saved.record.name!r}.", "info")
+    return redirect(url_for("capabilities.show", file_id=saved.record.id))
+
+
+@blueprint.get("/capabilities/files/<int:file_id>")
+def show(file_id: int):
+    from linguagym.web.capability_results import file_overview
+
+    record = get_test_file(db_session(), file_id)
+    document = load_test_file(record)
+    samples = max(0, min(request.args.get("samples", 5, type=int) or 0, 100))
+    return render_template("capability_file.html", record=record, document=document, samples=samples,
+                           capabilities=file_overview(document, samples))
+
+
+@blueprint.get("/capabilities/files/<int:file_id>/download")
+def download(file_id: int):
+    record = get_test_file(db_session(), file_id)
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", record.name).strip("._") or "tests"
+    return Response(record.content, mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{stem}.json"'})
+
+
+@blueprint.post("/capabilities/files/<int:file_id>/delete")
+def delete(file_id: int):
+    session = db_session()
+    record = get_test_file(session, file_id)
+    name = record.name
+    delete_test_file(session, record)
+    session.commit()
+    flash(f"Deleted test file {name!r}.", "success")
+    return redirect(url_for("capabilities.index"))
+
+
+# ------------------------------------------------------------------------------------------------ jobs
+
+
+@blueprint.get("/capabilities/jobs")
+def jobs():
+    session = db_session()
+    return render_template("capability_jobs.html", jobs=list_jobs(session), files=list_test_files(session),
+                           chosen=request.args.get("file", type=int), specs=_shipped_specs(),
+                           default_lcs=DEFAULT_LCS, datasets=DATASETS, classifiers=_named_classifiers(),
+                           devices=DEVICES, python_allowed=config().host in LOCAL_HOSTS)
+
+
+def _number(name: str, low: int, high: int, *, blank: int | None = None, default: str = "") -> int | None:
+    text = request.form.get(name, default).strip()
+    if not text:
+        return blank
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigurationError(f"{name.replace('_', ' ')} must be a whole number, not {text[:40]!r}") from None
+    if not low <= value <= high:
+        raise ConfigurationError(f"{name.replace('_', ' ')} must be between {low} and {high}, not {value}")
+    return value
+
+
+@blueprint.post("/capabilities/jobs/generate")
+def start_generate():
+    form = request.form
+    known = [spec_id for spec_id, _ in _shipped_specs()]
+    lcs = [lc for lc in form.getlist("lc") if lc in known]
+    if not lcs:
+        raise ConfigurationError("no capability chosen", hint="tick at least one LC")
+    dataset = form.get("dataset", "").strip() or "rotten-tomatoes"
+    if len(dataset) > 500:
+        raise ConfigurationError("the dataset name is longer than 500 characters")
+    expand = form.get("expand") == "on"
+    settings = {"name": form.get("name", "").strip()[:300], "dataset": dataset, "lcs": ",".join(lcs),
+                "max_seeds": _number("max_seeds", 1, 1_000_000), "seed": _number("seed", 0, 2**31 - 1, blank=0),
+                "expand": expand, "expand_seeds": _number("expand_seeds", 0, 100_000) if expand else None,
+                "per_seed": _number("per_seed", 1, 50, blank=3)}
+    session = db_session()
+    job = create_generate_job(session, settings)
+    session.commit()
+    current_app.extensions["worker"].notify()
+    flash(f"Job {job.id} queued: generate tests for {', '.join(lcs)} from {dataset}.", "success")
+    return redirect(url_for("capabilities.job", job_id=job.id))
+
+
+@blueprint.post("/capabilities/jobs/test")
+def start_test():
+    from linguagym.web.capability_jobs import open_classifier
+
+    form = request.form
+    session = db_session()
+    file_id = form.get("test_file", "")
+    if not file_id.isdigit():
+        raise ConfigurationError("no test file chosen", hint="upload or generate one, then pick it")
+    record = get_test_file(session, int(file_id))
+    specs = form.getlist("classifier") + [line.strip() for line in form.get("other_classifiers", "").splitlines()
+                                          if line.strip()]
+    specs = list(dict.fromkeys(specs))
+    if len(specs) > MAX_CLASSIFIERS:
+        raise ConfigurationError(f"{len(specs)} classifiers chosen; a job takes at most {MAX_CLASSIFIERS}",
+                                 hint="split them into several jobs")
+    if config().host not in LOCAL_HOSTS and any(s.lower().startswith("python:") for s in specs):
+        raise ConfigurationError("python:module:function classifiers run code on the server, so this server "
+                                 "(bound beyond localhost) does not accept them",
+                                 hint="serve on 127.0.0.1 to use them, or wrap the function in an HTTP endpoint")
+    device = form.get("device", "auto")
+    if device not in DEVICES:
+        raise ConfigurationError(f"unknown device {device!r}", hint="use one of " + ", ".join(DEVICES))
+    label_map = None
+    if form.get("label_map", "").strip():
+        from linguagym.capabilities.datasets import parse_label_map
+
+        label_map = parse_label_map(form["label_map"])
+    settings = {"device": device, "batch_size": _number("batch_size", 1, 4096), "label_map": label_map,
+                "examples": _number("examples", 0, 50, blank=3)}
+    for spec in specs:  # a typo fails here, before the job is queued (nothing heavy is loaded)
+        open_classifier(spec, config(), settings)
+    job = create_test_job(session, record, specs, settings)
+    session.commit()
+    current_app.extensions["worker"].notify()
+    flash(f"Job {job.id} queued: {record.name!r} against {', '.join(job.classifiers)}.", "success")
+    return redirect(url_for("capabilities.job", job_id=job.id))
+
+
+def _status(job) -> dict:
+    return {"id": job.id, "kind": job.kind, "status": job.status, "done": job.progress_done,
+            "total": job.progress_total, "label": job.progress_label, "error": job.error,
+            "cancel_requested": job.cancel_requested, "result_file": job.result_file_id}
+
+
+@blueprint.get("/api/capabilities/jobs/<int:job_id>")
+def status(job_id: int):
+    return jsonify(_status(get_job(db_session(), job_id)))
+
+
+@blueprint.post("/capabilities/jobs/<int:job_id>/cancel")
+def cancel(job_id: int):
+    session = db_session()
+    job = get_job(session, job_id)
+    if job.status == "queued":
+        job.status, job.progress_label = "cancelled", "cancelled before it started"
+    elif job.status == "running":
+        job.cancel_requested = True
+        job.progress_label = "cancelling at the next progress step"
+    session.commit()
+    if request.accept_mimetypes.best == "application/json":
+        return jsonify(_status(job))
+    return redirect(url_for("capabilities.job", job_id=job_id))
+
+
+def _results(job):
+    from linguagym.web.capability_jobs import job_results_directory
+    from linguagym.web.capability_results import read_results
+
+    if job.kind != "test" or job.status != "done" or job.test_file is None:
+        return None, None
+    document = load_test_file(job.test_file)
+    return read_results(job_results_directory(config(), job.id), document), document
+
+
+@blueprint.get("/capabilities/jobs/<int:job_id>")
+def job(job_id: int):
+    from linguagym.web.capability_jobs import job_results_directory
+    from linguagym.web.capability_results import failure_examples
+
+    record = get_job(db_session(), job_id)
+    results, document = _results(record)
+    examples = max(0, min(request.args.get("examples", 3, type=int) or 0, 50))
+    return render_template("capability_job.html", job=record, results=results, examples=examples,
+                           failures=failure_examples(results, document, examples) if results else [],
+                           files=listing(job_results_directory(config(), job_id)))
+
+
+@blueprint.get("/capabilities/jobs/<int:job_id>/chart/<kind>.svg")
+def chart(job_id: int, kind: str):
+    from linguagym.capabilities.lct_html import failure_chart
+
+    if kind not in ("seeds", "expansions"):
+        raise ConfigurationError(f"no chart {kind!r}", hint="seeds or expansions")
+    results, _ = _results(get_job(db_session(), job_id))
+    if not results or not results.summaries:
+        raise ConfigurationError(f"job {job_id} has no finished results to chart")
+    return Response(failure_chart(results.summaries, kind), mimetype="image/svg+xml",
+                    headers={"Content-Security-Policy": _SANDBOX})
+
+
+@blueprint.get("/capabilities/jobs/<int:job_id>/files/<path:relative>")
+def file(job_id: int, relative: str):
+    from linguagym.web.capability_jobs import job_results_directory
+
+    get_job(db_session(), job_id)
+    path = safe_child(job_results_directory(config(), job_id), relative)
+    inline = path.suffix in (".svg", ".html") and not request.args.get("download")
+    response = send_file(path, as_attachment=not inline, download_name=path.name, max_age=0)
+    if path.suffix in (".csv", ".json"):
+        response.headers["Content-Type"] = "text/csv; charset=utf-8" if path.suffix == ".csv" else "application/json"
+    response.headers["Content-Security-Policy"] = _SANDBOX
+    return response
