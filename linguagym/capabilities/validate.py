@@ -9,11 +9,14 @@
 4. ``neutral``: an adjective, noun, verb or adverb (by its tag in context) is SentiWordNet pure-neutral,
    and no word is one of those that negate, contrast, hedge or grade (``BLOCKED``: SentiWordNet scores
    "never" or "only" neutral, yet they change what a sentence says);
-5. ``agreement``: a filled singular determiner ("a", "each") does not precede a plural noun, "a"/"an"
-   fits the next word's first sound (clear cases), no article goes before a name ("the Josh Koury"), no
-   preposition before a preposition ("knock off from of");
-6. ``repeat``: a filled word does not repeat a neighbouring word: not the same word or lemma, and not the
-   same first four letters (so "combination combo" fails);
+5. ``agreement``: a filled singular determiner ("a", "each", "this") is not the determiner of a plural noun
+   and a plural one ("many", "both", "these") not of a singular noun, looking past adjectives and adverbs
+   ("A great performances", "change that tables", "both overkill"); "a"/"an" fits the next word's first
+   sound ("a uncertain" fails; unclear cases pass); no article goes before a name ("the Josh Koury"), no
+   preposition before a preposition ("knock off from of"), no adverb before "of" ("a specimen once of");
+6. ``repeat``: a filled word does not repeat a neighbouring word (not the same word or lemma, not the same
+   first four letters: "combination combo" fails), nor a content word two places away ("predictable and
+   predictable");
 7. ``rule``: the new sentence still meets the search rule of its case (length, labels of words, start
    pattern), the rule on the dataset sentence ``S``, not on the templated test.
 Duplicates (of the seed or of other expansions) are dropped by the caller, which sees all of them.
@@ -99,15 +102,12 @@ class Validator:
             if token.lower in BLOCKED or token.lemma.lower() in BLOCKED:
                 reasons.append(f"neutral: {word!r} negates, contrasts or hedges")
             following = tokens[index + 1] if index + 1 < len(tokens) else None
-            if following is not None and (problem := _article_problem(token.lower, following)):
+            if following is not None and (problem := _article_problem(token, following)):
                 reasons.append(f"agreement: {word!r} {problem} {following.text!r}")
-            neighbours = [tokens[j] for j in (index - 1, index + 1) if 0 <= j < len(tokens)]
-            for other in neighbours:
-                if other.is_punct:
-                    continue
-                if other.lower == token.lower or other.lemma.lower() == token.lemma.lower() or (
-                        len(token.lower) >= 4 and len(other.lower) >= 4 and token.lower[:4] == other.lower[:4]):
-                    reasons.append(f"repeat: {word!r} repeats its neighbour {other.text!r}")
+            elif following is not None and (problem := _number_problem(token, tokens[index + 1:])):
+                reasons.append(f"agreement: {word!r} {problem}")
+            if (other := _repeated(tokens, index)) is not None:
+                reasons.append(f"repeat: {word!r} repeats its neighbour {other.text!r}")
         match = None
         if not reasons:
             match = search_match(search, replace(example, text=text), analysis)
@@ -116,28 +116,74 @@ class Validator:
         return Checked(text, analysis, match, tuple(reasons))
 
 
-_SINGULAR_DETERMINERS = frozenset({"a", "an", "another", "each", "every", "one"})
+_SINGULAR_DETERMINERS = frozenset({"a", "an", "another", "each", "every", "one", "this", "that"})
+_PLURAL_DETERMINERS = frozenset({"these", "those", "many", "several", "both", "various", "multiple", "numerous"})
+_MODIFIER_TAGS = frozenset({"JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN", "VBG", "HYPH", "CD"})
 _PREPOSITIONS = frozenset({"of", "in", "on", "from", "to", "at", "by", "for", "with", "about", "into", "over"})
 _SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+# words spelled with a vowel letter but said with a consonant ("a useful", "a European", "a one-off"), and
+# beginnings that go either way ("a unique" / "an unimportant", "a unanimous" / "an unable")
+_CONSONANT_SOUND = ("use", "usu", "uti", "ure", "uri", "uro", "ubi", "uku", "eu", "ewe", "one", "once")
+_EITHER_SOUND = ("uni", "una")
 
 
-def _article_problem(word: str, following) -> str | None:
+def _article_problem(token, following) -> str | None:
     """A singular determiner before a plural noun, or "a"/"an" before the wrong sound (clear cases only)."""
-    if word in _SINGULAR_DETERMINERS and following.tag in ("NNS", "NNPS"):
+    word = token.lower
+    singular = word in _SINGULAR_DETERMINERS and (token.tag == "DT" or word in ("a", "an"))
+    if singular and following.tag in ("NNS", "NNPS"):
         return "is singular before the plural"
     if following.tag in ("NNP", "NNPS") and word in ("a", "an", "the", "this", "that", "some"):
         return "is a determiner before the name"
     if word in _PREPOSITIONS and following.tag in ("IN", "TO") and following.lower != "that":
         return "is a preposition before the preposition"
+    if token.tag in ("RB", "RBR", "RBS") and following.lower == "of":
+        return "is an adverb between a noun and its"  # "a specimen once of", "an interpretation here of"
     if word in ("a", "an") and following.text[:1].isalpha():
         nxt = following.lower
-        vowel = nxt[0] in "aeio" or nxt.startswith(_SILENT_H)
-        if nxt[0] == "u" or nxt.startswith(("eu", "one", "once")) or (len(nxt) > 1 and nxt.isupper()):
-            return None  # "a unique", "an unusual", "a one-off", acronyms: either may be right
+        if nxt.startswith(_EITHER_SOUND) or (len(nxt) > 1 and following.text.isupper()):
+            return None  # acronyms and "uni-"/"una-" words: either may be right
+        vowel = (nxt[0] in "aeiou" and not nxt.startswith(_CONSONANT_SOUND)) or nxt.startswith(_SILENT_H)
         if word == "a" and vowel:
             return "should be 'an' before"
         if word == "an" and not vowel:
             return "should be 'a' before"
+    return None
+
+
+def _number_problem(token, rest) -> str | None:
+    """A determiner whose noun, past adjectives and adverbs, has the other number ("A great performances")."""
+    word = token.lower
+    singular = word in _SINGULAR_DETERMINERS and (token.tag == "DT" or word in ("a", "an"))
+    plural = word in _PLURAL_DETERMINERS
+    if not (singular or plural):
+        return None
+    for other in rest[:4]:
+        if other.tag in _MODIFIER_TAGS or other.text == ",":
+            continue
+        if singular and other.tag == "NNS":
+            return f"is singular but its noun {other.text!r} is plural"
+        if plural and other.tag == "NN":
+            return f"is plural but its noun {other.text!r} is singular"
+        return None
+    return None
+
+
+def _same_word(a, b) -> bool:
+    return a.lower == b.lower or a.lemma.lower() == b.lemma.lower() or (
+        len(a.lower) >= 4 and len(b.lower) >= 4 and a.lower[:4] == b.lower[:4])
+
+
+def _repeated(tokens, index: int):
+    """The neighbour (any word next to it, or a content word two places away) that token ``index`` repeats."""
+    token = tokens[index]
+    for j in (index - 1, index + 1, index - 2, index + 2):
+        if not 0 <= j < len(tokens) or tokens[j].is_punct:
+            continue
+        if abs(j - index) == 2 and (token.word_class is None or tokens[j].word_class is None):
+            continue  # "the film and the plot" is fine: function words may come back two words on
+        if _same_word(token, tokens[j]):
+            return tokens[j]
     return None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from linguagym.capabilities.analysis import Analyser
@@ -21,7 +23,7 @@ def _search(lc: str, case: int = 0):
 
 
 def _check(validator, text: str, word: str, tag: str, lc: str = "LC4", label: str = "negative"):
-    start = text.index(word) if not text.startswith(word + " ") else 0
+    start = re.search(rf"\b{re.escape(word)}\b", text).start()
     return validator.check(text, [word], [(start, start + len(word))], [tag], _search(lc),
                            Example("1", text, label))
 
@@ -84,3 +86,32 @@ def test_prefilter_keeps_only_words_that_can_be_neutral(swn_file):
     accept = prefilter(read_sentiwordnet(swn_file))
     assert accept("new", "JJ") and accept("films", "NNS") and accept("the", "DT")
     assert not accept("good", "JJ") and not accept("never", "RB") and not accept("unknownword", "NN")
+
+
+@pytest.mark.parametrize(("text", "word", "tag"), [
+    ("A great performances make this a fine film.", "A", "DT"),  # singular determiner, plural noun past adjectives
+    ("You wish you could change that tables now.", "that", "DT"),
+    ("The ending is both overkill to the highest degree.", "both", "DT"),  # plural determiner, singular noun
+    ("It has a uncertain future in a dull present.", "a", "DT"),  # "an" before a vowel sound
+    ("A terrifically entertaining specimen once of sci fi.", "once", "RB"),  # an adverb before "of"
+])
+def test_determiners_agree_with_their_noun_and_its_sound(validator, text, word, tag):
+    checked = _check(validator, text, word, tag)
+    assert any(r.startswith("agreement:") for r in checked.reasons), checked.reasons
+
+
+def test_clear_and_unclear_article_sounds(validator):
+    for text in ("It is a useful film about a unique town.", "It is an honest film about a European town."):
+        checked = _check(validator, text, "a" if " a " in text[:9] else "an", "DT")
+        assert not any(r.startswith("agreement:") for r in checked.reasons), (text, checked.reasons)
+
+
+def test_a_content_word_two_places_away_is_a_repeat(validator):
+    text = "This ludicrous film is predictable and predictable at every turn."
+    start = text.rindex("predictable")
+    checked = validator.check(text, ["and", "predictable"], [(text.index(" and ") + 1, text.index(" and ") + 4),
+                                                             (start, start + 11)], ["CC", "JJ"], _search("LC4"),
+                              Example("1", text, "negative"))
+    assert any(r.startswith("repeat:") for r in checked.reasons), checked.reasons
+    fine = _check(validator, "This film and the plot are long.", "the", "DT")
+    assert not any(r.startswith("repeat:") for r in fine.reasons), fine.reasons
