@@ -72,9 +72,11 @@ def add_lct_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("--specs", nargs="+", type=Path, default=None, metavar="PATH")
     p.set_defaults(func=cmd_lct_specs)
 
+    from linguagym.capabilities.classifiers.train_cli import add_train_parser
     from linguagym.capabilities.cli_test import add_test_parser
 
     add_test_parser(sub)
+    add_train_parser(sub)
     return lct
 
 
