@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from linguagym import assets
+from linguagym.entrystore import identity_hash
 from linguagym.scoring import load_scorer
-from linguagym.scoring.cache import identity_hash
 
 from .conftest import MODEL_CACHE
 

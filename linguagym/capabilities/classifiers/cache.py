@@ -10,22 +10,16 @@ A fully cached call asks the inner classifier only for its identity, which never
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import os
-import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
-from linguagym.scoring.cache import ENV_VAR, identity_hash, resolve_cache_dir
+from linguagym.entrystore import EntryStore, identity_hash
+from linguagym.scoring.cache import resolve_cache_dir
 
 log = logging.getLogger(__name__)
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS predictions (key TEXT PRIMARY KEY, payload BLOB NOT NULL, checksum TEXT NOT NULL)"
-)
 Progress = Callable[[int, int], None]
 
 
@@ -42,12 +36,15 @@ class CachedClassifier:
         default = max(32, 4 * int(batch_size)) if isinstance(batch_size, int) and batch_size > 0 else 256
         self.chunk_size = chunk_size or default
         self._identity = inner.identity
-        self._id_hash = identity_hash(self._identity)
-        self.path = self.cache_dir / "predictions" / f"{self._id_hash[:32]}.sqlite"
-        self._db: sqlite3.Connection | None = None
+        self.path = self.cache_dir / "predictions" / f"{identity_hash(self._identity)[:32]}.sqlite"
+        self._store = EntryStore(self.path, self._identity, table="predictions", what="prediction cache")
         self.hits = 0
         self.misses = 0
-        self.dropped = 0
+
+    @property
+    def dropped(self) -> int:
+        """Damaged entries found (and recomputed) so far."""
+        return self._store.dropped
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -59,7 +56,7 @@ class CachedClassifier:
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """The unique ``texts`` not in the cache, in first-seen order (what ``predict`` hands to the model)."""
-        return [text for text in dict.fromkeys(texts) if self._get(text) is None]
+        return [text for text in dict.fromkeys(texts) if self._store.get(text, _decode) is None]
 
     def predict(self, texts: Sequence[str], progress: Progress | None = None) -> list[Prediction]:
         """One prediction per text. ``progress(done, total)``: texts predicted so far in this call and the
@@ -68,7 +65,7 @@ class CachedClassifier:
         found: dict[str, Prediction] = {}
         missing = []
         for text in dict.fromkeys(texts):
-            entry = self._get(text)
+            entry = self._store.get(text, _decode)
             if entry is None:
                 missing.append(text)
             else:
@@ -85,16 +82,15 @@ class CachedClassifier:
                     f"classifier {self.inner.name!r} returned {len(predictions)} predictions for {len(chunk)} texts",
                     hint="a classifier must return exactly one prediction per text, in order",
                 )
-            self._put(chunk, predictions)  # committed now: a failure later keeps this chunk
+            self._store.put({"text": text, **prediction.as_dict()}  # committed now: a failure later keeps it
+                            for text, prediction in zip(chunk, predictions, strict=True))
             found.update(zip(chunk, predictions, strict=True))
             if progress is not None:
                 progress(start + len(chunk), len(missing))
         return [found[text] for text in texts]
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        self._store.close()
 
     def __enter__(self) -> CachedClassifier:
         return self
@@ -102,77 +98,9 @@ class CachedClassifier:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- storage ---------------------------------------------------------------------------------------
 
-    def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self._id_hash}\0{text}".encode()).hexdigest()
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise ClassifierError(
-                    f"cannot create the prediction cache directory {self.path.parent}: {error.strerror}",
-                    hint=f"pass another cache_dir or set {ENV_VAR} to a writable directory",
-                ) from None
-            self._db = self._open()
-        return self._db
-
-    def _open(self) -> sqlite3.Connection:
-        for attempt in (1, 2):
-            db = sqlite3.connect(self.path, timeout=30)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute(_SCHEMA)
-                db.execute("CREATE TABLE IF NOT EXISTS meta (identity TEXT NOT NULL)")
-                if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0:
-                    db.execute("INSERT INTO meta VALUES (?)", (json.dumps(self._identity, sort_keys=True),))
-                db.commit()
-                return db
-            except sqlite3.DatabaseError as error:
-                db.close()
-                if attempt == 2:
-                    raise ClassifierError(
-                        f"the prediction cache {self.path} cannot be opened: {error}",
-                        hint="delete the file (it only holds cached predictions) or pass another cache_dir",
-                    ) from None
-                log.warning("prediction cache %s is damaged (%s); starting a new one", self.path, error)
-                for suffix in ("", "-wal", "-shm"):
-                    damaged = Path(str(self.path) + suffix)
-                    if damaged.exists():
-                        os.replace(damaged, Path(str(damaged) + ".damaged"))
-        raise AssertionError("unreachable")
-
-    def _get(self, text: str) -> Prediction | None:
-        db = self._connect()
-        key = self._key(text)
-        row = db.execute("SELECT payload, checksum FROM predictions WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        payload, checksum = row
-        try:
-            if not isinstance(payload, bytes) or hashlib.sha256(payload).hexdigest() != checksum:
-                raise ValueError("checksum mismatch")
-            data = json.loads(payload)
-            if data["text"] != text:
-                raise ValueError("entry is for another text")
-            prediction = Prediction.from_dict(data)
-            if prediction.label not in LABELS:
-                raise ValueError(f"unknown label {prediction.label!r}")
-            return prediction
-        except (ValueError, KeyError, TypeError) as error:
-            log.warning("dropping a damaged prediction cache entry (%s); it will be recomputed", error)
-            self.dropped += 1
-            db.execute("DELETE FROM predictions WHERE key = ?", (key,))
-            db.commit()
-            return None
-
-    def _put(self, texts: Sequence[str], predictions: Sequence[Prediction]) -> None:
-        db = self._connect()
-        rows = []
-        for text, prediction in zip(texts, predictions, strict=True):
-            payload = json.dumps({"text": text, **prediction.as_dict()}, separators=(",", ":")).encode()
-            rows.append((self._key(text), payload, hashlib.sha256(payload).hexdigest()))
-        with db:  # one transaction per chunk
-            db.executemany("INSERT OR REPLACE INTO predictions VALUES (?, ?, ?)", rows)
+def _decode(data: dict[str, Any]) -> Prediction:
+    prediction = Prediction.from_dict(data)
+    if prediction.label not in LABELS:
+        raise ValueError(f"unknown label {prediction.label!r}")
+    return prediction

@@ -59,7 +59,7 @@ def test_corrupt_entry_is_recomputed(tmp_path, counting) -> None:
     cached.predict(TEXTS)
     cached.close()
     with sqlite3.connect(cached.path) as db:
-        key = cached._key("bad two")
+        key = cached._store._key("bad two")
         db.execute("UPDATE predictions SET payload = ? WHERE key = ?", (b'{"text":"bad two","label":"positive"}', key))
     inner = counting()
     again = CachedClassifier(inner, tmp_path)
