@@ -138,3 +138,28 @@ def test_causal_filler_reranks_the_whole_pool(tiny_causal):
     wide = CausalFiller(str(tiny_causal), beam=1, pool=10).fill(masked, 1)
     assert all(w[0].confidence >= n[0].confidence - 1e-9 for n, w in zip(narrow, wide, strict=True))
     assert any(w[0].words != n[0].words for n, w in zip(narrow, wide, strict=True))
+
+
+@pytest.mark.slow
+def test_the_default_causal_filler_with_smollm2():
+    """The offline default filler (the real smollm2-135m, fetched from PyPI into the user cache): a mask before
+    a noun gets plausible single words, ranked by how much they lower the sentence's probability, and those
+    numbers are the model's own (checked against its scorer)."""
+    import platformdirs
+
+    from linguagym.capabilities.differentiate import render
+    from linguagym.capabilities.fill import CausalFiller
+    from linguagym.scoring.registry import load_scorer
+
+    cache = Path(platformdirs.user_cache_dir("linguagym"))
+    text = "The movie is a story about a family."
+    masked = MaskedSentence(text, (Mask("JJ", text.index("family"), False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"),
+                            0.1)
+    fills = CausalFiller("smollm2-135m", cache_dir=cache).fill([masked], 4)[0]
+    assert len(fills) == 4 and fills == sorted(fills, key=lambda f: -f.confidence)
+    assert all(len(f.words) == 1 and is_word(f.words[0]) and f.words[0].islower() for f in fills)
+    assert all(-25 < f.confidence < 0 for f in fills)  # an inserted word costs bits, but not absurdly many
+    scorer = load_scorer("smollm2-135m", cache_dir=cache, score_cache=False)
+    seed, best = scorer.score([masked.text, render(masked, list(fills[0].words))[0]])
+    total = lambda scored: sum(t.surprisal for t in scored.tokens)  # noqa: E731
+    assert fills[0].confidence == pytest.approx(total(seed) - total(best), abs=1e-3)
