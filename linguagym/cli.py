@@ -158,9 +158,9 @@ def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from linguagym.evaluation.outputs import model_directory, write_run
     from linguagym.evaluation.report import find_runs, write_report
     from linguagym.evaluation.run import DEFAULT_MODEL, check_settings, run_suites
+    from linguagym.executors import make_executor
 
     paths = _run_suite_paths(args)
     if not paths:
@@ -169,27 +169,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_settings(base)
     err = _console(stderr=True)
     written = []
-    for model in args.model or [DEFAULT_MODEL]:
-        settings = replace(base, model=model)
-        progress, start = _progress_bar()
-        try:
-            result = run_suites(paths, settings, progress=start)
-        finally:
-            progress.stop()
-        record = write_run(result, model_directory(args.output, model))
-        written.append(record.parent)
-        err.print(f"{model}: {result.unique_sentences} unique sentences, {result.tokens} tokens, "
-                  f"{result.seconds:.1f} s; results in {record.parent}/", soft_wrap=True, highlight=False)
-        for suite_result in result.suites:
-            if suite_result.crossings:
-                err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
-                          "boundary (kept in the region of their first character)", highlight=False)
+    with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor:
+        for model in args.model or [DEFAULT_MODEL]:
+            settings = replace(base, model=model)
+            progress, start = _progress_bar()
+            try:
+                result = run_suites(paths, settings, progress=start, executor=executor)
+            finally:
+                progress.stop()
+            written.append(_write_model_run(result, args, model, err))
     runs = find_runs(written)
     summary = _summarize_and_print([o for run in runs for o in run.outcomes], args)
     if not args.no_report:
         report = write_report(runs, args.output, summary)
         err.print(f"report: {report}", soft_wrap=True, highlight=False)
     return 0
+
+
+def _write_model_run(result, args: argparse.Namespace, model: str, err) -> Path:
+    from linguagym.evaluation.outputs import model_directory, write_run
+
+    record = write_run(result, model_directory(args.output, model))
+    err.print(f"{model}: {result.unique_sentences} unique sentences, {result.tokens} tokens, "
+              f"{result.seconds:.1f} s; results in {record.parent}/", soft_wrap=True, highlight=False)
+    for suite_result in result.suites:
+        if suite_result.crossings:
+            err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
+                      "boundary (kept in the region of their first character)", highlight=False)
+    return record.parent
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -302,6 +309,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from linguagym.executors import EXECUTORS
+
     parser = argparse.ArgumentParser(
         prog="linguagym",
         description="Targeted linguistic evaluation of language models (SyntaxGym suites).",
@@ -380,6 +389,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--suites-dir", type=Path, default=None, metavar="DIR",
                    help="with --collection: the directory holding its suites (else they are fetched when online)")
     p.add_argument("--no-report", action="store_true", help="skip the HTML report and plots")
+    g = p.add_argument_group("execution")
+    g.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="local: score in this process (default); ray: on a Ray cluster, one model copy per worker")
+    g.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with --executor ray: the cluster to join (default: start a local one)")
+    g.add_argument("--ray-workers", type=int, default=None, metavar="N",
+                   help="with --executor ray: workers (default: the cluster's GPUs, else its CPUs)")
     model_options(p, repeatable=True)
     summary_options(p)
     p.set_defaults(func=cmd_run)

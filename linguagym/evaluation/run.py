@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linguagym import __version__
 from linguagym.evaluation.evaluate import SuiteResult, evaluate_suite, suite_sentences
@@ -18,6 +18,9 @@ from linguagym.scoring.protocol import ScoredText, Scorer
 from linguagym.suites.formula import Tolerance
 from linguagym.suites.load import read_suite
 from linguagym.suites.model import Suite
+
+if TYPE_CHECKING:
+    from linguagym.executors import Executor
 
 DEFAULT_MODEL = "smollm2-135m"
 CHUNK = 256  # sentences handed to the scorer at a time: progress granularity and cache commit size
@@ -55,6 +58,7 @@ class RunResult:
     started: str
     environment: dict[str, str] = field(default_factory=dict)
     cache: dict[str, Any] | None = None  # where scores were cached, and how many were found there
+    executor: dict[str, Any] = field(default_factory=lambda: {"name": "local"})  # where texts were scored
 
     def record(self) -> dict[str, Any]:
         """The JSON run record: how every number of this run was made."""
@@ -65,6 +69,7 @@ class RunResult:
             "settings": asdict(self.settings),
             "scorer": self.scorer,
             "environment": self.environment,
+            "executor": self.executor,
             "counts": {"suites": len(self.suites), "sentences": self.sentences,
                        "unique_sentences": self.unique_sentences, "tokens": self.tokens},
             "cache": self.cache,
@@ -159,10 +164,12 @@ def run_suites(
     *,
     scorer: Scorer | None = None,
     progress: Callable[[int, str], Callable[[int], None]] | None = None,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Score and evaluate suites with one model. ``scorer`` overrides the one ``settings.model`` names;
     ``progress(total, unit)`` is told the work to do (tokens not yet cached, or sentences) and may return a
-    callback advanced as it is done."""
+    callback advanced as it is done. ``executor`` scores the texts (default: ``LocalExecutor``, in this
+    process); it changes no number, and is recorded apart from the settings."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.perf_counter()
     check_settings(settings)
@@ -178,7 +185,11 @@ def run_suites(
     texts = [s.text for suite in suites for s in suite_sentences(suite, settings.spacing)]
     unique = len(set(texts))
     advance = progress(*work_to_do(scorer, texts)) if progress else None
-    scores = score_texts(scorer, texts, advance)
+    if executor is None:
+        from linguagym.executors.local import LocalExecutor
+
+        executor = LocalExecutor()
+    scores = executor.score(scorer, texts, settings, advance)
     tolerance = Tolerance(settings.atol, settings.rtol)
     results = [evaluate_suite(suite, scores, spacing=settings.spacing, metric=settings.metric, tolerance=tolerance)
                for suite in suites]
@@ -186,7 +197,7 @@ def run_suites(
         settings=settings, scorer=scorer.identity, suites=results, sources=sources, sentences=len(texts),
         unique_sentences=unique, tokens=sum(len(s.tokens) for s in scores.values()),
         seconds=time.perf_counter() - clock, started=started, environment=_environment(),
-        cache=_cache_stats(scorer),
+        cache=_cache_stats(scorer), executor=executor.describe(),
     )
 
 

@@ -1,0 +1,83 @@
+"""Shards: the texts a run still has to score, cut the way a local run cuts them, and how results computed
+elsewhere are stored in the run's own score cache.
+
+Why shards copy the local chunks: a scorer packs the texts of one ``score`` call into prefix trees and
+token-budget batches, so a text's surprisals depend, in the last bits of float32, on which texts share its
+call. A shard that is exactly the call a local run would make gives bit-identical numbers on the same
+hardware. Balance across workers comes from scheduling instead: shards go out heaviest first (by token count,
+from the tokenizer alone) to whichever worker is free. ``shard_texts`` cuts smaller shards, to spread a small
+run over more workers, at the price of agreement within float rounding (about 1e-4 bits) instead of bits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from linguagym.scoring.protocol import ScoredText, Scorer
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int
+    texts: tuple[str, ...]
+    weight: int  # tokens (or characters where the scorer cannot count tokens): the scheduling order
+    unit: str  # "tokens" or "characters"
+
+
+def plan_shards(scorer: Scorer, texts: Sequence[str], shard_texts: int | None = None) -> list[Shard]:
+    """The unique ``texts`` missing from ``scorer``'s cache (all of them for an uncached scorer), grouped as
+    ``score_texts`` and ``CachedScorer.score`` would hand them to the model: slices of ``CHUNK`` unique texts,
+    their missing texts cut every ``chunk_size`` (or every ``shard_texts`` when given). Heaviest first."""
+    from linguagym.evaluation.run import CHUNK
+
+    if shard_texts is not None and shard_texts < 1:
+        raise ValueError(f"shard_texts must be at least 1, not {shard_texts}")
+    unique = list(dict.fromkeys(texts))
+    missing = getattr(scorer, "missing", None)
+    size = shard_texts or int(getattr(scorer, "chunk_size", CHUNK))
+    pieces: list[list[str]] = []
+    for start in range(0, len(unique), CHUNK):
+        todo = unique[start:start + CHUNK]
+        if missing is not None:
+            todo = missing(todo)
+        pieces += [todo[i:i + size] for i in range(0, len(todo), size)]
+    count = getattr(getattr(scorer, "inner", scorer), "count_tokens", None)
+    unit = "tokens" if count is not None else "characters"
+    shards = [Shard(i, tuple(piece), int(count(piece)) if count else sum(map(len, piece)), unit)
+              for i, piece in enumerate(pieces)]
+    return sorted(shards, key=lambda shard: (-shard.weight, shard.index))
+
+
+class _Replay:
+    """An inner scorer that hands back results computed elsewhere, so that a CachedScorer stores them exactly as
+    it stores its own (same file, keys, checksums), through its public interface."""
+
+    def __init__(self, identity: dict[str, Any]) -> None:
+        self.identity = identity
+        self.pending: dict[str, ScoredText] = {}
+
+    def score(self, texts: Sequence[str]) -> list[ScoredText]:
+        return [self.pending.pop(text) for text in texts]
+
+
+class CacheWriter:
+    """Writes results into the score cache of ``scorer`` (a CachedScorer), one commit per call."""
+
+    def __init__(self, scorer: Any) -> None:
+        from linguagym.scoring.cache import CachedScorer
+
+        self._replay = _Replay(scorer.identity)
+        self._cache = CachedScorer(self._replay, scorer.cache_dir)  # type: ignore[arg-type]
+        self.written = 0
+
+    def write(self, results: Sequence[ScoredText]) -> None:
+        self._replay.pending = {result.text: result for result in results}
+        self._cache.chunk_size = max(1, len(self._replay.pending))  # one transaction for the whole shard
+        self._cache.score(list(self._replay.pending))
+        self.written = self._cache.misses  # texts stored (those already there, from a concurrent run, are kept)
+        self._replay.pending = {}
+
+    def close(self) -> None:
+        self._cache.close()
