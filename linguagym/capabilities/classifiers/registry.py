@@ -30,7 +30,7 @@ def describe_classifiers() -> list[tuple[str, str]]:
     rows += [(entry.name, f"few-shot prompted {entry.description}") for entry in assets.named_models()]
     rows += [
         ("fewshot:MODEL", "a causal LM (named model, directory, .gguf or hub id) prompted with labelled examples"),
-        ("minilm-baseline", f"the small classifier trained on SST by `{TRAIN_COMMAND}`"),
+        ("minilm-baseline", f"the MiniLM classifier trained offline (Rotten Tomatoes by default) by `{TRAIN_COMMAND}`"),
         ("DIRECTORY", "a local Hugging Face model: sequence classifier, or causal LM (few-shot)"),
         ("FILE.gguf", "a GGUF causal LM, prompted few-shot"),
         ("HUB_ID", "a Hugging Face hub sequence classifier, e.g. owner/model-name (downloaded once online)"),
