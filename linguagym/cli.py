@@ -313,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="linguagym",
-        description="Targeted linguistic evaluation of language models (SyntaxGym suites).",
+        description="Targeted linguistic evaluation: SyntaxGym suites for language models, and capability tests "
+        "(lct) for sentiment classifiers.",
     )
     parser.add_argument("--version", action="version", version=f"linguagym {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
