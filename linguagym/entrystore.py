@@ -42,6 +42,24 @@ class EntryStore:
         self._db: sqlite3.Connection | None = None
         self.dropped = 0
 
+    @classmethod
+    def under(cls, cache_dir: Path, kind: str, identity: dict[str, Any], *, what: str) -> EntryStore:
+        """The store for ``identity`` at ``<cache_dir>/<kind>/<identity hash>.sqlite``, in table ``kind``."""
+        path = cache_dir / kind / f"{identity_hash(identity)[:32]}.sqlite"
+        return cls(path, identity, table=kind, what=what)
+
+    def lookup(self, texts: Iterable[str], decode: Callable[[dict[str, Any]], T]) -> tuple[dict[str, T], list[str]]:
+        """The unique ``texts`` split into those found (decoded) and those missing, in first-seen order."""
+        found: dict[str, T] = {}
+        missing: list[str] = []
+        for text in dict.fromkeys(texts):
+            entry = self.get(text, decode)
+            if entry is None:
+                missing.append(text)
+            else:
+                found[text] = entry
+        return found, missing
+
     def get(self, text: str, decode: Callable[[dict[str, Any]], T]) -> T | None:
         """The entry for ``text`` decoded by ``decode`` (which raises ValueError, KeyError or TypeError on a
         bad payload), or None when it is absent or damaged (then it is deleted)."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from linguagym.entrystore import ENV_VAR, EntryStore, identity_hash
+from linguagym.entrystore import ENV_VAR, EntryStore
 from linguagym.scoring.protocol import ScoredText, Scorer
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,8 @@ class CachedScorer:
         self.cache_dir = resolve_cache_dir(cache_dir)
         self.chunk_size = chunk_size or max(256, 4 * int(getattr(inner, "batch_size", 16)))
         self._identity = inner.identity
-        self.path = self.cache_dir / "scores" / f"{identity_hash(self._identity)[:32]}.sqlite"
-        self._store = EntryStore(self.path, self._identity, table="scores", what="score cache")
+        self._store = EntryStore.under(self.cache_dir, "scores", self._identity, what="score cache")
+        self.path = self._store.path
         self.hits = 0
         self.misses = 0
 
@@ -67,7 +67,7 @@ class CachedScorer:
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """The unique ``texts`` that are not in the cache (what ``score`` would hand to the model)."""
-        return [text for text in dict.fromkeys(texts) if self._store.get(text, ScoredText.from_json) is None]
+        return self._store.lookup(texts, ScoredText.from_json)[1]
 
     def count_tokens(self, texts: Sequence[str]) -> int:
         """Tokens the inner scorer would score for ``texts``: cache misses only. 0 without touching the
@@ -78,12 +78,7 @@ class CachedScorer:
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         texts = list(texts)
-        found: dict[str, ScoredText] = {}
-        for text in dict.fromkeys(texts):
-            entry = self._store.get(text, ScoredText.from_json)
-            if entry is not None:
-                found[text] = entry
-        missing = [text for text in dict.fromkeys(texts) if text not in found]
+        found, missing = self._store.lookup(texts, ScoredText.from_json)
         self.hits += len(found)
         self.misses += len(missing)
         for start in range(0, len(missing), self.chunk_size):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
-from linguagym.entrystore import EntryStore, identity_hash
+from linguagym.entrystore import EntryStore
 from linguagym.scoring.cache import resolve_cache_dir
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,8 @@ class CachedClassifier:
         default = max(32, 4 * int(batch_size)) if isinstance(batch_size, int) and batch_size > 0 else 256
         self.chunk_size = chunk_size or default
         self._identity = inner.identity
-        self.path = self.cache_dir / "predictions" / f"{identity_hash(self._identity)[:32]}.sqlite"
-        self._store = EntryStore(self.path, self._identity, table="predictions", what="prediction cache")
+        self._store = EntryStore.under(self.cache_dir, "predictions", self._identity, what="prediction cache")
+        self.path = self._store.path
         self.hits = 0
         self.misses = 0
 
@@ -56,20 +56,13 @@ class CachedClassifier:
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """The unique ``texts`` not in the cache, in first-seen order (what ``predict`` hands to the model)."""
-        return [text for text in dict.fromkeys(texts) if self._store.get(text, _decode) is None]
+        return self._store.lookup(texts, _decode)[1]
 
     def predict(self, texts: Sequence[str], progress: Progress | None = None) -> list[Prediction]:
         """One prediction per text. ``progress(done, total)``: texts predicted so far in this call and the
         number to predict (cache misses), called once before the first chunk and after each one."""
         texts = list(texts)
-        found: dict[str, Prediction] = {}
-        missing = []
-        for text in dict.fromkeys(texts):
-            entry = self._store.get(text, _decode)
-            if entry is None:
-                missing.append(text)
-            else:
-                found[text] = entry
+        found, missing = self._store.lookup(texts, _decode)
         self.hits += len(found)
         self.misses += len(missing)
         if progress is not None:
