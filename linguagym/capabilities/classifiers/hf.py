@@ -23,10 +23,12 @@ from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, ClassifierError, Prediction
 from linguagym.capabilities.classifiers.python_callable import SYNONYMS, check_label_map, normalise_output
+from linguagym.errors import ConfigurationError
 from linguagym.scoring import device as devices
 from linguagym.scoring.cache import resolve_cache_dir
 from linguagym.scoring.fingerprint import HashMemo
 from linguagym.scoring.hf_base import library_versions
+from linguagym.scoring.sources import read_config
 
 _GENERIC = re.compile(r"^LABEL_(\d+)$", re.IGNORECASE)
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -39,17 +41,12 @@ def looks_like_hub_id(text: str) -> bool:
 
 
 def read_model_config(directory: Path) -> dict[str, Any]:
-    """config.json of a model directory, or a ClassifierError saying what is missing."""
-    path = directory / "config.json"
-    if not path.is_file():
-        raise ClassifierError(
-            f"{directory} has no config.json, so it is not a Hugging Face model directory",
-            hint="pass the directory that save_pretrained wrote",
-        )
+    """config.json of a model directory (read as the scorers read it), or a ClassifierError saying what is
+    missing."""
     try:
-        return dict(json.loads(path.read_text(encoding="utf-8")))
-    except ValueError as error:
-        raise ClassifierError(f"{path}: not valid JSON ({error})", hint="restore the file from the model") from None
+        return read_config(directory)
+    except ConfigurationError as error:
+        raise ClassifierError(error.message, hint=error.hint or "restore the file from the model") from None
 
 
 def model_labels(config: Mapping[str, Any]) -> list[str]:
