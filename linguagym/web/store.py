@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, selectinload
@@ -18,6 +19,9 @@ from linguagym.suites.load import LoadedSuite, parse_suite_text
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
 from linguagym.web.db import UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
+
+if TYPE_CHECKING:
+    from linguagym.web.capability_store import CapabilityJob
 
 
 class NotFound(ConfigurationError):
@@ -130,6 +134,16 @@ def get_run(session: Session, run_id: int) -> RunRecord:
     if record is None:
         raise NotFound(f"there is no run number {run_id}", hint="see the list of runs")
     return record
+
+
+def request_cancel(job: RunRecord | CapabilityJob, running: str) -> None:
+    """Cancel a queued run or capability job at once; ask a running one to stop (``running`` says when it will).
+    The worker checks ``cancel_requested`` at each progress step. The caller commits."""
+    if job.status == "queued":
+        job.status, job.progress_label = "cancelled", "cancelled before it started"
+    elif job.status == "running":
+        job.cancel_requested = True
+        job.progress_label = running
 
 
 def requeue_unfinished(session: Session) -> int:

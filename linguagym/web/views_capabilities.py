@@ -37,6 +37,7 @@ from linguagym.web.capability_store import (
 )
 from linguagym.web.config import LOCAL_HOSTS
 from linguagym.web.files import listing, safe_child
+from linguagym.web.store import request_cancel
 
 blueprint = Blueprint("capabilities", __name__)
 
@@ -232,11 +233,7 @@ def status(job_id: int):
 def cancel(job_id: int):
     session = db_session()
     job = get_job(session, job_id)
-    if job.status == "queued":
-        job.status, job.progress_label = "cancelled", "cancelled before it started"
-    elif job.status == "running":
-        job.cancel_requested = True
-        job.progress_label = "cancelling at the next progress step"
+    request_cancel(job, "cancelling at the next progress step")
     session.commit()
     if request.accept_mimetypes.best == "application/json":
         return jsonify(_status(job))

@@ -25,7 +25,7 @@ from flask import (
 from linguagym.errors import ConfigurationError
 from linguagym.web.app import config, db_session
 from linguagym.web.files import listing, safe_child
-from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites
+from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites, request_cancel
 from linguagym.web.worker import results_directory
 
 blueprint = Blueprint("runs", __name__)
@@ -95,11 +95,7 @@ def status(run_id: int):
 def cancel(run_id: int):
     session = db_session()
     run = get_run(session, run_id)
-    if run.status == "queued":
-        run.status, run.progress_label = "cancelled", "cancelled before it started"
-    elif run.status == "running":
-        run.cancel_requested = True
-        run.progress_label = "cancelling after the current chunk of sentences"
+    request_cancel(run, "cancelling after the current chunk of sentences")
     session.commit()
     if request.accept_mimetypes.best == "application/json":
         return jsonify(_status(run))
