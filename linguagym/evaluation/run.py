@@ -126,12 +126,20 @@ def load_suites(paths: Sequence[str | Path]) -> tuple[list[Suite], list[dict[str
     return suites, sources
 
 
+def scoring_order(texts: Sequence[str]) -> list[str]:
+    """The unique ``texts`` in the order they are handed to a scorer: sorted, so that texts sharing a prefix
+    (the conditions of an item, the items of a suite that start alike) land in the same chunk and so in the
+    same prefix tree, whatever the order of the suites. On the 34 SyntaxGym suites this cuts the positions
+    smollm2-135m computes by a tenth against chunks in suite order."""
+    return sorted(set(texts))
+
+
 def score_texts(
     scorer: Scorer, texts: Sequence[str], progress: Callable[[int], None] | None = None
 ) -> dict[str, ScoredText]:
     """Scores of each unique text, chunk by chunk (a cached scorer commits each chunk). ``progress`` is
     advanced by tokens scored where the scorer reports them (``scorer.progress``), else by texts."""
-    unique = list(dict.fromkeys(texts))
+    unique = scoring_order(texts)
     scores: dict[str, ScoredText] = {}
     counts_tokens = hasattr(scorer, "progress") and progress is not None
     if counts_tokens:

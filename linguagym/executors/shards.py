@@ -30,11 +30,11 @@ def plan_shards(scorer: Scorer, texts: Sequence[str], shard_texts: int | None = 
     """The unique ``texts`` missing from ``scorer``'s cache (all of them for an uncached scorer), grouped as
     ``score_texts`` and ``CachedScorer.score`` would hand them to the model: slices of ``CHUNK`` unique texts,
     their missing texts cut every ``chunk_size`` (or every ``shard_texts`` when given). Heaviest first."""
-    from linguagym.evaluation.run import CHUNK
+    from linguagym.evaluation.run import CHUNK, scoring_order
 
     if shard_texts is not None and shard_texts < 1:
         raise ValueError(f"shard_texts must be at least 1, not {shard_texts}")
-    unique = list(dict.fromkeys(texts))
+    unique = scoring_order(texts)
     missing = getattr(scorer, "missing", None)
     size = shard_texts or int(getattr(scorer, "chunk_size", CHUNK))
     pieces: list[list[str]] = []

@@ -137,7 +137,7 @@ class CausalScorer(TokenizerAccess):
             )
         else:
             rows = [[] for _ in todo]
-            for group in batches([len(s) for s in sequences], self.batch_tokens):
+            for group in batches([len(s) - 1 for s in sequences], self.batch_tokens):
                 for j, row in zip(group, self._surprisals([sequences[j] for j in group]), strict=True):
                     rows[j] = row
                 if self.progress is not None:
@@ -158,21 +158,24 @@ class CausalScorer(TokenizerAccess):
         import torch
 
         loaded = self.loaded
-        width = max(len(s) for s in sequences)
+        # A sequence's last token predicts nothing: it is a target only, never an input.
+        width = max(len(s) for s in sequences) - 1
         ids = torch.zeros((len(sequences), width), dtype=torch.long)
+        targets = torch.zeros((len(sequences), width), dtype=torch.long)
         mask = torch.zeros((len(sequences), width), dtype=torch.long)
         for row, sequence in enumerate(sequences):  # right padding: a causal model never sees it
-            ids[row, : len(sequence)] = torch.tensor(sequence)
-            mask[row, : len(sequence)] = 1
+            ids[row, : len(sequence) - 1] = torch.tensor(sequence[:-1])
+            targets[row, : len(sequence) - 1] = torch.tensor(sequence[1:])
+            mask[row, : len(sequence) - 1] = 1
         with torch.inference_mode():
-            logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device)).logits[:, :-1]
+            logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device)).logits
             # log p(next) in float32 whatever the weights' dtype: logit - logsumexp(logits).
             logits = logits.float()
-            targets = ids[:, 1:].to(loaded.device).unsqueeze(-1)
-            logp = logits.gather(-1, targets).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+            logp = logits.gather(-1, targets.to(loaded.device).unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
+                logits, dim=-1
+            )
             bits = (-logp / LN2).cpu().tolist()
         return [row[: len(sequence) - 1] for row, sequence in zip(bits, sequences, strict=True)]
-
 
 def _scored(text: str, enc: Encoded, row: list[float], tokenizer: Any, unk: int | None) -> ScoredText:
     pieces = tokenizer.convert_ids_to_tokens(enc.ids) if enc.ids else []

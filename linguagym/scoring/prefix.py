@@ -9,9 +9,9 @@ ancestors. A node's hidden state is then, up to floating-point summation order, 
 left-to-right pass over any sentence through it computes, and so is the distribution it gives over the next
 token. Each sentence's surprisals are read off the nodes of its path.
 
-On the 34 SyntaxGym suites this runs 20,174 tree nodes instead of 42,957 tokens (start tokens included) for
-smollm2-135m. The vocabulary projection, the largest single matrix of small models, is applied only at nodes
-that have children (a sentence's last token predicts nothing), never at padding.
+Only nodes with children go through the model at all: a sentence's last token predicts nothing, and its
+surprisal is read from its parent's distribution. The vocabulary projection, the largest single matrix of small
+models, is applied once per such node, never at padding.
 
 Only architectures known to honour custom 4-D masks and explicit position ids take this path
 (``supports_tree``); the others are scored by plain length-sorted batches.
@@ -35,13 +35,19 @@ TREE_MODEL_TYPES = frozenset(
 
 @dataclass
 class Row:
-    """One packed prefix tree: node k is token ``tokens[k]`` at depth ``depths[k]`` below ``parents[k]``."""
+    """One packed prefix tree: node k is token ``tokens[k]`` at depth ``depths[k]`` below ``parents[k]``.
+
+    Only nodes with children go through the model (``computed``): a leaf, the last token of a sentence that no
+    other sentence extends, predicts nothing, and its own surprisal comes from its parent's distribution.
+    """
 
     tokens: list[int] = field(default_factory=list)
     parents: list[int] = field(default_factory=list)  # -1 for a root
     depths: list[int] = field(default_factory=list)
+    has_children: list[bool] = field(default_factory=list)
     members: list[int] = field(default_factory=list)  # indices of the sequences whose paths it holds
     member_tokens: int = 0  # tokens of those sequences, for progress
+    computed: int = 0  # nodes with children: the row's length as the model sees it
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -52,9 +58,18 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return k
 
 
+def _added_cost(row: Row, path: list[int], shared: int, length: int) -> int:
+    """Nodes the model must run once a sequence of ``length`` tokens sharing ``shared`` with ``path`` joins."""
+    new_internal = max(0, length - shared - 1)  # every new node but the new leaf
+    if 0 < shared < length and not row.has_children[path[shared - 1]]:
+        new_internal += 1  # the shared path's end was a leaf and now gets a child
+    return new_internal
+
+
 def pack(sequences: Sequence[Sequence[int]], row_tokens: int) -> tuple[list[Row], list[tuple[int, list[int]]]]:
-    """Pack ``sequences`` into prefix-tree rows of at most ``row_tokens`` nodes (a longer sequence gets a row
-    of its own). Returns the rows and, per sequence, its row index and the node index of each of its tokens."""
+    """Pack ``sequences`` into prefix-tree rows of at most ``row_tokens`` computed nodes (a longer sequence
+    gets a row of its own). Returns the rows and, per sequence, its row index and the node index of each of
+    its tokens."""
     order = sorted(range(len(sequences)), key=lambda i: list(sequences[i]))
     rows: list[Row] = []
     paths: list[tuple[int, list[int]]] = [(-1, [])] * len(sequences)
@@ -64,17 +79,21 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int) -> tuple[list[Row]
     for i in order:
         sequence = sequences[i]
         shared = _common_prefix(previous, sequence) if row is not None else 0
-        if row is not None and len(row.tokens) + len(sequence) - shared > row_tokens:
+        if row is not None and row.computed + _added_cost(row, previous_path, shared, len(sequence)) > row_tokens:
             row, shared = None, 0
         if row is None:
             row = Row()
             rows.append(row)
             previous_path = []
+        row.computed += _added_cost(row, previous_path, shared, len(sequence))
         path = previous_path[:shared]
         for k in range(shared, len(sequence)):
+            if path:
+                row.has_children[path[-1]] = True
             row.tokens.append(int(sequence[k]))
             row.parents.append(path[-1] if path else -1)
             row.depths.append(k)
+            row.has_children.append(False)
             path.append(len(row.tokens) - 1)
         row.members.append(i)
         paths[i] = (len(rows) - 1, path)
@@ -82,20 +101,42 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int) -> tuple[list[Row]
     return rows, paths
 
 
+# What one more forward pass costs beyond its tokens, in tokens: the weights streamed through memory once more,
+# every kernel launched once more. It is what makes several short rows worth padding to one width.
+PASS_COST = 64
+
+
 def batches(lengths: Sequence[int], budget: int, max_count: int | None = None) -> list[list[int]]:
-    """Indices grouped longest first so that count x longest <= ``budget`` tokens (at least one per group)."""
+    """Indices grouped longest first so that count x longest <= ``budget`` tokens (at least one per group),
+    with the fewest tokens computed: padding plus ``PASS_COST`` per group.
+
+    Sorted longest first, the groups are consecutive runs of the order; the cheapest split is found by dynamic
+    programming over split points, one vector update per start.
+    """
+    import numpy as np
+
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    n = len(order)
+    best = np.full(n + 1, np.iinfo(np.int64).max, dtype=np.int64)  # least cost of grouping order[:end]
+    best[0] = 0
+    previous = np.zeros(n + 1, dtype=np.int64)
+    for start in range(n):
+        width = max(1, lengths[order[start]])
+        room = min(max(1, budget // width), n - start)
+        if max_count:
+            room = min(room, max_count)
+        costs = best[start] + width * np.arange(1, room + 1, dtype=np.int64) + PASS_COST
+        ends = slice(start + 1, start + room + 1)
+        better = costs < best[ends]
+        best[ends] = np.where(better, costs, best[ends])
+        previous[ends] = np.where(better, start, previous[ends])
     groups: list[list[int]] = []
-    current: list[int] = []
-    for i in order:
-        width = lengths[current[0]] if current else lengths[i]
-        if current and ((len(current) + 1) * width > budget or (max_count and len(current) >= max_count)):
-            groups.append(current)
-            current = []
-        current.append(i)
-    if current:
-        groups.append(current)
-    return groups
+    end = n
+    while end > 0:
+        start = int(previous[end])
+        groups.append(order[start:end])
+        end = start
+    return groups[::-1]
 
 
 def supports_tree(model: Any, max_depth: int) -> bool:
@@ -140,8 +181,8 @@ def tree_surprisals(
     # Positions per vocabulary projection: 16 MiB of float32 logits, but at least 256 rows, so that a large
     # vocabulary's weights are not streamed from memory once per handful of positions.
     chunk = max(256, (1 << 22) // vocab)
-    for group in batches([len(row.tokens) for row in rows], batch_tokens):
-        width = max(len(rows[r].tokens) for r in group)
+    for group in batches([row.computed for row in rows], batch_tokens):
+        width = max(rows[r].computed for r in group)
         ids = np.zeros((len(group), width), dtype=np.int64)
         positions = np.zeros((len(group), width), dtype=np.int64)
         allowed = np.zeros((len(group), width, width), dtype=bool)
@@ -150,17 +191,24 @@ def tree_surprisals(
         owners: list[tuple[int, int]] = []  # per child node: (row, node)
         for b, r in enumerate(group):
             row = rows[r]
-            n = len(row.tokens)
-            ids[b, :n] = row.tokens
-            positions[b, :n] = row.depths
+            # Column of each computed node; leaves get none (the ancestors of a computed node are computed).
+            column = [-1] * len(row.tokens)
             seen = allowed[b]
+            n = 0
             for k, parent in enumerate(row.parents):
                 if parent >= 0:
-                    seen[k] = seen[parent]
-                    parent_flat.append(b * width + parent)
+                    parent_flat.append(b * width + column[parent])
                     child_token.append(row.tokens[k])
                     owners.append((r, k))
-                seen[k, k] = True
+                if not row.has_children[k]:
+                    continue
+                column[k] = n
+                ids[b, n] = row.tokens[k]
+                positions[b, n] = row.depths[k]
+                if parent >= 0:
+                    seen[n] = seen[column[parent]]
+                seen[n, n] = True
+                n += 1
             for k in range(n, width):  # padding sees only itself: no empty softmax row
                 seen[k, k] = True
         mask = torch.zeros(allowed.shape, dtype=dtype)

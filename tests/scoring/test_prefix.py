@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from linguagym.scoring.cache import CachedScorer
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.masked import MaskedScorer
-from linguagym.scoring.prefix import batches, pack
+from linguagym.scoring.prefix import PASS_COST, batches, pack
 from linguagym.scoring.sources import resolve_source
 
 from .conftest import SENTENCES
@@ -58,15 +60,57 @@ def test_pack_builds_a_prefix_tree_and_keeps_paths() -> None:
     row = rows[0]
     # Distinct prefixes: 0, 05, 056, 0567, 0568, 059, 1, 12 -> 8 nodes for 19 tokens.
     assert len(row.tokens) == 8
+    # Only nodes with children go through the model: 0, 05, 056 and 1 (the leaves 0567, 0568, 059, 12 do not).
+    assert row.computed == 4
+    assert [row.tokens[k] for k in range(8) if row.has_children[k]] == [0, 5, 6, 1]
     for sequence, (r, path) in zip(sequences, paths, strict=True):
         assert [rows[r].tokens[k] for k in path] == sequence
         assert [rows[r].depths[k] for k in path] == list(range(len(sequence)))
         assert [rows[r].parents[k] for k in path] == [-1, *path[:-1]]
     # A small row budget splits the tree; a sequence longer than it still gets a row of its own.
-    rows, paths = pack(sequences, row_tokens=3)
-    assert all(len(r.tokens) <= 4 for r in rows)
+    rows, paths = pack(sequences, row_tokens=2)
+    assert len(rows) > 1
+    assert all(r.computed <= 2 or len(r.members) == 1 for r in rows)
+    for r in rows:
+        assert r.computed == sum(r.has_children)
     for sequence, (r, path) in zip(sequences, paths, strict=True):
         assert [rows[r].tokens[k] for k in path] == sequence
+
+
+def _grouping_cost(lengths, groups) -> int:
+    return sum(len(g) * max(lengths[i] for i in g) + PASS_COST for g in groups)
+
+
+def _cheapest_cost(lengths, budget) -> int:
+    """Every split of the longest-first order into consecutive groups, tried (quadratic, for small inputs)."""
+    ordered = sorted(lengths, reverse=True)
+    best = [0] + [None] * len(ordered)
+    for end in range(1, len(ordered) + 1):
+        for start in range(end):
+            count, width = end - start, ordered[start]
+            if count > 1 and count * width > budget:
+                continue
+            cost = best[start] + count * width + PASS_COST
+            best[end] = cost if best[end] is None else min(best[end], cost)
+    return best[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 300), max_size=40), st.integers(1, 2000))
+def test_batches_are_the_cheapest_longest_first_grouping(lengths, budget) -> None:
+    groups = batches(lengths, budget)
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    for group in groups:
+        assert len(group) == 1 or len(group) * max(lengths[i] for i in group) <= budget
+    assert _grouping_cost(lengths, groups) == _cheapest_cost(lengths, budget)
+
+
+def test_a_short_row_gets_its_own_pass_rather_than_padding() -> None:
+    # Seven full rows and the short last row of a chunk: padding it to 256 would cost more than a pass.
+    groups = batches([256] * 7 + [20], budget=4096)
+    assert [len(g) for g in groups] == [7, 1]
+    # A row a few tokens short is padded: one more pass would cost more.
+    assert [len(g) for g in batches([256] * 7 + [250], budget=4096)] == [8]
 
 
 def test_batches_respect_the_token_budget() -> None:
