@@ -155,11 +155,23 @@ def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
     return suite_paths(collection, fetch_suites(collection, resolve_cache_dir(args.cache_dir)))
 
 
+def _run_models(args: argparse.Namespace) -> list[str]:
+    """The models of a run: each --model, then those of --models-file, each once; the default model if none."""
+    from linguagym.evaluation.models_file import read_models_file
+    from linguagym.evaluation.run import DEFAULT_MODEL
+
+    models = list(args.model or [])
+    if getattr(args, "models_file", None):
+        models += read_models_file(args.models_file)
+    return list(dict.fromkeys(models)) or [DEFAULT_MODEL]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from linguagym.evaluation.outputs import model_directories
     from linguagym.evaluation.report import find_runs, write_report
-    from linguagym.evaluation.run import DEFAULT_MODEL, check_settings, run_suites
+    from linguagym.evaluation.run import check_settings, run_models
     from linguagym.executors import make_executor
 
     paths = _run_suite_paths(args)
@@ -167,29 +179,65 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise LinguagymError("no suite files given", hint="pass .json files or a directory that holds them")
     base = _settings(args)
     check_settings(base)
+    models = _run_models(args)
+    directories = model_directories(args.output, models)
     err = _console(stderr=True)
-    written = []
+    written: list[Path] = []
+    failed: list[tuple[str, LinguagymError]] = []
+    bars = _ProgressBars()
+
+    def finished(settings, outcome) -> None:
+        bars.stop()
+        if isinstance(outcome, LinguagymError):
+            failed.append((settings.model, outcome))
+            err.print(f"{settings.model}: failed: {outcome.message}", soft_wrap=True, highlight=False, markup=False)
+        else:
+            written.append(_write_model_run(outcome, directories[settings.model], err))
+
     with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor:
-        for model in args.model or [DEFAULT_MODEL]:
-            settings = replace(base, model=model)
-            progress, start = _progress_bar()
-            try:
-                result = run_suites(paths, settings, progress=start, executor=executor)
-            finally:
-                progress.stop()
-            written.append(_write_model_run(result, args, model, err))
-    runs = find_runs(written)
-    summary = _summarize_and_print([o for run in runs for o in run.outcomes], args)
-    if not args.no_report:
-        report = write_report(runs, args.output, summary)
-        err.print(f"report: {report}", soft_wrap=True, highlight=False)
+        try:
+            run_models(paths, [replace(base, model=model) for model in models], progress=bars.start,
+                       executor=executor, finished=finished)
+        finally:
+            bars.stop()
+    if written:
+        runs = find_runs(written)
+        summary = _summarize_and_print([o for run in runs for o in run.outcomes], args)
+        if not args.no_report:
+            report = write_report(runs, args.output, summary)
+            err.print(f"report: {report}", soft_wrap=True, highlight=False)
+    if failed:
+        lines = "\n  ".join(f"{model}: {error.message}" + (f" ({error.hint})" if error.hint else "")
+                            for model, error in failed)
+        done = f"; the results of the other {len(written)} are in {args.output}" if written else ""
+        raise LinguagymError(f"{len(failed)} of {len(models)} models failed{done}\n  {lines}",
+                             hint="mend the cause and run the same command again: finished scores are cached")
     return 0
 
 
-def _write_model_run(result, args: argparse.Namespace, model: str, err) -> Path:
-    from linguagym.evaluation.outputs import model_directory, write_run
+class _ProgressBars:
+    """Progress callbacks for run_models: each piece of work (all models at once on Ray, else one model) says
+    how much there is, then gets a rich bar on stderr of its own."""
 
-    record = write_run(result, model_directory(args.output, model))
+    def __init__(self) -> None:
+        self.current = None
+
+    def start(self, total: int, unit: str):
+        self.stop()
+        self.current, begin = _progress_bar()
+        return begin(total, unit)
+
+    def stop(self) -> None:
+        if self.current is not None:
+            self.current.stop()
+            self.current = None
+
+
+def _write_model_run(result, directory: Path, err) -> Path:
+    from linguagym.evaluation.outputs import write_run
+
+    record = write_run(result, directory)
+    model = result.settings.model
     err.print(f"{model}: {result.unique_sentences} unique sentences, {result.tokens} tokens, "
               f"{result.seconds:.1f} s; results in {record.parent}/", soft_wrap=True, highlight=False)
     for suite_result in result.suites:
@@ -345,8 +393,11 @@ def build_parser() -> argparse.ArgumentParser:
         g = p.add_argument_group("model")
         if repeatable:
             g.add_argument("--model", "-m", action="append", metavar="M",
-                           help="a named model, a hub id, a local directory, a .gguf file or an lm-zoo .tsv; "
-                           f"repeat to compare models (default: {DEFAULT_MODEL})")
+                           help="a named model, a hub id (id@revision: one checkpoint), a local directory, a .gguf "
+                           f"file or an lm-zoo .tsv; repeat to compare models (default: {DEFAULT_MODEL})")
+            g.add_argument("--models-file", type=Path, metavar="FILE",
+                           help="more models, one per line (# comments; globs such as checkpoints/step-* expand "
+                           "in natural order): every checkpoint of a training run, fifty models")
         else:
             g.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M",
                            help=f"a named model, a hub id, a local directory, a .gguf file or an lm-zoo .tsv "

@@ -45,6 +45,13 @@ def add_test_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--retries", type=int, default=None, metavar="N", help="HTTP classifiers: retries per request")
     p.add_argument("--examples", type=int, default=3, metavar="N",
                    help="failing seeds and expansions shown per capability and classifier in the report (3)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="local: predict in this process (default); ray: on a Ray cluster, the classifiers side "
+                   "by side, one model copy per worker")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="the Ray cluster to join (default: $RAY_ADDRESS, else a local cluster started for the run)")
+    p.add_argument("--ray-workers", type=int, default=None, metavar="N",
+                   help="Ray workers (default: one per GPU of the cluster, else one per CPU)")
     table = p.add_mutually_exclusive_group()
     table.add_argument("--csv", action="store_true", help="print the table as CSV instead of a formatted table")
     table.add_argument("--markdown", action="store_true", help="print the table as Markdown instead")
@@ -77,23 +84,32 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
     from linguagym.capabilities.datasets import parse_label_map
     from linguagym.capabilities.lct_report import write_results
     from linguagym.capabilities.testfile import read_tests
-    from linguagym.capabilities.testing import run_tests
+    from linguagym.capabilities.testing import failed_run, run_tests
+    from linguagym.executors import make_executor
 
     _check(args)
     document = read_tests(args.tests)
     label_map = parse_label_map(args.label_map) if args.label_map else None
     classifiers = [(spec, open_classifier(spec, args, label_map)) for spec in args.classifier]
     err = Console(stderr=True, highlight=False)
+    with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor:
+        elsewhere = _predict_elsewhere(executor, classifiers, document, args, label_map, err)
     runs = []
     for spec, classifier in classifiers:
         bar = _ProgressBar(err, classifier.name)
         try:
-            run = run_tests(document, classifier, progress=bar.start, spec=spec)
+            if spec in elsewhere and elsewhere[spec][1] is not None:
+                run = failed_run(document, classifier, str(elsewhere[spec][1]), spec)
+            else:
+                run = run_tests(document, classifier, progress=bar.start, spec=spec)
         finally:
             bar.stop()
             close = getattr(classifier, "close", None)
             if callable(close):
                 close()
+        if spec in elsewhere:  # predicted on the cluster: not "from the cache"
+            run.cached -= elsewhere[spec][0]
+        run.executor = executor.describe()
         runs.append(run)
         if run.ok:
             err.print(f"{run.name}: {run.failed_tests} of {len(run.outcomes)} tests fail ({run.unique_texts} unique "
@@ -103,7 +119,7 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
                       markup=False)
     settings = {"classifiers": list(args.classifier), "device": args.device, "batch_size": args.batch_size,
                 "label_map": label_map, "timeout": args.timeout, "retries": args.retries,
-                "cache_dir": str(args.cache_dir) if args.cache_dir else None}
+                "cache_dir": str(args.cache_dir) if args.cache_dir else None, "executor": args.executor}
     written = write_results(document, args.tests, runs, args.output, examples=args.examples, settings=settings)
     _print_table(written.summaries, args)
     err.print(f"results in {written.directory}/; report: {written.report}", soft_wrap=True, markup=False)
@@ -118,6 +134,28 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
                               hint="mend the cause and run the same command again: it resumes from the cached "
                               "predictions")
     return 0
+
+
+def _predict_elsewhere(executor: Any, classifiers: list[tuple[str, Any]], document: dict, args: argparse.Namespace,
+                       label_map: dict[str, str] | None, err: Any) -> dict[str, tuple[int, Any]]:
+    """With an executor that can (Ray), predict what every classifier misses, side by side, into the prediction
+    caches; per spec: (texts predicted there, its error or None). A local executor predicts nothing ahead."""
+    from linguagym.capabilities.testing import missing_texts, unique_texts
+
+    prefill = getattr(executor, "prefill_predictions", None)
+    if prefill is None:
+        return {}
+    texts = unique_texts(document)
+    todo = {spec: len(missing_texts(classifier, texts)) for spec, classifier in classifiers}
+    options = {"device": args.device, "batch_size": args.batch_size, "label_map": label_map,
+               "timeout": args.timeout, "retries": args.retries}
+    bar = _ProgressBar(err, f"{len(classifiers)} classifiers on Ray")
+    try:
+        errors = prefill(classifiers, texts, options, bar.start(sum(todo.values())))
+    finally:
+        bar.stop()
+    return {spec: (todo[spec] if error is None else 0, error)
+            for (spec, _), error in zip(classifiers, errors, strict=True)}
 
 
 class _ProgressBar:

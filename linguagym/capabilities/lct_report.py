@@ -154,7 +154,8 @@ def results_record(document: Mapping[str, Any], tests_path: str | Path, runs: Se
             "label": label, "name": run.name, "spec": run.spec, "identity": run.identity,
             "status": "ok" if run.ok else "failed", "error": run.error,
             "directory": directory if run.ok else None, "unique_texts": run.unique_texts,
-            "cached_before": run.cached, "predictions_kept": run.finished, "seconds": round(run.seconds, 3)}
+            "cached_before": run.cached, "predictions_kept": run.finished, "seconds": round(run.seconds, 3),
+            "executor": run.executor}
         if summary is not None:
             entry["failed_tests"] = run.failed_tests
             entry["total"] = _numbers(summary.total)

@@ -57,6 +57,7 @@ class ClassifierRun:
     seconds: float
     error: str | None = None
     spec: str | None = None  # what the user wrote (--classifier), when known
+    executor: dict[str, Any] | None = None  # how its predictions were made where not in this process (Ray)
 
     @property
     def ok(self) -> bool:
@@ -103,6 +104,15 @@ def run_tests(document: Mapping[str, Any], classifier: Classifier, *, progress: 
                          time.perf_counter() - started, None, spec)
 
 
+def failed_run(document: Mapping[str, Any], classifier: Classifier, error: str,
+               spec: str | None = None) -> ClassifierRun:
+    """The run of a classifier that failed before its tests could be marked (on a Ray worker): what its cache
+    kept of the test file's texts, and why."""
+    texts = unique_texts(document)
+    kept = _kept(classifier, texts)
+    return ClassifierRun(classifier.name, dict(classifier.identity), [], len(texts), kept, kept, 0.0, error, spec)
+
+
 def _kept(classifier: Classifier, texts: list[str]) -> int:
     """How many of ``texts`` the classifier's cache holds now (0 without a cache, or when it cannot be read)."""
     if not hasattr(classifier, "missing"):
@@ -122,6 +132,11 @@ def _predict(classifier: Classifier, texts: list[str], advance: Callable[[int], 
         predictions = classifier.predict(texts)
         if advance is not None:
             advance(len(texts))
+    return checked_predictions(classifier, texts, predictions)
+
+
+def checked_predictions(classifier: Classifier, texts: Sequence[str], predictions: Sequence[Any]) -> list[Prediction]:
+    """``predictions`` if they are one ``Prediction`` per text with a known label; else a ClassifierError."""
     predictions = list(predictions)
     if len(predictions) != len(texts):
         raise ClassifierError(f"{classifier.name} returned {len(predictions)} predictions for {len(texts)} texts",

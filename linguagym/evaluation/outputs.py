@@ -15,6 +15,8 @@ import csv
 import json
 import math
 import re
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from linguagym.atomic import atomic_open, atomic_write_text
@@ -129,6 +131,15 @@ def model_directory(out_dir: str | Path, model: str) -> Path:
     """Where a run of ``model`` goes inside ``out_dir``: a folder named after the model (paths shortened to
     their last part, unsafe characters replaced)."""
     return Path(out_dir) / safe_name(short_model_name(model), "model")
+
+
+def model_directories(out_dir: str | Path, models: Sequence[str]) -> dict[str, Path]:
+    """``model_directory`` of each model, except that models whose short names collide (checkpoint-1000 of two
+    training runs) are named in full, so that no run overwrites another."""
+    short = {model: safe_name(short_model_name(model), "model") for model in models}
+    taken = Counter(short.values())
+    return {model: Path(out_dir) / (name if taken[name] == 1 else safe_name(model, "model"))
+            for model, name in short.items()}
 
 
 def safe_name(text: str, fallback: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym import __version__
+from linguagym.errors import LinguagymError
 from linguagym.evaluation.evaluate import SuiteResult, evaluate_suite, suite_sentences
 from linguagym.scoring.protocol import ScoredText, Scorer
 from linguagym.suites.formula import Tolerance
@@ -166,6 +167,71 @@ def work_to_do(scorer: Scorer, texts: Sequence[str]) -> tuple[int, str]:
     return len(unique), "sentences"
 
 
+def settings_scorer(settings: RunSettings) -> Scorer:
+    """The (cached) scorer ``settings`` describe; resolving the model loads no weights."""
+    from linguagym.scoring.registry import load_scorer
+
+    return load_scorer(
+        settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
+        batch_size=settings.batch_size, pll=settings.pll,
+        cache_dir=Path(settings.cache_dir) if settings.cache_dir else None, score_cache=settings.cache,
+    )
+
+
+def suite_texts(suites: Sequence[Suite], spacing: str) -> list[str]:
+    """Every sentence of ``suites``, as the scorer sees it, in suite order (repeats included)."""
+    return [s.text for suite in suites for s in suite_sentences(suite, spacing)]
+
+
+def run_models(
+    paths: Sequence[str | Path],
+    settings: Sequence[RunSettings],
+    *,
+    progress: Callable[[int, str], Callable[[int], None]] | None = None,
+    executor: Executor | None = None,
+    finished: Callable[[RunSettings, RunResult | LinguagymError], None] | None = None,
+) -> list[RunResult | LinguagymError]:
+    """The same suites with several models (one ``RunSettings`` each). Every suite is read and every model
+    resolved first, so a bad file or a typo stops it before any work. An executor that can
+    (``prefill_scores``: Ray) first scores what all the models miss, side by side; then each model is evaluated
+    in turn. A model that fails is returned as its error and the others go on. ``finished(settings, outcome)``
+    is called as each model is done, so that its outputs can be written at once."""
+    for one in settings:
+        check_settings(one)
+    loaded = load_suites(paths)
+    suites = loaded[0]
+    scorers = [settings_scorer(one) for one in settings]
+    if executor is None:
+        from linguagym.executors.local import LocalExecutor
+
+        executor = LocalExecutor()
+    errors: list[LinguagymError | None] = [None] * len(settings)
+    prefill = getattr(executor, "prefill_scores", None)
+    if prefill is not None and len(settings) > 1:
+        texts = [suite_texts(suites, one.spacing) for one in settings]
+        work = [work_to_do(scorer, t) for scorer, t in zip(scorers, texts, strict=True)]
+        units = {unit for _, unit in work}
+        total = sum(n for n, _ in work) if len(units) == 1 else sum(len(set(t)) for t in texts)
+        advance = progress(total, units.pop() if len(units) == 1 else "sentences") if progress else None
+        errors = list(prefill(list(zip(scorers, texts, settings, strict=True)), advance))
+        progress = None  # what is left is read from the cache
+    outcomes: list[RunResult | LinguagymError] = []
+    for one, scorer, error in zip(settings, scorers, errors, strict=True):
+        outcome: RunResult | LinguagymError
+        if error is not None:
+            outcome = error
+        else:
+            try:
+                outcome = run_suites(paths, one, scorer=scorer, progress=progress, executor=executor,
+                                     loaded_suites=loaded)
+            except LinguagymError as failure:
+                outcome = failure
+        outcomes.append(outcome)
+        if finished is not None:
+            finished(one, outcome)
+    return outcomes
+
+
 def run_suites(
     paths: Sequence[str | Path],
     settings: RunSettings = RunSettings(),
@@ -173,6 +239,7 @@ def run_suites(
     scorer: Scorer | None = None,
     progress: Callable[[int, str], Callable[[int], None]] | None = None,
     executor: Executor | None = None,
+    loaded_suites: tuple[list[Suite], list[dict[str, str]]] | None = None,
 ) -> RunResult:
     """Score and evaluate suites with one model. ``scorer`` overrides the one ``settings.model`` names;
     ``progress(total, unit)`` is told the work to do (tokens not yet cached, or sentences) and may return a
@@ -181,16 +248,10 @@ def run_suites(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.perf_counter()
     check_settings(settings)
-    suites, sources = load_suites(paths)
+    suites, sources = loaded_suites or load_suites(paths)  # (``loaded_suites``: what run_models read already)
     if scorer is None:
-        from linguagym.scoring.registry import load_scorer
-
-        scorer = load_scorer(
-            settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
-            batch_size=settings.batch_size, pll=settings.pll,
-            cache_dir=Path(settings.cache_dir) if settings.cache_dir else None, score_cache=settings.cache,
-        )
-    texts = [s.text for suite in suites for s in suite_sentences(suite, settings.spacing)]
+        scorer = settings_scorer(settings)
+    texts = suite_texts(suites, settings.spacing)
     unique = len(set(texts))
     advance = progress(*work_to_do(scorer, texts)) if progress else None
     if executor is None:

@@ -6,25 +6,22 @@ a finished shard survives a crash of the driver (a re-run finds it and recompute
 there is one writer per cache file. After the pool is done the run reads every score from the cache and goes
 on exactly as a local run.
 
-Faults, handled here rather than by Ray's own restarts so that the limits are ours and visible:
-- a worker that dies (process killed, node lost, out of memory) has its shard put back in the queue, taken by
-  the next free worker, and is replaced by a fresh actor; a shard whose worker died more than ``retries``
-  times, or workers that keep dying while loading the model, stop the run with an ``ExecutorError``;
-- a worker that reports an error (a model it cannot load, a text too long) stops the run at once with the
-  model's name and the worker's message: retrying would fail the same way.
-Either way nothing of the run's outputs is written: those are written only after the run succeeds.
+Several models (``prefill_scores``) or classifiers (``prefill_predictions``) share one pool, side by side over
+the cluster (see ``linguagym.executors.ray_pool`` for how workers are shared out and how faults are handled).
+A model that fails there is returned as its error and the others go on; ``score`` (one model) raises it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linguagym.executors import RAY_INSTALL_HINT, ClosingExecutor, ExecutorError
-from linguagym.executors.ray_worker import Loader, ScoringWorker
+from linguagym.executors.ray_pool import Job, Pool
+from linguagym.executors.ray_worker import ClassifyingTask, Loader, ScoringTask
 from linguagym.executors.shards import CacheWriter, Shard, plan_shards
 from linguagym.scoring.protocol import ScoredText
 
@@ -32,8 +29,7 @@ if TYPE_CHECKING:
     from linguagym.evaluation.run import RunSettings
     from linguagym.scoring.protocol import Scorer
 
-MEMORY_HINT = ("the model may be too large for one worker: use a smaller --dtype or --batch-size, or workers with "
-               "more (GPU) memory")
+Progress = Callable[[int], None]
 
 
 def import_ray() -> Any:
@@ -70,7 +66,11 @@ class RayExecutor(ClosingExecutor):
         self.loader = loader
         self.started_cluster = False
         self.cluster = "already connected"  # or the address joined, or "local" (started here)
-        self._last: dict[str, Any] = {}
+        self._last: dict[str, Any] = {}  # how the last run (or set of classifiers) was carried out
+        self._pool_record: dict[str, Any] = {}
+        self._records: dict[str, dict[str, Any]] = {}  # per model identity, from the last prefill
+        self._held: dict[str, dict[str, ScoredText]] = {}  # scores of scorers without a cache, until asked for
+        self._written: dict[str, int] = {}  # per model identity: texts a prefill wrote into its cache
 
     def connect(self) -> None:
         """Join or start the cluster, offline and quietly (no dashboard, no usage report, no worker logs)."""
@@ -108,160 +108,114 @@ class RayExecutor(ClosingExecutor):
     ) -> dict[str, ScoredText]:
         from linguagym.evaluation.run import score_texts
 
-        shards = plan_shards(scorer, texts, self.shard_texts)
-        self._last = {"shards": len(shards), "texts": sum(len(s.texts) for s in shards), "worker_deaths": 0}
-        cached = hasattr(scorer, "missing") and hasattr(scorer, "cache_dir")
-        writer = CacheWriter(scorer) if cached and shards else None
-        computed: dict[str, ScoredText] = {}
-        by_tokens = hasattr(scorer, "count_tokens") and hasattr(scorer, "progress")
-
-        def store(results: list[ScoredText]) -> None:
-            if writer is not None:
-                writer.write(results)  # committed: a crash of this process later keeps it
-            else:
-                computed.update((r.text, r) for r in results)
-            if progress is not None:  # in the unit run_suites announced (see work_to_do)
-                progress(sum(len(r.tokens) for r in results) if by_tokens else len(results))
-
-        try:
-            if shards:
-                self.connect()
-                self._last["cluster"] = self.cluster
-                _Pool(self, settings, scorer.identity, self._last).run(shards, store)
-        finally:
-            if writer is not None:
-                writer.close()
-        if not cached:
-            return {text: computed[text] for text in dict.fromkeys(texts)}
+        key = _key(scorer)
+        earlier = self._records.pop(key, None)  # from a prefill_scores of several models
+        [error] = self.prefill_scores([(scorer, texts, settings)], progress)
+        record = self._records.pop(key)
+        self._last = earlier if earlier is not None and not record["shards"] else record
+        if error is not None:
+            raise error
+        held = self._held.pop(key, None)
+        if held is not None:  # no cache: the scores were kept in memory
+            return {text: held[text] for text in dict.fromkeys(texts)}
         scores = score_texts(scorer, texts)  # every text is in the cache now: nothing reaches the model
-        if writer is not None and hasattr(scorer, "hits"):  # count as a local run does: found vs computed
-            scorer.hits -= writer.written
-            scorer.misses += writer.written
+        written = self._written.pop(key, 0)
+        if hasattr(scorer, "hits"):  # count as a local run does: found vs computed
+            scorer.hits -= written
+            scorer.misses += written
         return scores
 
-
-class _Pool:
-    """One pass of a run's shards over freshly started actors; they are killed when it ends, however it ends."""
-
-    def __init__(self, executor: RayExecutor, settings: RunSettings, identity: dict[str, Any],
-                 record: dict[str, Any]) -> None:
-        self.ray = executor.ray
-        self.executor = executor
-        self.settings = settings
-        self.identity = identity
-        self.record = record
-        self.pending: dict[Any, tuple[Any, Shard | None]] = {}  # object ref -> (actor, shard; None: loading)
-        self.actors: list[Any] = []
-        self.queue: deque[Shard] = deque()
-        self.attempts: dict[int, int] = {}  # shard index -> workers lost while scoring it
-        self.load_deaths = 0
-
-    def run(self, shards: list[Shard], store: Callable[[list[ScoredText]], None]) -> None:
-        ray = self.ray
-        options, count = self._actor_options(len(shards))
-        self.record.update(workers=count, worker_resources=options)
-        self.remote = ray.remote(ScoringWorker).options(max_restarts=0, max_task_retries=0, **options)
-        self.threads = options.get("num_cpus") if "num_gpus" not in options else None
-        self.queue.extend(shards)
+    def prefill_scores(
+        self, runs: Sequence[tuple[Scorer, Sequence[str], RunSettings]], progress: Progress | None = None
+    ) -> list[ExecutorError | None]:
+        """Score what each (scorer, texts, settings) still misses, every model side by side on the cluster, into
+        each scorer's cache (or, without one, into memory for ``score`` to hand back). Returns each run's error,
+        or None; a failed model leaves the others untouched. ``progress`` is advanced by tokens (texts for
+        scorers that cannot count them) across all runs."""
+        jobs: list[Job] = []
+        writers: list[CacheWriter | None] = []
+        for scorer, texts, settings in runs:
+            cached = hasattr(scorer, "missing") and hasattr(scorer, "cache_dir")
+            held = None if cached else self._held.setdefault(_key(scorer), {})
+            shards = plan_shards(scorer, [t for t in texts if t not in held] if held is not None else texts,
+                                 self.shard_texts)
+            writer = CacheWriter(scorer) if cached and shards else None
+            writers.append(writer)
+            by_tokens = hasattr(scorer, "count_tokens") and hasattr(scorer, "progress")
+            store = _score_store(writer, held, progress, by_tokens)
+            jobs.append(Job(ScoringTask(settings, self.loader), dict(scorer.identity), shards, store))
         try:
-            for _ in range(count):
-                self._start()
-            while self.pending:
-                [ref], _ = ray.wait(list(self.pending), num_returns=1)
-                actor, shard = self.pending.pop(ref)
-                try:
-                    answer = ray.get(ref)
-                except ray.exceptions.RayActorError as death:
-                    self._lost(actor, shard, death)
-                    continue
-                if "error" in answer:
-                    raise self._worker_error(shard, answer)
-                if shard is None:
-                    self._check_identity(answer)
-                else:
-                    store(self._results(shard, answer))
-                if self.queue:
-                    shard = self.queue.popleft()
-                    self.pending[actor.score.remote(shard.texts)] = (actor, shard)
-                else:
-                    self._forget(actor)
+            self._run(jobs)
         finally:
-            for actor in self.actors:
-                ray.kill(actor, no_restart=True)
+            for writer in writers:
+                if writer is not None:
+                    writer.close()
+        for (scorer, _, _), job, writer in zip(runs, jobs, writers, strict=True):
+            key = _key(scorer)
+            self._records[key] = {**self._pool_record, **job.describe()}
+            if writer is not None:
+                self._written[key] = self._written.get(key, 0) + writer.written
+        return [job.error for job in jobs]
 
-    def _start(self) -> None:
-        """A new actor, asked at once to load the model."""
-        actor = self.remote.remote(self.settings, self.executor.loader, self.threads)
-        self.actors.append(actor)
-        self.pending[actor.load.remote()] = (actor, None)
+    def prefill_predictions(
+        self, classifiers: Sequence[tuple[str, Any]], texts: Sequence[str], options: dict[str, Any],
+        progress: Progress | None = None,
+    ) -> list[ExecutorError | None]:
+        """Predict what each (spec, CachedClassifier) still misses of ``texts``, every classifier side by side
+        on the cluster, into its prediction cache. ``options``: ``load_classifier``'s keyword arguments (the
+        workers build each classifier from its spec). Returns each classifier's error, or None."""
+        from linguagym.capabilities.classifiers.base import Prediction
 
-    def _lost(self, actor: Any, shard: Shard | None, death: BaseException) -> None:
-        """A worker died: its shard goes back to the front of the queue and a fresh worker is started, within
-        the retry limits."""
-        self.record["worker_deaths"] += 1
-        self._forget(actor)
-        model, last, retries = self.settings.model, _first_line(death), self.executor.retries
-        if shard is None:
-            self.load_deaths += 1
-            if self.load_deaths > retries:
-                raise ExecutorError(f"Ray workers died {_times(self.load_deaths)} while loading model {model!r}; "
-                                    f"the last: {last}", hint=MEMORY_HINT) from None
-        else:
-            tries = self.attempts[shard.index] = self.attempts.get(shard.index, 0) + 1
-            if tries > retries:
-                raise ExecutorError(f"a shard of {len(shard.texts)} texts lost its Ray worker {_times(tries)} scoring "
-                                    f"with {model!r}; the last: {last}", hint=MEMORY_HINT) from None
-            self.queue.appendleft(shard)
-        if self.queue:
-            self._start()
+        jobs = []
+        for spec, classifier in classifiers:
+            missing = classifier.missing(list(dict.fromkeys(texts)))
+            size = self.shard_texts or classifier.chunk_size
+            shards = [Shard(i, tuple(missing[k:k + size]), sum(map(len, missing[k:k + size])), "characters")
+                      for i, k in enumerate(range(0, len(missing), size))]
 
-    def _actor_options(self, shards: int) -> tuple[dict[str, Any], int]:
-        """One GPU per actor where the cluster has GPUs (unless the run asked for the CPU), else CPUs: the
-        cluster's CPUs shared out, at least one each. How many: ``workers``, else one per GPU or CPU."""
-        resources = self.ray.cluster_resources()
-        gpus, cpus = int(resources.get("GPU", 0)), int(resources.get("CPU", 0))
-        use_gpus = gpus > 0 and not self.settings.device.startswith("cpu")
-        kind, available = ("GPU", gpus) if use_gpus else ("CPU", cpus)
-        wanted = self.executor.workers or available
-        if wanted > available or available == 0:
-            raise ExecutorError(f"{wanted} Ray workers asked for, but the cluster has {available} {kind}s",
-                                hint="pass a smaller --ray-workers, or add nodes to the cluster")
-        count = min(wanted, shards)
-        options = {"num_gpus": 1} if use_gpus else {"num_cpus": max(1, available // wanted)}
-        return options, count
+            def store(shard: Shard, answers: list[dict[str, Any]], classifier: Any = classifier) -> None:
+                predictions = [Prediction.from_dict(a) for a in answers]
+                if len(predictions) != len(shard.texts):
+                    raise RuntimeError(f"a Ray worker returned {len(predictions)} predictions for {len(shard.texts)}")
+                classifier.store(shard.texts, predictions)  # committed: a crash of this process later keeps it
+                if progress is not None:
+                    progress(len(predictions))
 
-    def _forget(self, actor: Any) -> None:
-        """Let go of an actor that died or has no more work, so that its resources are free at once."""
-        if actor in self.actors:
-            self.actors.remove(actor)
-            self.ray.kill(actor, no_restart=True)
+            task = ClassifyingTask(spec, {**options, "cache_dir": classifier.cache_dir})
+            jobs.append(Job(task, dict(classifier.identity), shards, store))
+        self._run(jobs)
+        self._last = {**self._pool_record,
+                      "classifiers": {spec: job.describe() for (spec, _), job in zip(classifiers, jobs, strict=True)}}
+        return [job.error for job in jobs]
 
-    def _check_identity(self, answer: dict[str, Any]) -> None:
-        found = answer["identity"]
-        if found == self.identity:
+    def _run(self, jobs: list[Job]) -> None:
+        """The pool over ``jobs``, connecting to the cluster only when some job has work."""
+        self._pool_record = {}
+        if not any(job.shards for job in jobs):
             return
-        keys = sorted(k for k in set(found) | set(self.identity) if found.get(k) != self.identity.get(k))
-        shown = "; ".join(f"{k}: worker {found.get(k)!r}, driver {self.identity.get(k)!r}" for k in keys)
-        hint = "run the driver with the same library versions as the workers"
-        if "device" in keys:
-            hint = f"pass --device {found.get('device')} (the workers' device) so that both agree"
-        raise ExecutorError(
-            f"the Ray worker on {answer['where']} would score {self.settings.model!r} differently from this process "
-            f"({shown}), so its scores could not go into this run's cache", hint=hint)
+        self.connect()
+        working = [job for job in jobs if job.shards]
+        self._pool_record = {"cluster": self.cluster,
+                             **Pool(self.ray, working, workers=self.workers, retries=self.retries).run()}
 
-    def _worker_error(self, shard: Shard | None, answer: dict[str, Any]) -> ExecutorError:
-        doing = "failed to load" if shard is None else "failed while scoring"
-        hint = answer.get("hint") or (None if answer.get("user_error") else MEMORY_HINT)
-        return ExecutorError(f"model {self.settings.model!r} {doing} on the Ray worker on {answer['where']}: "
-                             f"{answer['error']}", hint=hint)
 
-    @staticmethod
-    def _results(shard: Shard | None, answer: dict[str, Any]) -> list[ScoredText]:
-        assert shard is not None
-        results = [ScoredText.from_json(item) for item in answer["results"]]
+def _score_store(writer: CacheWriter | None, held: dict[str, ScoredText] | None, progress: Progress | None,
+                 by_tokens: bool) -> Callable[[Shard, list[dict[str, Any]]], None]:
+    """What the driver does with one finished shard of scores: into the cache (committed at once) or memory."""
+
+    def store(shard: Shard, answers: list[dict[str, Any]]) -> None:
+        results = [ScoredText.from_json(item) for item in answers]
         if [r.text for r in results] != list(shard.texts):
             raise RuntimeError(f"a Ray worker returned {len(results)} results for a shard of {len(shard.texts)} texts")
-        return results
+        if writer is not None:
+            writer.write(results)
+        else:
+            assert held is not None
+            held.update((r.text, r) for r in results)
+        if progress is not None:  # in the unit run_suites announced (see work_to_do)
+            progress(sum(len(r.tokens) for r in results) if by_tokens else len(results))
+
+    return store
 
 
 def _check_reachable(address: str, timeout: float = 10.0) -> None:
@@ -277,10 +231,5 @@ def _check_reachable(address: str, timeout: float = 10.0) -> None:
         raise ConnectionError(f"nothing answers at {host}:{port} ({error.strerror or error})") from None
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
-
-
-def _times(count: int) -> str:
-    return "1 time" if count == 1 else f"{count} times"
+def _key(scorer: Any) -> str:
+    return json.dumps(scorer.identity, sort_keys=True, default=str)

@@ -97,7 +97,7 @@ def test_a_shard_that_keeps_losing_its_worker_stops_the_run(ray_cluster, tiny_lm
     loader = LoggingLoader(str(tmp_path / "log"), kill_marker=str(tmp_path / "killed"), kill_at=1)
     with pytest.raises(ExecutorError) as caught:
         ray_run(settings(tmp_path / "cache", tiny_lm_dir), loader, retries=0)
-    assert "lost its Ray worker 1 time scoring with" in str(caught.value) and str(tiny_lm_dir) in str(caught.value)
+    assert "lost its Ray worker 1 time with model" in str(caught.value) and str(tiny_lm_dir) in str(caught.value)
 
 
 def test_workers_that_die_while_loading_stop_the_run(ray_cluster, tiny_lm_dir, tmp_path):

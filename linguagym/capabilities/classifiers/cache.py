@@ -82,6 +82,11 @@ class CachedClassifier:
                 progress(start + len(chunk), len(missing))
         return [found[text] for text in texts]
 
+    def store(self, texts: Sequence[str], predictions: Sequence[Prediction]) -> None:
+        """Keep predictions made elsewhere (by a Ray worker) for ``texts``, committed at once."""
+        self._store.put({"text": text, **prediction.as_dict()}
+                        for text, prediction in zip(texts, predictions, strict=True))
+
     def close(self) -> None:
         self._store.close()
 

@@ -153,6 +153,10 @@ class FewShotClassifier:
             "versions": library_versions(),
         }
 
+    def warm_up(self) -> None:
+        """Load the model and run the shared prompt now rather than at the first prediction."""
+        self._prepare()
+
     def predict(self, texts: Sequence[str]) -> list[Prediction]:
         return [from_probabilities(_softmax(row)) for row in self.label_logprobs(texts)]
 

@@ -194,6 +194,10 @@ class HFClassifier:
     def name(self) -> str:
         return self._name
 
+    def warm_up(self) -> None:
+        """Load the weights now rather than at the first prediction (a Ray worker does, before any shard)."""
+        self._load()
+
     def _load(self) -> tuple[Any, Any, Any]:
         if self._loaded is None:
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
