@@ -102,6 +102,10 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     target = devices.torch_device(device)
     torch_dtype = devices.torch_dtype(dtype, target)
     directory, gguf_file = source.files()
+    if not gguf_file:
+        from linguagym.scoring.memory import check_weights_fit
+
+        check_weights_fit(source.name, directory, dtype, target)  # refused with sizes, not killed half-way
     extra = {"gguf_file": gguf_file} if gguf_file else {}
     loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
     from transformers.utils import logging as hf_logging

@@ -38,6 +38,7 @@ MASKED_MODEL_TYPES = {
     "rembert",
 }
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+_REVISION = re.compile(r"^[\w.-]+(/[\w.-]+)*$")  # a branch (step1000, refs/pr/1), tag or commit
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,16 @@ def resolve_source(model: str, cache_dir: Path) -> ModelSource:
             f"{model!r} is a file but not a model: expected a directory, a .gguf or a .tsv file",
             hint="pass a Hugging Face model directory (with config.json), a .gguf file or an lm-zoo .tsv",
         )
-    if not _HUB_ID.match(model) or model.startswith((".", "/", "~")):
+    repo_id, at, revision = model.partition("@")  # id@revision: one checkpoint (a branch, tag or commit)
+    bad_revision = at and (not _REVISION.match(revision) or {".", ".."} & set(revision.split("/")))
+    if not _HUB_ID.match(repo_id) or model.startswith((".", "/", "~")) or bad_revision:
         raise ConfigurationError(
             f"model {model!r} is not a named model, an existing path or a hub id",
-            hint="named models: " + ", ".join(assets.NAMED_MODELS) + "; or give a local directory",
+            hint="named models: " + ", ".join(assets.NAMED_MODELS) + "; or give a local directory, a hub id, "
+            "or hub-id@revision for one checkpoint (EleutherAI/pythia-160m@step1000)",
         )
-    directory = _hub_snapshot(model)
-    return _directory(model, directory, model, directory.name, "hub")
+    directory = _hub_snapshot(repo_id, revision or None)
+    return _directory(model, directory, repo_id, directory.name, "hub")
 
 
 def _named(name: str, cache_dir: Path) -> ModelSource:
@@ -160,31 +164,33 @@ def is_masked(config: dict[str, Any]) -> bool:
     return config.get("model_type") in MASKED_MODEL_TYPES
 
 
-def _hub_snapshot(repo_id: str) -> Path:
-    """The local snapshot of a hub model; downloads it when online. Its folder name is the commit."""
+def _hub_snapshot(repo_id: str, revision: str | None = None) -> Path:
+    """The local snapshot of a hub model at ``revision`` (default: main); downloads it when online. Its folder
+    name is the commit."""
     try:
         from huggingface_hub import snapshot_download
     except ImportError:  # pragma: no cover - transformers depends on it
         raise ConfigurationError("huggingface_hub is not installed", hint="pip install huggingface_hub") from None
     patterns = ["*.json", "*.safetensors", "*.model", "*.txt", "*.tiktoken", "vocab*", "merges*"]
     try:
-        return Path(snapshot_download(repo_id, local_files_only=True, allow_patterns=patterns))
+        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True, allow_patterns=patterns))
     except Exception:  # noqa: BLE001 - any failure here means "not cached"; go online below if allowed
         pass
     offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    shown = f"{repo_id}@{revision}" if revision else repo_id
     hint = (
-        f"run once online (without HF_HUB_OFFLINE) to download {repo_id}, or pass a local directory "
+        f"run once online (without HF_HUB_OFFLINE) to download {shown}, or pass a local directory "
         f"(e.g. one written by save_pretrained), a .gguf file, or a named model ({', '.join(assets.NAMED_MODELS)})"
     )
     if offline:
         raise ConfigurationError(
-            f"model {repo_id!r} is not in the Hugging Face cache and HF_HUB_OFFLINE is set", hint=hint
+            f"model {shown!r} is not in the Hugging Face cache and HF_HUB_OFFLINE is set", hint=hint
         )
     try:
-        return Path(snapshot_download(repo_id, allow_patterns=patterns))
+        return Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns))
     except Exception as error:  # noqa: BLE001 - network, auth, missing repo: all reported the same way
         raise ConfigurationError(
-            f"could not download model {repo_id!r} from the Hugging Face hub "
+            f"could not download model {shown!r} from the Hugging Face hub "
             f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})",
             hint=hint,
         ) from None

@@ -86,3 +86,21 @@ def cache_rows(path: Path) -> dict[str, bytes]:
     """Every entry of a score cache file: key -> stored JSON payload."""
     with sqlite3.connect(path) as db:
         return dict(db.execute("SELECT key, payload FROM scores").fetchall())
+
+
+def broken_labels(texts: list[str]) -> list[str]:
+    """A Python classifier that fails on every call, as a classifier with a bug would."""
+    raise RuntimeError("the sentiment service is down")
+
+
+@dataclass(frozen=True)
+class FailingFor:
+    """Loads the run's scorer, but fails to load model ``model`` (its weights do not fit, say)."""
+
+    model: str
+    message: str = "CUDA out of memory. Tried to allocate 20.00 GiB"
+
+    def __call__(self, settings):
+        if settings.model == self.model:
+            raise RuntimeError(self.message)
+        return load_worker_scorer(settings)

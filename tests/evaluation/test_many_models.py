@@ -1,0 +1,66 @@
+"""Many models in one run without Ray: a models file (comments, paths beside it, checkpoint globs in natural
+order), output folders that never collide, and a model that fails while the others are written."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from linguagym.cli import main
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation.models_file import read_models_file
+from linguagym.evaluation.outputs import model_directories
+from linguagym.suites import example_suite_paths
+
+
+def test_models_file_reads_comments_paths_and_checkpoint_globs(tmp_path: Path) -> None:
+    for step in (10, 2, 1000):
+        (tmp_path / "run" / f"checkpoint-{step}").mkdir(parents=True)
+    listing = tmp_path / "models.txt"
+    listing.write_text("# a training run, every checkpoint\n\nsmollm2-135m\nEleutherAI/pythia-160m@step1000  # hub\n"
+                       "run/checkpoint-*\nsmollm2-135m\n", encoding="utf-8")
+    run = tmp_path / "run"
+    assert read_models_file(listing) == [
+        "smollm2-135m", "EleutherAI/pythia-160m@step1000",
+        str(run / "checkpoint-2"), str(run / "checkpoint-10"), str(run / "checkpoint-1000"),
+    ]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("# nothing but a comment\n\n", "lists no models"),
+    ("run/step-*\n", "models.txt:1: 'run/step-*' matches no path"),
+])
+def test_models_file_errors_say_where(tmp_path: Path, text: str, message: str) -> None:
+    listing = tmp_path / "models.txt"
+    listing.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=re.escape(message)):
+        read_models_file(listing)
+    with pytest.raises(ConfigurationError, match="does not exist"):
+        read_models_file(tmp_path / "absent.txt")
+
+
+def test_models_with_the_same_short_name_get_distinct_folders(tmp_path: Path) -> None:
+    a, b = tmp_path / "run-a" / "checkpoint-100", tmp_path / "run-b" / "checkpoint-100"
+    a.mkdir(parents=True)
+    b.mkdir(parents=True)
+    folders = model_directories("out", [str(a), str(b), "smollm2-135m"])
+    assert folders["smollm2-135m"] == Path("out/smollm2-135m")
+    assert folders[str(a)] != folders[str(b)] and "run-a" in folders[str(a)].name
+
+
+def test_a_model_that_fails_does_not_stop_the_others(tiny_lm_dir: Path, tmp_path: Path, capsys) -> None:
+    broken = shutil.copytree(tiny_lm_dir, tmp_path / "broken")
+    for weights in broken.glob("*.safetensors"):
+        weights.unlink()
+    out = tmp_path / "out"
+    code = main(["run", *map(str, example_suite_paths()), "--model", str(broken), "--model", str(tiny_lm_dir),
+                 "--device", "cpu", "--cache-dir", str(tmp_path / "cache"), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and "1 of 2 models failed" in err and "could not load model" in err
+    assert (out / "report.html").is_file() and (out / tiny_lm_dir.name / "run.json").is_file()
+    assert not (out / "broken").exists()  # nothing half-written for the model that failed
+    assert json.loads((out / tiny_lm_dir.name / "run.json").read_text())["executor"] == {"name": "local"}
