@@ -169,7 +169,7 @@ def _run_models(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from linguagym.evaluation.outputs import model_directories
+    from linguagym.evaluation.outputs import model_labels, safe_name
     from linguagym.evaluation.report import find_runs, write_report
     from linguagym.evaluation.run import check_settings, run_models
     from linguagym.executors import make_executor
@@ -180,7 +180,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     base = _settings(args)
     check_settings(base)
     models = _run_models(args)
-    directories = model_directories(args.output, models)
+    labels = model_labels(models)
     err = _console(stderr=True)
     written: list[Path] = []
     failed: list[tuple[str, LinguagymError]] = []
@@ -192,7 +192,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             failed.append((settings.model, outcome))
             err.print(f"{settings.model}: failed: {outcome.message}", soft_wrap=True, highlight=False, markup=False)
         else:
-            written.append(_write_model_run(outcome, directories[settings.model], err))
+            outcome.label = labels[settings.model]
+            written.append(_write_model_run(outcome, Path(args.output) / safe_name(outcome.label, "model"), err))
 
     with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor:
         try:

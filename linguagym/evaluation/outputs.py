@@ -38,8 +38,9 @@ def _write_csv(path: Path, header: list[str], rows) -> None:
 
 
 def model_label(result: RunResult) -> str:
-    """The model's name in tables: a named model or hub id as given, a local path by its last part."""
-    return short_model_name(result.settings.model)
+    """The model's name in tables: the run's own label where a command gave one (``model_labels``), else a
+    named model or hub id as given, a local path by its last part."""
+    return result.label or short_model_name(result.settings.model)
 
 
 def short_model_name(model: str) -> str:
@@ -133,13 +134,13 @@ def model_directory(out_dir: str | Path, model: str) -> Path:
     return Path(out_dir) / safe_name(short_model_name(model), "model")
 
 
-def model_directories(out_dir: str | Path, models: Sequence[str]) -> dict[str, Path]:
-    """``model_directory`` of each model, except that models whose short names collide (checkpoint-1000 of two
-    training runs) are named in full, so that no run overwrites another."""
-    short = {model: safe_name(short_model_name(model), "model") for model in models}
-    taken = Counter(short.values())
-    return {model: Path(out_dir) / (name if taken[name] == 1 else safe_name(model, "model"))
-            for model, name in short.items()}
+def model_labels(models: Sequence[str]) -> dict[str, str]:
+    """Each model's name in tables and its folder's name: ``short_model_name``, except that models whose short
+    names collide (checkpoint-1000 of two training runs) keep their full names, so that no run overwrites or
+    merges with another."""
+    short = {model: short_model_name(model) for model in models}
+    taken = Counter(safe_name(name, "model") for name in short.values())
+    return {model: name if taken[safe_name(name, "model")] == 1 else model for model, name in short.items()}
 
 
 def safe_name(text: str, fallback: str) -> str:

@@ -59,6 +59,7 @@ class RunResult:
     started: str
     environment: dict[str, str] = field(default_factory=dict)
     cache: dict[str, Any] | None = None  # where scores were cached, and how many were found there
+    label: str | None = None  # the model's name in tables when the short name would be ambiguous
     executor: dict[str, Any] = field(default_factory=lambda: {"name": "local"})  # where texts were scored
 
     def record(self) -> dict[str, Any]:

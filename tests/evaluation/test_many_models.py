@@ -13,7 +13,7 @@ import pytest
 from linguagym.cli import main
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.models_file import read_models_file
-from linguagym.evaluation.outputs import model_directories
+from linguagym.evaluation.outputs import model_labels
 from linguagym.suites import example_suite_paths
 
 
@@ -43,13 +43,25 @@ def test_models_file_errors_say_where(tmp_path: Path, text: str, message: str) -
         read_models_file(tmp_path / "absent.txt")
 
 
-def test_models_with_the_same_short_name_get_distinct_folders(tmp_path: Path) -> None:
+def test_models_with_the_same_short_name_keep_distinct_labels(tmp_path: Path) -> None:
     a, b = tmp_path / "run-a" / "checkpoint-100", tmp_path / "run-b" / "checkpoint-100"
     a.mkdir(parents=True)
     b.mkdir(parents=True)
-    folders = model_directories("out", [str(a), str(b), "smollm2-135m"])
-    assert folders["smollm2-135m"] == Path("out/smollm2-135m")
-    assert folders[str(a)] != folders[str(b)] and "run-a" in folders[str(a)].name
+    labels = model_labels([str(a), str(b), "smollm2-135m", str(tmp_path / "run-a")])
+    assert labels["smollm2-135m"] == "smollm2-135m" and labels[str(tmp_path / "run-a")] == "run-a"
+    assert labels[str(a)] == str(a) and labels[str(b)] == str(b)  # full paths: never merged in a table
+
+
+def test_two_checkpoints_with_one_name_are_written_and_tabled_apart(tiny_lm_dir: Path, tmp_path: Path) -> None:
+    first = shutil.copytree(tiny_lm_dir, tmp_path / "run-a" / "checkpoint-100")
+    second = shutil.copytree(tiny_lm_dir, tmp_path / "run-b" / "checkpoint-100")
+    out = tmp_path / "out"
+    assert main(["run", *map(str, example_suite_paths()), "--model", str(first), "--model", str(second),
+                 "--device", "cpu", "--cache-dir", str(tmp_path / "cache"), "-o", str(out), "--no-report"]) == 0
+    records = [json.loads(p.read_text()) for p in sorted(out.glob("*/run.json"))]
+    assert sorted(r["label"] for r in records) == sorted([str(first), str(second)])
+    items = [(out / p.parent.name / "items.csv").read_text().splitlines()[1] for p in sorted(out.glob("*/run.json"))]
+    assert items[0].split(",")[0] != items[1].split(",")[0]  # each table row names its own checkpoint
 
 
 def test_a_model_that_fails_does_not_stop_the_others(tiny_lm_dir: Path, tmp_path: Path, capsys) -> None:
