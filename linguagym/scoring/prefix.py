@@ -181,6 +181,11 @@ def tree_surprisals(
     # Positions per vocabulary projection: 16 MiB of float32 logits, but at least 256 rows, so that a large
     # vocabulary's weights are not streamed from memory once per handful of positions.
     chunk = max(256, (1 << 22) // vocab)
+    # On a CPU the full logits of a chunk (256 x 262,144 floats for gemma-3) go to main memory and back; a
+    # log-sum-exp over vocabulary blocks that stay in cache took a third less time for the projection and
+    # normaliser together (the target's logit is then a dot product). GPUs prefer one large matmul.
+    blocked = (getattr(device, "type", str(device)) == "cpu" and dtype == torch.float32
+               and isinstance(head, torch.nn.Linear))
     for group in batches([row.computed for row in rows], batch_tokens):
         width = max(rows[r].computed for r in group)
         ids = np.zeros((len(group), width), dtype=np.int64)
@@ -227,13 +232,18 @@ def tree_surprisals(
             values = torch.empty(len(child_token), dtype=torch.float32)
             for start in range(0, len(parents), chunk):
                 selected = parents[start : start + chunk]
-                logits = head(hidden[selected.to(device)]).float()
-                if cap:
-                    logits = torch.tanh(logits / cap) * cap
-                lse = torch.logsumexp(logits, dim=-1)
                 which = ((inverse >= start) & (inverse < start + len(selected))).nonzero().squeeze(-1)
                 local = (inverse[which] - start).to(device)
-                picked = logits[local, targets[which].to(device)] - lse[local]
+                rows_hidden = hidden[selected.to(device)]
+                wanted = targets[which].to(device)
+                if blocked:
+                    picked = _target_logits(rows_hidden[local], head, wanted, cap) - _blocked_logsumexp(
+                        rows_hidden, head, cap)[local]
+                else:
+                    logits = head(rows_hidden).float()
+                    if cap:
+                        logits = torch.tanh(logits / cap) * cap
+                    picked = logits[local, wanted] - torch.logsumexp(logits, dim=-1)[local]
                 values[which] = (-picked / LN2).cpu()
         flat_values = values.tolist()
         for r in group:
@@ -244,3 +254,33 @@ def tree_surprisals(
             progress(sum(rows[r].member_tokens for r in group))
     return [[node_values[r][k] for k in path[1:]] for r, path in paths]
 
+
+VOCAB_BLOCK = 2048  # vocabulary columns per block of the CPU log-sum-exp: 2048 x 256 rows x 4 bytes = 2 MiB
+
+
+def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None) -> Any:
+    """log-sum-exp over the vocabulary of ``head(hidden)`` (soft-capped by ``cap``), block by block."""
+    import torch
+
+    weight, bias = head.weight, head.bias
+    parts = []
+    for start in range(0, weight.shape[0], VOCAB_BLOCK):
+        block = torch.nn.functional.linear(
+            hidden, weight[start : start + VOCAB_BLOCK], None if bias is None else bias[start : start + VOCAB_BLOCK]
+        )
+        if cap:
+            block = torch.tanh(block / cap) * cap
+        parts.append(torch.logsumexp(block, dim=-1))
+    return torch.logsumexp(torch.stack(parts, dim=-1), dim=-1)
+
+
+def _target_logits(hidden: Any, head: Any, targets: Any, cap: float | None) -> Any:
+    """The logit of ``targets[i]`` at ``hidden[i]``: one row of the projection each, as a dot product."""
+    logits = (hidden * head.weight[targets]).sum(-1)
+    if head.bias is not None:
+        logits = logits + head.bias[targets]
+    if cap:
+        import torch
+
+        logits = torch.tanh(logits / cap) * cap
+    return logits
