@@ -131,8 +131,8 @@ def load_suites(paths: Sequence[str | Path]) -> tuple[list[Suite], list[dict[str
 def scoring_order(texts: Sequence[str]) -> list[str]:
     """The unique ``texts`` in the order they are handed to a scorer: sorted, so that texts sharing a prefix
     (the conditions of an item, the items of a suite that start alike) land in the same chunk and so in the
-    same prefix tree, whatever the order of the suites. On the 34 SyntaxGym suites this cuts the positions
-    smollm2-135m computes by a tenth against chunks in suite order."""
+    same prefix tree, whatever the order of the suites. On the 34 SyntaxGym suites this cuts the tree nodes
+    smollm2-135m computes by 13 % against chunks in suite order (20,097 to 17,547)."""
     return sorted(set(texts))
 
 

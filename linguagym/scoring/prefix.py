@@ -11,7 +11,8 @@ token. Each sentence's surprisals are read off the nodes of its path.
 
 Only nodes with children go through the model at all: a sentence's last token predicts nothing, and its
 surprisal is read from its parent's distribution. The vocabulary projection, the largest single matrix of small
-models, is applied once per such node, never at padding.
+models, is applied once per such node, never at padding. On the 34 SyntaxGym suites (sorted, 256 sentences a
+call) smollm2-135m computes 17,547 nodes for 42,957 tokens, start tokens included.
 
 Only architectures known to honour custom 4-D masks and explicit position ids take this path
 (``supports_tree``); the others are scored by plain length-sorted batches.
