@@ -201,7 +201,7 @@ def run_models(
         check_settings(one)
     loaded = load_suites(paths)
     suites = loaded[0]
-    scorers = [settings_scorer(one) for one in settings]
+    scorers: list[Scorer | None] = [settings_scorer(one) for one in settings]
     if executor is None:
         from linguagym.executors.local import LocalExecutor
 
@@ -217,7 +217,8 @@ def run_models(
         errors = list(prefill(list(zip(scorers, texts, settings, strict=True)), advance))
         progress = None  # what is left is read from the cache
     outcomes: list[RunResult | LinguagymError] = []
-    for one, scorer, error in zip(settings, scorers, errors, strict=True):
+    for index, (one, error) in enumerate(zip(settings, errors, strict=True)):
+        scorer, scorers[index] = scorers[index], None  # let each model's weights go once it is done
         outcome: RunResult | LinguagymError
         if error is not None:
             outcome = error
@@ -227,10 +228,24 @@ def run_models(
                                      loaded_suites=loaded)
             except LinguagymError as failure:
                 outcome = failure
+        _release(scorer)
+        del scorer
         outcomes.append(outcome)
         if finished is not None:
             finished(one, outcome)
     return outcomes
+
+
+def _release(scorer: Scorer | None) -> None:
+    """Close a model's cache and let its weights be freed before the next model loads (fifty models in a row
+    must not hold fifty models in memory)."""
+    import gc
+
+    close = getattr(scorer, "close", None)
+    if callable(close):
+        close()
+    del close, scorer
+    gc.collect()
 
 
 def run_suites(

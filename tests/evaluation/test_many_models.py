@@ -76,3 +76,28 @@ def test_a_model_that_fails_does_not_stop_the_others(tiny_lm_dir: Path, tmp_path
     assert (out / "report.html").is_file() and (out / tiny_lm_dir.name / "run.json").is_file()
     assert not (out / "broken").exists()  # nothing half-written for the model that failed
     assert json.loads((out / tiny_lm_dir.name / "run.json").read_text())["executor"] == {"name": "local"}
+
+
+def test_each_model_is_let_go_before_the_next_one_runs(tiny_lm_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    import weakref
+
+    from linguagym.evaluation import run as run_module
+    from linguagym.evaluation.run import RunSettings, run_models
+
+    made = []
+    original = run_module.settings_scorer
+
+    def recording(settings):
+        scorer = original(settings)
+        made.append(weakref.ref(scorer))
+        return scorer
+
+    monkeypatch.setattr(run_module, "settings_scorer", recording)
+    second = shutil.copytree(tiny_lm_dir, tmp_path / "second")
+    alive_when_done = []
+    base = RunSettings(device="cpu", cache_dir=str(tmp_path / "cache"))
+    outcomes = run_models(example_suite_paths(), [RunSettings(**{**base.__dict__, "model": m})
+                                                  for m in (str(tiny_lm_dir), str(second))],
+                          finished=lambda settings, outcome: alive_when_done.append([r() is not None for r in made]))
+    assert all(not isinstance(o, Exception) for o in outcomes)
+    assert alive_when_done == [[False, True], [False, False]]  # the first model is gone before the second runs
