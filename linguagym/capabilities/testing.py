@@ -57,7 +57,7 @@ class ClassifierRun:
     seconds: float
     error: str | None = None
     spec: str | None = None  # what the user wrote (--classifier), when known
-    executor: dict[str, Any] | None = None  # how its predictions were made where not in this process (Ray)
+    executor: dict[str, Any] | None = None  # where it was predicted: {"name": "local"}, or the Ray pool's record
 
     @property
     def ok(self) -> bool:
