@@ -154,8 +154,9 @@ def _predict_elsewhere(executor: Any, classifiers: list[tuple[str, Any]], docume
         errors = prefill(classifiers, texts, options, bar.start(sum(todo.values())))
     finally:
         bar.stop()
-    return {spec: (todo[spec] if error is None else 0, error)
-            for (spec, _), error in zip(classifiers, errors, strict=True)}
+    # What each classifier's cache gained on the cluster, failed ones included (their finished shards stay).
+    return {spec: (todo[spec] - len(missing_texts(classifier, texts)), error)
+            for (spec, classifier), error in zip(classifiers, errors, strict=True)}
 
 
 class _ProgressBar:

@@ -118,6 +118,7 @@ def test_lct_test_on_ray_predicts_as_locally_and_a_failing_classifier_stops_alon
     local = json.loads((tmp_path / "local" / "results.json").read_text())["classifiers"]
     remote = json.loads((tmp_path / "ray" / "results.json").read_text())["classifiers"]
     assert [e["status"] for e in remote] == ["ok", "ok", "failed"]
+    assert remote[2]["cached_before"] == 0 and remote[2]["predictions_kept"] == 0
     for ours, theirs in zip(local, remote[:2], strict=True):  # the two that ran: the same predictions
         assert theirs["executor"]["name"] == "ray" and theirs["cached_before"] == 0
         ours_rows = list(csv.reader((tmp_path / "local" / ours["directory"] / "tests.csv").open(encoding="utf-8")))
