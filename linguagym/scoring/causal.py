@@ -177,6 +177,7 @@ class CausalScorer(TokenizerAccess):
             bits = (-logp / LN2).cpu().tolist()
         return [row[: len(sequence) - 1] for row, sequence in zip(bits, sequences, strict=True)]
 
+
 def _scored(text: str, enc: Encoded, row: list[float], tokenizer: Any, unk: int | None) -> ScoredText:
     pieces = tokenizer.convert_ids_to_tokens(enc.ids) if enc.ids else []
     return ScoredText(
