@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, Text, func, or_, select, update
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, func, or_, select
 from sqlalchemy.orm import Mapped, Session, deferred, mapped_column, relationship
 
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.errors import ConfigurationError
-from linguagym.web.db import Base, now
-from linguagym.web.store import NotFound
+from linguagym.web.db import Base, JobColumns, now
+from linguagym.web.store import NotFound, requeue_running
 
 JOB_KINDS = ("generate", "test")
 
@@ -46,24 +46,15 @@ class TestFileRecord(Base):
         return self.seed_count + self.expansion_count
 
 
-class CapabilityJob(Base):
+class CapabilityJob(JobColumns, Base):
     """A generate or test job, done in the background; its files live in ``<data_dir>/capability-jobs/<id>/``."""
 
     __tablename__ = "capability_jobs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(20))  # JOB_KINDS
-    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)  # db.STATUSES
     settings: Mapped[dict] = mapped_column(JSON)
     test_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
     result_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
-    error: Mapped[str] = mapped_column(Text, default="")
-    progress_done: Mapped[int] = mapped_column(Integer, default=0)
-    progress_total: Mapped[int] = mapped_column(Integer, default=0)
-    progress_label: Mapped[str] = mapped_column(Text, default="")
-    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     test_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[test_file_id])
     result_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[result_file_id])
 
@@ -183,9 +174,7 @@ def get_job(session: Session, job_id: int) -> CapabilityJob:
 def requeue_unfinished_jobs(session: Session) -> int:
     """At start-up: jobs a stopped server left running go back to the queue (test jobs resume from the
     prediction cache; generate jobs start again)."""
-    result = session.execute(update(CapabilityJob).where(CapabilityJob.status == "running")
-                             .values(status="queued", progress_label="resuming after a restart"))
-    return result.rowcount or 0
+    return requeue_running(session, CapabilityJob)
 
 
 def next_queued_job(session: Session) -> CapabilityJob | None:

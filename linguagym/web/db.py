@@ -80,14 +80,11 @@ class RunSuite(Base):
     version: Mapped[SuiteVersion] = relationship()
 
 
-class RunRecord(Base):
-    """A run: suites x models, done in the background; its files live in ``<data_dir>/runs/<id>/``."""
+class JobColumns:
+    """The life cycle every background job records (runs and capability jobs alike): status, progress, a cancel
+    request, its error and times. The worker, the status JSON and the pages read these and nothing else."""
 
-    __tablename__ = "runs"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
     status: Mapped[str] = mapped_column(String(20), default="queued", index=True)  # see STATUSES
-    models: Mapped[list] = mapped_column(JSON)
-    settings: Mapped[dict] = mapped_column(JSON)
     error: Mapped[str] = mapped_column(Text, default="")
     progress_done: Mapped[int] = mapped_column(Integer, default=0)
     progress_total: Mapped[int] = mapped_column(Integer, default=0)
@@ -96,6 +93,15 @@ class RunRecord(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RunRecord(JobColumns, Base):
+    """A run: suites x models, done in the background; its files live in ``<data_dir>/runs/<id>/``."""
+
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    models: Mapped[list] = mapped_column(JSON)
+    settings: Mapped[dict] = mapped_column(JSON)
     suites: Mapped[list[RunSuite]] = relationship(cascade="all, delete-orphan")
 
 

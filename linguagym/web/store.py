@@ -146,11 +146,22 @@ def request_cancel(job: RunRecord | CapabilityJob, running: str) -> None:
         job.progress_label = running
 
 
-def requeue_unfinished(session: Session) -> int:
-    """At start-up: runs a stopped server left running go back to the queue (the score cache resumes them)."""
-    result = session.execute(update(RunRecord).where(RunRecord.status == "running")
+def progress_status(job: RunRecord | CapabilityJob) -> dict:
+    """The life-cycle fields of a run or capability job, as its status JSON gives them."""
+    return {"id": job.id, "status": job.status, "done": job.progress_done, "total": job.progress_total,
+            "label": job.progress_label, "error": job.error, "cancel_requested": job.cancel_requested}
+
+
+def requeue_running(session: Session, table: type[RunRecord] | type[CapabilityJob]) -> int:
+    """Put the rows of ``table`` that a stopped server left running back in the queue; how many there were."""
+    result = session.execute(update(table).where(table.status == "running")
                              .values(status="queued", progress_label="resuming after a restart"))
     return result.rowcount or 0
+
+
+def requeue_unfinished(session: Session) -> int:
+    """At start-up: runs a stopped server left running go back to the queue (the score cache resumes them)."""
+    return requeue_running(session, RunRecord)
 
 
 def next_queued(session: Session) -> RunRecord | None:

@@ -37,7 +37,7 @@ from linguagym.web.capability_store import (
 )
 from linguagym.web.config import LOCAL_HOSTS
 from linguagym.web.files import listing, safe_child
-from linguagym.web.store import request_cancel
+from linguagym.web.store import progress_status, request_cancel
 
 blueprint = Blueprint("capabilities", __name__)
 
@@ -219,9 +219,7 @@ def start_test():
 
 
 def _status(job) -> dict:
-    return {"id": job.id, "kind": job.kind, "status": job.status, "done": job.progress_done,
-            "total": job.progress_total, "label": job.progress_label, "error": job.error,
-            "cancel_requested": job.cancel_requested, "result_file": job.result_file_id}
+    return {**progress_status(job), "kind": job.kind, "result_file": job.result_file_id}
 
 
 @blueprint.get("/api/capabilities/jobs/<int:job_id>")

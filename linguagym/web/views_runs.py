@@ -25,7 +25,15 @@ from flask import (
 from linguagym.errors import ConfigurationError
 from linguagym.web.app import config, db_session
 from linguagym.web.files import listing, safe_child
-from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites, request_cancel
+from linguagym.web.store import (
+    create_run,
+    get_run,
+    get_suite,
+    list_runs,
+    list_suites,
+    progress_status,
+    request_cancel,
+)
 from linguagym.web.worker import results_directory
 
 blueprint = Blueprint("runs", __name__)
@@ -81,14 +89,9 @@ def start():
     return redirect(url_for("runs.show", run_id=run.id))
 
 
-def _status(run) -> dict:
-    return {"id": run.id, "status": run.status, "done": run.progress_done, "total": run.progress_total,
-            "label": run.progress_label, "error": run.error, "cancel_requested": run.cancel_requested}
-
-
 @blueprint.get("/api/runs/<int:run_id>")
 def status(run_id: int):
-    return jsonify(_status(get_run(db_session(), run_id)))
+    return jsonify(progress_status(get_run(db_session(), run_id)))
 
 
 @blueprint.post("/runs/<int:run_id>/cancel")
@@ -98,7 +101,7 @@ def cancel(run_id: int):
     request_cancel(run, "cancelling after the current chunk of sentences")
     session.commit()
     if request.accept_mimetypes.best == "application/json":
-        return jsonify(_status(run))
+        return jsonify(progress_status(run))
     return redirect(url_for("runs.show", run_id=run_id))
 
 
