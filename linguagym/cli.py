@@ -169,7 +169,7 @@ def _run_models(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from linguagym.evaluation.outputs import model_labels, safe_name
+    from linguagym.evaluation.outputs import safe_name
     from linguagym.evaluation.report import find_runs, write_report
     from linguagym.evaluation.run import check_settings, run_models
     from linguagym.executors import make_executor
@@ -180,7 +180,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     base = _settings(args)
     check_settings(base)
     models = _run_models(args)
-    labels = model_labels(models)
     err = _console(stderr=True)
     written: list[Path] = []
     failed: list[tuple[str, LinguagymError]] = []
@@ -192,7 +191,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             failed.append((settings.model, outcome))
             err.print(f"{settings.model}: failed: {outcome.message}", soft_wrap=True, highlight=False, markup=False)
         else:
-            outcome.label = labels[settings.model]
             written.append(_write_model_run(outcome, Path(args.output) / safe_name(outcome.label, "model"), err))
 
     with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor:

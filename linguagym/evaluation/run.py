@@ -195,8 +195,9 @@ def run_models(
     """The same suites with several models (one ``RunSettings`` each). Every suite is read and every model
     resolved first, so a bad file or a typo stops it before any work. An executor that can
     (``prefill_scores``: Ray) first scores what all the models miss, side by side; then each model is evaluated
-    in turn. A model that fails is returned as its error and the others go on. ``finished(settings, outcome)``
-    is called as each model is done, so that its outputs can be written at once."""
+    in turn. A model that fails is returned as its error and the others go on. Each result's ``label`` names it
+    in tables (``outputs.model_labels``). ``finished(settings, outcome)`` is called as each model is done, so
+    that its outputs can be written at once."""
     for one in settings:
         check_settings(one)
     loaded = load_suites(paths)
@@ -206,6 +207,9 @@ def run_models(
         from linguagym.executors.local import LocalExecutor
 
         executor = LocalExecutor()
+    from linguagym.evaluation.outputs import model_labels
+
+    labels = model_labels([one.model for one in settings])  # checkpoint-1000 of two runs: full names, not one
     errors: list[LinguagymError | None] = [None] * len(settings)
     prefill = getattr(executor, "prefill_scores", None)
     if prefill is not None and len(settings) > 1:
@@ -226,6 +230,7 @@ def run_models(
             try:
                 outcome = run_suites(paths, one, scorer=scorer, progress=progress, executor=executor,
                                      loaded_suites=loaded)
+                outcome.label = labels[one.model]
             except LinguagymError as failure:
                 outcome = failure
         _release(scorer)

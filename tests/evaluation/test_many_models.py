@@ -100,4 +100,5 @@ def test_each_model_is_let_go_before_the_next_one_runs(tiny_lm_dir: Path, tmp_pa
                                                   for m in (str(tiny_lm_dir), str(second))],
                           finished=lambda settings, outcome: alive_when_done.append([r() is not None for r in made]))
     assert all(not isinstance(o, Exception) for o in outcomes)
+    assert [o.label for o in outcomes] == [tiny_lm_dir.name, "second"]  # the API labels results as the CLI does
     assert alive_when_done == [[False, True], [False, False]]  # the first model is gone before the second runs
