@@ -7,6 +7,7 @@ Imports of heavy libraries happen inside the commands that need them, so ``--hel
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,10 +27,13 @@ def _console(stderr: bool = False, *, wide: bool = False):
 
 
 def _styled(prefix: str, style: str, message: str):
-    """Plain text after a coloured prefix; the message is never read as rich markup (it holds '[3]')."""
+    """Plain text after a coloured prefix; the message is never read as rich markup (it holds '[3]'), and
+    characters that would steer the terminal (from a suite, a file name) are shown escaped."""
     from rich.text import Text
 
-    return Text.assemble((prefix, style), message)
+    from linguagym.printable import printable
+
+    return Text.assemble((prefix, style), printable(message, keep="\n\t"))
 
 
 def _suite_paths(values: Sequence[str]) -> list[Path]:
@@ -52,13 +56,22 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paths = _suite_paths(args.suites)
     if not paths:
         raise LinguagymError("no suite files given", hint="pass .json files or a directory that holds them")
-    failed = 0
-    for path in paths:
+    failed = broken = 0
+    for path in paths:  # one bad file never stops the report on the others
         try:
             loaded = read_suite(path)
         except SuiteError as error:
             failed += 1
             err.print(_styled("✗ ", "red", str(error)), soft_wrap=True)
+            continue
+        except Exception as error:  # a bug of ours (see main), reported for this file only
+            if getattr(args, "debug", False):
+                raise
+            failed += 1
+            broken += 1
+            err.print(_styled("✗ ", "red", f"{path}: internal error: {type(error).__name__}: {error}\n  this is a "
+                              "bug in linguagym; run again with --debug for the traceback and report it"),
+                      soft_wrap=True)
             continue
         suite = loaded.suite
         strict_failure = args.strict and loaded.warnings
@@ -76,7 +89,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if len(paths) > 1 or failed:
         summary = f"{len(paths) - failed} of {len(paths)} suites valid"
         (err if failed else out).print(summary)
-    return 1 if failed else 0
+    return 2 if broken else 1 if failed else 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
@@ -169,8 +182,7 @@ def _run_models(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from linguagym.evaluation.outputs import safe_name
-    from linguagym.evaluation.report import find_runs, write_report
+    from linguagym.evaluation.report import check_report_destination, find_runs, write_report
     from linguagym.evaluation.run import check_settings, run_models
     from linguagym.executors import make_executor
 
@@ -180,6 +192,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     base = _settings(args)
     check_settings(base)
     models = _run_models(args)
+    _check_table_files(args)  # (run_models checks the model folders) before any scoring
+    if not args.no_report:
+        check_report_destination(args.output)
     err = _console(stderr=True)
     written: list[Path] = []
     failed: list[tuple[str, LinguagymError]] = []
@@ -191,12 +206,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             failed.append((settings.model, outcome))
             err.print(f"{settings.model}: failed: {outcome.message}", soft_wrap=True, highlight=False, markup=False)
         else:
-            written.append(_write_model_run(outcome, Path(args.output) / safe_name(outcome.label, "model"), err))
+            written.append(_report_model_run(outcome, err))
 
     with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor:
         try:
             run_models(paths, [replace(base, model=model) for model in models], progress=bars.start,
-                       executor=executor, finished=finished)
+                       executor=executor, finished=finished, output=args.output)
         finally:
             bars.stop()
     if written:
@@ -232,23 +247,33 @@ class _ProgressBars:
             self.current = None
 
 
-def _write_model_run(result, directory: Path, err) -> Path:
-    from linguagym.evaluation.outputs import write_run
-
-    record = write_run(result, directory)
+def _report_model_run(result, err) -> Path:
+    """Say what a model's run (written by run_models) cost and where its files are."""
     model = result.settings.model
     err.print(f"{model}: {result.unique_sentences} unique sentences, {result.tokens} tokens, "
-              f"{result.seconds:.1f} s; results in {record.parent}/", soft_wrap=True, highlight=False)
+              f"{result.seconds:.1f} s; results in {result.directory}/", soft_wrap=True, highlight=False)
     for suite_result in result.suites:
         if suite_result.crossings:
             err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
                       "boundary (kept in the region of their first character)", highlight=False)
-    return record.parent
+    return result.directory
+
+
+def _check_table_files(args: argparse.Namespace) -> None:
+    """--csv and --markdown can be written (checked before any work)."""
+    from linguagym.destinations import check_file
+
+    for path in (getattr(args, "csv", None), getattr(args, "markdown", None)):
+        if path is not None:
+            check_file(path)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from linguagym.evaluation.report import find_runs, write_report
+    from linguagym.evaluation.report import check_report_destination, find_runs, write_report
 
+    _check_table_files(args)
+    if args.report:
+        check_report_destination(args.report)
     runs = find_runs(args.runs)
     summary = _summarize_and_print([o for run in runs for o in run.outcomes], args)
     if args.report:
@@ -258,11 +283,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_surprisals(args: argparse.Namespace) -> int:
+    from linguagym.atomic import output_error
+    from linguagym.destinations import check_file
     from linguagym.evaluation.evaluate import suite_sentences
     from linguagym.evaluation.run import load_suites, score_texts
     from linguagym.scoring.precomputed import write_surprisals_tsv
     from linguagym.scoring.registry import load_scorer
 
+    check_file(args.output)  # before any scoring
     suites, _ = load_suites(_suite_paths(args.suites))
     texts = [s.text for suite in suites for s in suite_sentences(suite, args.spacing)]
     settings = _settings(args)
@@ -271,7 +299,10 @@ def cmd_surprisals(args: argparse.Namespace) -> int:
                          cache_dir=Path(settings.cache_dir) if settings.cache_dir else None,
                          score_cache=settings.cache)
     scores = score_texts(scorer, texts)
-    write_surprisals_tsv([scores[text] for text in texts], Path(args.output))
+    try:
+        write_surprisals_tsv([scores[text] for text in texts], Path(args.output))
+    except OSError as error:
+        raise output_error(error, args.output) from error
     print(f"wrote {len(texts)} sentences to {args.output}", file=sys.stderr)
     return 0
 
@@ -494,12 +525,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _LevelPrefix(logging.Formatter):
+    """Library warnings on stderr as ``warning: ...``, like the CLI's own ``error: ...``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {super().format(record)}"
+
+
+def _show_library_warnings() -> None:
+    root = logging.getLogger()
+    if not root.handlers:  # an embedding program (or ``serve``, or pytest) that set up logging keeps its own
+        handler = logging.StreamHandler()
+        handler.setFormatter(_LevelPrefix("%(message)s"))
+        handler.setLevel(logging.WARNING)
+        root.addHandler(handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    if args.command != "serve":  # serve logs requests in its own format
+        _show_library_warnings()
     try:
         return args.func(args)
     except LinguagymError as error:

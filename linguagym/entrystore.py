@@ -3,9 +3,16 @@ cache (``scoring/cache.py``) and the prediction cache (``capabilities/classifier
 
 WAL mode; each entry's payload is compact JSON holding its own ``text``, with a sha256 checksum. An entry
 whose checksum, JSON, text or decoding does not match is deleted and reported missing, so it is recomputed,
-never trusted. A file that is no longer a database is set aside as ``*.damaged`` and a new one started.
-``put`` commits one transaction, so a caller that stores each chunk as it finishes loses nothing when a
-later chunk fails.
+never trusted. ``put`` commits one transaction, so a caller that stores each chunk as it finishes loses
+nothing when a later chunk fails.
+
+A cache never stops a run and never loses good entries (``sqlite_repair`` tells the two kinds of fault apart):
+
+- a damaged file (found by ``PRAGMA quick_check`` at open up to 32 MB, or by any query) is rebuilt from the entries
+  that can still be read, the damaged file is set aside as ``*.damaged`` with a warning, and the run goes on;
+- a file that cannot be used where it is (a full disk, a read-only directory, a lock held too long, an I/O
+  error) is left exactly as it is: a warning says which file, why, and that new entries are not being saved;
+  what is computed then is kept in memory, so the rest of this run still finds it.
 """
 
 from __future__ import annotations
@@ -13,17 +20,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from linguagym.errors import ConfigurationError
+from linguagym import sqlite_repair
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 ENV_VAR = "LINGUAGYM_CACHE_DIR"
+_BUGS = (sqlite3.ProgrammingError, sqlite3.InterfaceError)  # misuse of the module by us: never hidden
 
 
 def identity_hash(identity: dict[str, Any]) -> str:
@@ -40,7 +47,11 @@ class EntryStore:
         self.what = what
         self._id_hash = identity_hash(identity)
         self._db: sqlite3.Connection | None = None
+        self._readable = True  # False once the file cannot be used at all in this run
+        self._writable = True  # False once it takes no more writes (what it holds is still read)
+        self._memory: dict[str, tuple[bytes, str]] = {}  # entries the file did not take: still found in this run
         self.dropped = 0
+        self.problem: str | None = None  # why new entries are not being saved, for the run's record
 
     @classmethod
     def under(cls, cache_dir: Path, kind: str, identity: dict[str, Any], *, what: str) -> EntryStore:
@@ -63,9 +74,10 @@ class EntryStore:
     def get(self, text: str, decode: Callable[[dict[str, Any]], T]) -> T | None:
         """The entry for ``text`` decoded by ``decode`` (which raises ValueError, KeyError or TypeError on a
         bad payload), or None when it is absent or damaged (then it is deleted)."""
-        db = self._connect()
         key = self._key(text)
-        row = db.execute(f"SELECT payload, checksum FROM {self.table} WHERE key = ?", (key,)).fetchone()
+        row = self._memory.get(key) or self._use(
+            lambda db: db.execute(f"SELECT payload, checksum FROM {self.table} WHERE key = ?", (key,)).fetchone(),
+            writing=False)
         if row is None:
             return None
         payload, checksum = row
@@ -79,19 +91,24 @@ class EntryStore:
         except (ValueError, KeyError, TypeError) as error:
             log.warning("dropping a damaged %s entry (%s); it will be recomputed", self.what, error)
             self.dropped += 1
-            db.execute(f"DELETE FROM {self.table} WHERE key = ?", (key,))
-            db.commit()
+            self._memory.pop(key, None)
+            self._use(lambda db: self._write(db, f"DELETE FROM {self.table} WHERE key = ?", [(key,)]), writing=True)
             return None
 
     def put(self, entries: Iterable[dict[str, Any]]) -> None:
-        """Store JSON entries (each with its ``text``) in one transaction."""
+        """Store JSON entries (each with its ``text``) in one transaction; in memory for this run only where the
+        file takes no writes."""
         rows = []
         for entry in entries:
             payload = json.dumps(entry, separators=(",", ":")).encode()
             rows.append((self._key(entry["text"]), payload, hashlib.sha256(payload).hexdigest()))
-        db = self._connect()
-        with db:
-            db.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES (?, ?, ?)", rows)
+        stored = self._use(lambda db: self._write(db, f"INSERT OR REPLACE INTO {self.table} VALUES (?, ?, ?)", rows),
+                           writing=True)
+        if stored:
+            for key, _, _ in rows:
+                self._memory.pop(key, None)
+        else:
+            self._memory.update((key, (payload, checksum)) for key, payload, checksum in rows)
 
     def close(self) -> None:
         if self._db is not None:
@@ -101,41 +118,104 @@ class EntryStore:
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self._id_hash}\0{text}".encode()).hexdigest()
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is None:
+    @staticmethod
+    def _write(db: sqlite3.Connection, statement: str, rows: list[tuple[Any, ...]]) -> bool:
+        with db:
+            db.executemany(statement, rows)
+        return True
+
+    def _use(self, action: Callable[[sqlite3.Connection], T], *, writing: bool) -> T | None:
+        """``action(db)``, or None where the file cannot serve it. A damaged file is rebuilt and ``action`` tried
+        again on the new one; an unusable one is left alone and no longer asked (one warning)."""
+        for attempt in (1, 2):
+            db = self._connect() if self._readable and (self._writable or not writing) else None
+            if db is None:
+                return None
+            try:
+                return action(db)
+            except _BUGS:
+                raise
+            except sqlite3.Error as error:
+                if sqlite_repair.is_damage(error) and attempt == 1:
+                    self._recover(error)
+                    continue
+                self._stop(error, writing=writing)
+                return None
+        return None
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._db is None and self._readable:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise ConfigurationError(
-                    f"cannot create the {self.what} directory {self.path.parent}: {error.strerror}",
-                    hint=f"pass another cache directory or set {ENV_VAR} to a writable one",
-                ) from None
-            self._db = self._open()
+                self._db = self._open()
+            except _BUGS:
+                raise
+            except (OSError, sqlite3.Error) as error:
+                if not sqlite_repair.is_damage(error):
+                    self._stop(error, writing=False)
+                    return None
+                self._recover(error)
+                if self._readable:
+                    try:
+                        self._db = self._open()
+                    except (OSError, sqlite3.Error) as again:  # even the new file fails: not the file's fault
+                        self._stop(again, writing=False)
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        for attempt in (1, 2):
-            db = sqlite3.connect(self.path, timeout=30)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} "
-                           "(key TEXT PRIMARY KEY, payload BLOB NOT NULL, checksum TEXT NOT NULL)")
-                db.execute("CREATE TABLE IF NOT EXISTS meta (identity TEXT NOT NULL)")
-                if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0:
-                    db.execute("INSERT INTO meta VALUES (?)", (json.dumps(self.identity, sort_keys=True),))
-                db.commit()
-                return db
-            except sqlite3.DatabaseError as error:
-                db.close()
-                if attempt == 2:
-                    raise ConfigurationError(
-                        f"the {self.what} {self.path} cannot be opened: {error}",
-                        hint="delete the file (it only holds cached results) or pass another cache directory",
-                    ) from None
-                # Not a database any more (truncated, overwritten): set it aside and start afresh.
-                log.warning("%s %s is damaged (%s); starting a new one", self.what, self.path, error)
-                for suffix in ("", "-wal", "-shm"):
-                    damaged = Path(str(self.path) + suffix)
-                    if damaged.exists():
-                        os.replace(damaged, Path(str(damaged) + ".damaged"))
-        raise AssertionError("unreachable")
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            self._prepare(db)
+            if self.path.stat().st_size <= sqlite_repair.CHECK_UP_TO:
+                sqlite_repair.check(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} "
+                   "(key TEXT PRIMARY KEY, payload BLOB NOT NULL, checksum TEXT NOT NULL)")
+        db.execute("CREATE TABLE IF NOT EXISTS meta (identity TEXT NOT NULL)")
+        if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0:
+            db.execute("INSERT INTO meta VALUES (?)", (json.dumps(self.identity, sort_keys=True),))
+        db.commit()
+
+    def _intact(self, key: str, payload: bytes, checksum: str) -> bool:
+        """Whether a row read back from a damaged file is whole: its checksum holds and its key is its text's."""
+        try:
+            return (hashlib.sha256(payload).hexdigest() == checksum
+                    and key == self._key(json.loads(payload)["text"]))
+        except (ValueError, KeyError, TypeError):
+            return False
+
+    def _recover(self, error: sqlite3.Error) -> None:
+        """The file is damaged: rebuild it from what can still be read, set the damaged one aside, go on."""
+        self.close()
+        try:
+            moved, kept = sqlite_repair.rebuild(self.path, self.table, self._prepare, self._intact)
+        except _BUGS:
+            raise
+        except (OSError, sqlite3.Error) as failure:  # no new file can be written here: leave the damaged one
+            self._stop(failure, writing=False, damage=error)
+            return
+        log.warning("%s %s is damaged (%s): moved it to %s and started a new one with the %d entries that could "
+                    "still be read; the rest will be recomputed", self.what, self.path, error, moved.name, kept)
+
+    def _stop(self, error: BaseException, *, writing: bool, damage: BaseException | None = None) -> None:
+        """Stop reading (or, after a failed write, writing) the file, leaving it as it is; say so once."""
+        why = sqlite_repair.reason(error, self.path)
+        if damage is not None:
+            why = f"it is damaged ({damage}) and cannot be rebuilt here: {why}"
+        if writing and self._writable:
+            self._writable = False
+            self.problem = f"cannot write to {self.path}: {why}"
+            log.warning("cannot write to the %s %s (%s): the entries it holds are kept and still used, but what is "
+                        "computed from now on in this run is not saved", self.what, self.path, why)
+        elif not writing and self._readable:
+            self._readable = self._writable = False
+            self.problem = f"cannot use {self.path}: {why}"
+            self.close()
+            log.warning("cannot use the %s %s (%s): this run goes on without it; nothing is read from it, what is "
+                        "computed is not saved, and the file is left as it is", self.what, self.path, why)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from linguagym.printable import printable
+
 
 class LinguagymError(Exception):
     """Base class for every error caused by input, configuration or environment."""
@@ -61,9 +63,21 @@ class FormulaError(LinguagymError):
         super().__init__(f"{reason} at position {position + 1}\n{self.pointer()}")
 
     def pointer(self) -> str:
-        """The formula with a caret under the offending character."""
-        return f"{self.formula}\n{' ' * self.position}^"
+        """The formula with a caret under the offending character (control characters shown escaped; of a
+        long formula, only the 60 characters either side)."""
+        start, end = max(0, self.position - 60), self.position + 60
+        before = ("..." if start else "") + printable(self.formula[start : self.position])
+        after = printable(self.formula[self.position : end]) + ("..." if end < len(self.formula) else "")
+        return f"{before}{after}\n{' ' * len(before)}^"
 
 
 class ConfigurationError(LinguagymError):
     """A bad option, a missing model or asset, an unusable directory."""
+
+
+class OutputError(LinguagymError):
+    """An output that cannot be written: a file or folder in the way, no permission, a full disk, a name too long."""
+
+    def __init__(self, message: str, *, hint: str | None = None, path: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.path = path  # the file or folder that could not be written

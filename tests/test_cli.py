@@ -1,6 +1,8 @@
 import json
+import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -91,3 +93,95 @@ def test_help(args):
 def test_no_traceback_on_unexpected_directory(tmp_path):
     result = run_cli("show", tmp_path / "nothere.json")
     assert result.returncode == 1 and "no such file" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_validate_reports_every_hostile_file_in_a_directory_and_goes_on(tmp_path, capsys):
+    from tests.suites.hostile_suites import CASES
+
+    folder = tmp_path / "suites"
+    folder.mkdir()
+    for name, text, _, _ in CASES:
+        (folder / f"{name}.json").write_text(text, encoding="utf-8")
+    (folder / "good.json").write_text(json.dumps(minimal_suite()), encoding="utf-8")
+    os.mkfifo(folder / "pipe.json")  # reading it would wait for a writer forever
+    (folder / "folder.json").mkdir()
+    latin1 = json.dumps(minimal_suite()).replace("The boy", "Der J\xfcnge").encode("latin-1")
+    (folder / "latin1.json").write_bytes(latin1)
+    # should reading the FIFO wait for a writer (the bug), be its writer after a while so that the test ends
+    unblock = threading.Timer(30, lambda: open(folder / "pipe.json", "wb").close())
+    unblock.daemon = True
+    unblock.start()
+    try:
+        assert main(["validate", str(folder)]) == 1
+    finally:
+        unblock.cancel()
+    out, err = capsys.readouterr()
+    assert "internal error" not in out + err
+    for name, _, location, message in CASES:
+        line = next((line for line in err.splitlines() if line.strip().startswith(f"{folder / name}.json:")), "")
+        assert line.strip().startswith(f"{folder / name}.json:{location}") and message in line, (name, line)
+    assert f"{folder / 'pipe.json'}: is a FIFO (named pipe), not a suite file" in err
+    assert f"{folder / 'folder.json'}: is a directory, not a suite file" in err
+    assert f"{folder / 'latin1.json'}:line 1, byte " in err and "not UTF-8 text" in err
+    assert f"1 of {len(CASES) + 4} suites valid" in err
+    assert f"{folder / 'good.json'}: tiny" in out
+
+
+ZOO_HEADER = "sentence_id\ttoken_id\ttoken\tsurprisal\n"
+
+
+@pytest.mark.parametrize("case", ["float-region-number", "long-suite-name", "surrogate-in-name", "1e999"])
+def test_run_refuses_what_validate_refuses_before_any_model_is_loaded(tmp_path, capsys, case):
+    from tests.suites.hostile_suites import CASES
+
+    _, text, location, message = next(c for c in CASES if c[0] == case)
+    suite = tmp_path / "s.json"
+    suite.write_text(text, encoding="utf-8")
+    zoo = tmp_path / "zoo.tsv"
+    zoo.write_text(ZOO_HEADER, encoding="utf-8")
+    assert main(["run", "--model", str(zoo), "--bootstrap", "0", "-o", str(tmp_path / "out"), str(suite)]) == 1
+    err = capsys.readouterr().err
+    assert f"{suite}:{location}: " in err and message in err
+    assert "internal error" not in err and "models failed" not in err
+
+
+@pytest.mark.parametrize(("value", "message"), [("nan", "surprisal 'nan' is not a finite number"),
+                                                ("-2.5", "surprisal -2.5 is negative")])
+def test_run_refuses_a_surprisal_file_with_bad_numbers_naming_the_line(tmp_path, capsys, value, message):
+    suite = tmp_path / "s.json"
+    suite.write_text(json.dumps(minimal_suite()), encoding="utf-8")
+    zoo = tmp_path / "zoo.tsv"
+    rows = [f"1\t{i}\t{token}\t1.0" for i, token in enumerate(["The", "boy", "swims", "today."], start=1)]
+    rows += [f"2\t{i}\t{token}\t{value if i == 3 else 1.0}"
+             for i, token in enumerate(["The", "boy", "swim", "today."], start=1)]
+    zoo.write_text(ZOO_HEADER + "\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["run", "--model", str(zoo), "--bootstrap", "0", "-o", str(tmp_path / "out"), str(suite)]) == 1
+    err = capsys.readouterr().err
+    assert f"{zoo}:8: {message}" in err and "internal error" not in err
+
+
+def test_show_sends_no_control_characters_or_markup_from_a_suite_to_the_terminal(write_suite, capsys):
+    data = minimal_suite(predictions=[{"type": "formula", "formula": "(2;%[red]m[/red]%) > (2;%mismatch%)"}])
+    for item in data["items"]:
+        item["conditions"][0]["condition_name"] = "[red]m[/red]"
+    data["items"][0]["conditions"][0]["regions"][1]["content"] = "sw\x1b[31mims\x07 \x9b2J \u202eevil\r\x08 [bold]x"
+    data["region_meta"]["3"] = "[/]rest"
+    assert main(["show", str(write_suite(data))]) == 0
+    out = capsys.readouterr().out
+    for char in "\x1b\x07\x9b\u202e\r\x08":
+        assert char not in out, repr(char)
+    for shown in ("sw\\x1b[31mims\\x07 \\x9b2J \\u202eevil\\x0d\\x08 [bold]x", "[red]m[/red]", "[/]rest",
+                  "(2;%[red]m[/red]%) > (2;%mismatch%)"):
+        assert shown in out, shown
+
+
+def test_messages_show_control_characters_and_undecodable_bytes_of_file_names_escaped(tmp_path, capsys):
+    hostile = tmp_path / "e\x1b[31mvil.json"
+    hostile.write_text("[1]", encoding="utf-8")
+    undecodable = tmp_path / os.fsdecode(b"bad\xff.json")
+    undecodable.write_text("[1]", encoding="utf-8")
+    assert main(["validate", str(hostile), str(undecodable)]) == 1
+    err = capsys.readouterr().err
+    assert "e\\x1b[31mvil.json: the top level is an array" in err and "\x1b" not in err
+    assert "bad\\udcff.json: the top level is an array" in err
+    assert "internal error" not in err

@@ -224,11 +224,13 @@ def highlight(test: Mapping[str, Any], seed_test: Mapping[str, Any] | None = Non
 def _mask_spans(test: Mapping[str, Any]) -> list[tuple[int, int]]:
     provenance = test.get("provenance") or {}
     expanded, masks, text = provenance.get("expanded_text"), provenance.get("masks"), str(test.get("text", ""))
-    if not expanded or not masks or text.count(expanded) != 1:
+    if not isinstance(expanded, str) or not expanded or not isinstance(masks, list) or text.count(expanded) != 1:
         return []
     offset = text.index(expanded)
     spans = []
     for mask in masks:
+        if not isinstance(mask, Mapping):
+            return []
         start, end = mask.get("start"), mask.get("end")
         if not isinstance(start, int) or not isinstance(end, int) or not 0 <= start < end <= len(expanded):
             return []

@@ -13,6 +13,8 @@ from typing import Any
 
 from linguagym.atomic import atomic_write_text
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.printable import printable
+from linguagym.strict_json import data_problems, decode_json, json_path, nesting_problem
 
 FORMAT = "linguagym-capability-tests"
 VERSION = 1
@@ -24,13 +26,36 @@ def schema() -> dict:
     return json.loads(text)
 
 
+def parse_tests(text: str, source: str = "<tests>") -> dict:
+    """The test file whose JSON is ``text``, validated; CapabilityError saying where when it is not one."""
+    deep = nesting_problem(text)
+    if deep is not None:
+        raise CapabilityError(f"{source}, {deep.location}: not a valid capability-test file: {deep.message}")
+    try:
+        document = decode_json(text)
+    except json.JSONDecodeError as error:
+        raise CapabilityError(f"{source}, line {error.lineno}, column {error.colno}: not JSON ({error.msg})") from None
+    validate_document(document, source)
+    return document
+
+
+def _unreadable_values(document: Any) -> list[str]:
+    """What Python's JSON reader accepts but a test file cannot hold, each with its path (see ``strict_json``):
+    non-finite or huge numbers, repeated keys, NUL characters, lone surrogates, nesting beyond MAX_DEPTH."""
+    return [f"{printable(problem.location) or '(top)'}: {problem.message}" for problem in data_problems(document)[:10]]
+
+
 def validate_document(document: Any, source: str = "<tests>") -> None:
-    """Raise CapabilityError listing (up to 10) schema violations and duplicate test ids."""
+    """Raise CapabilityError listing (up to 10) unreadable values, schema violations and duplicate test ids."""
     import jsonschema
 
+    unreadable = _unreadable_values(document)
+    if unreadable:
+        raise CapabilityError(f"{source}: not a valid capability-test file\n  " + "\n  ".join(unreadable),
+                              hint="files are written by `linguagym lct generate`, as UTF-8 JSON")
     validator = jsonschema.Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
-    problems = [f"{_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors[:10]]
+    problems = [f"{printable(json_path(e.absolute_path)) or '(top)'}: {e.message}" for e in errors[:10]]
     if not errors and isinstance(document, dict):
         seen: set[str] = set()
         for i, test in enumerate(document["tests"]):
@@ -52,19 +77,9 @@ def write_tests(document: dict, path: str | Path) -> None:
 def read_tests(path: str | Path) -> dict:
     path = Path(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CapabilityError(f"test file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as error:
         raise CapabilityError(f"cannot read test file {path}: {error}") from None
-    except json.JSONDecodeError as error:
-        raise CapabilityError(f"{path}, line {error.lineno}, column {error.colno}: not JSON ({error.msg})") from None
-    validate_document(document, str(path))
-    return document
-
-
-def _path(parts) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+    return parse_tests(text, str(path))

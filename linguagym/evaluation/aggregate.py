@@ -9,6 +9,7 @@ directory holding one, or from the per-item files of Hu et al. (2020) (``model,s
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ def _bool(value: str, where: str) -> bool:
         return True
     if lowered in _FALSE:
         return False
-    raise ConfigurationError(f"{where}: expected True or False, found {value!r}")
+    raise ConfigurationError(f"{where}: expected True or False, found {value[:40]!r}")
 
 
 def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
@@ -49,12 +50,22 @@ def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
         if not (path / "items.csv").is_file():
             raise ConfigurationError(f"{path} holds no items.csv", hint="pass a run directory written by linguagym run")
         path = path / "items.csv"
+    if not path.is_file():  # a FIFO or a device would block or never end
+        problem = "is not a regular file" if path.exists() else "does not exist"
+        raise ConfigurationError(f"results file {str(path)!r} {problem}",
+                                 hint="pass items.csv, a run directory, or a per-item CSV")
     try:
-        handle = path.open(newline="", encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as error:
         raise ConfigurationError(f"cannot read results file {path}: {error.strerror}") from None
-    with handle:
-        reader = csv.DictReader(handle)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise ConfigurationError(f"{path}:{line}: not UTF-8 text (byte {error.start})",
+                                 hint="save the file as UTF-8") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
         columns = set(reader.fieldnames or ())
         required = {"model", "suite", "item", "correct"}
         if not required <= columns:
@@ -65,18 +76,21 @@ def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
             )
         ours = "correct_first" in columns
         outcomes = []
-        for line, row in enumerate(reader, start=2):
-            where = f"{path}:{line}"
-            try:
-                item = int(row["item"])
-            except ValueError:
-                raise ConfigurationError(f"{where}: item must be a whole number, found {row['item']!r}") from None
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            if any(row.get(column) is None for column in columns):
+                raise ConfigurationError(f"{where}: the row has fewer values than the header has columns")
+            item_text = row["item"].strip()
+            if not (item_text.isascii() and item_text.lstrip("-").isdigit() and len(item_text) <= 18):
+                raise ConfigurationError(f"{where}: item must be a whole number, found {row['item'][:40]!r}")
             correct = _bool(row["correct"], where)
             if ours:
-                outcomes.append(ItemOutcome(row["model"], row["suite"], item, correct,
+                outcomes.append(ItemOutcome(row["model"], row["suite"], int(item_text), correct,
                                             _bool(row["correct_first"], where)))
             else:  # the paper's files hold the first-prediction outcome only
-                outcomes.append(ItemOutcome(row["model"], row["suite"], item, None, correct))
+                outcomes.append(ItemOutcome(row["model"], row["suite"], int(item_text), None, correct))
+    except csv.Error as error:
+        raise ConfigurationError(f"{path}:{reader.line_num}: not a readable CSV ({error})") from None
     if not outcomes:
         raise ConfigurationError(f"{path}: no results rows")
     return outcomes

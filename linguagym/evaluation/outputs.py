@@ -12,14 +12,17 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from linguagym.atomic import atomic_open, atomic_write_text
+from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text, output_error
+from linguagym.destinations import check_folder, check_name_lengths
+from linguagym.errors import OutputError
 from linguagym.evaluation.evaluate import SuiteResult
 from linguagym.evaluation.run import RunResult
 from linguagym.suites.metrics import METRIC_NAMES
@@ -111,9 +114,17 @@ def suite_with_surprisals(suite_result: SuiteResult, model: str) -> dict:
 
 
 def write_run(result: RunResult, out_dir: str | Path) -> Path:
-    """Write every output file of a run into ``out_dir``; returns the run record's path."""
+    """Write every output file of a run into ``out_dir``, whole: into a fresh hidden folder beside it, which then
+    takes the place of an earlier run's folder (so no stale file of that run stays); returns the run record's
+    path. A folder that is not a run's is never replaced."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    check_run_folder(out)
+    with atomic_directory(out) as work:
+        _write_run_files(result, work)
+    return out / "run.json"
+
+
+def _write_run_files(result: RunResult, out: Path) -> None:
     write_predictions(result, out / "predictions.csv")
     write_items(result, out / "items.csv")
     write_regions(result, out / "regions.csv")
@@ -122,16 +133,64 @@ def write_run(result: RunResult, out_dir: str | Path) -> Path:
         data = suite_with_surprisals(suite_result, model_label(result))
         atomic_write_text(out / "suites" / suite_file_name(suite_result.suite.name, used),
                           json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
-    record = out / "run.json"
     data = {"label": model_label(result), **result.record()}
-    atomic_write_text(record, json.dumps(data, indent=2, allow_nan=False) + "\n")
-    return record
+    atomic_write_text(out / "run.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def check_run_folder(path: Path) -> None:
+    """``path`` can take a run's files: its parent can be written into, and it is absent, empty or an earlier
+    run's folder (which is replaced whole)."""
+    check_folder(path.parent)
+    _check_replaceable(path)
+
+
+def check_run_destination(out_dir: str | Path, folders: Iterable[str]) -> None:
+    """Before any scoring: ``out_dir`` can be written into, and each model folder in it can take a run's files."""
+    out = Path(out_dir)
+    check_folder(out)
+    for folder in folders:
+        _check_replaceable(out / folder)
+
+
+def _check_replaceable(path: Path) -> None:
+    check_name_lengths(path)
+    try:
+        if not (path.exists() or path.is_symlink()):
+            return
+        if not path.is_dir():
+            raise OutputError(f"{path} is a file, and a folder is written there", path=str(path),
+                              hint="move the file away, or choose another output folder")
+        foreign = not (path / "run.json").is_file() and any(path.iterdir())
+    except OSError as error:
+        raise output_error(error, path) from error
+    if foreign:
+        raise OutputError(f"{path} is not a linguagym run folder (it holds no run.json), and a run's results would "
+                          "replace it whole", path=str(path), hint="move it away, or choose another output folder")
 
 
 def model_directory(out_dir: str | Path, model: str) -> Path:
     """Where a run of ``model`` goes inside ``out_dir``: a folder named after the model (paths shortened to
     their last part, unsafe characters replaced)."""
     return Path(out_dir) / safe_name(short_model_name(model), "model")
+
+
+def model_folders(labels: Iterable[str]) -> dict[str, str]:
+    """Each label's folder name: its ``safe_name``, with a short hash of the label where two names would make one
+    folder (``m/a b.tsv`` and ``m/a_b.tsv``; ``Model`` and ``model`` on a case-insensitive disk) or take the place
+    of the report's ``plots`` or ``report.html``, so that no model's results overwrite or merge with another's."""
+    names = {label: safe_name(label, "model") for label in dict.fromkeys(labels)}
+    taken = Counter(name.casefold() for name in names.values()) + Counter(RUN_LEVEL_NAMES)
+    folders = {label: name if taken[name.casefold()] == 1 else f"{name[:MAX_NAME - 9]}-{name_digest(label)}"
+               for label, name in names.items()}
+    used: set[str] = set(RUN_LEVEL_NAMES)
+    for label in sorted(folders):  # a hashed name that is still taken (vanishingly rare): number it, in a fixed order
+        folder, n = folders[label], 1
+        while folder.casefold() in used:
+            n += 1
+            folder = f"{folders[label]}-{n}"
+        folders[label] = folder
+        used.add(folder.casefold())
+    return folders
 
 
 def model_labels(models: Sequence[str]) -> dict[str, str]:
@@ -143,17 +202,35 @@ def model_labels(models: Sequence[str]) -> dict[str, str]:
     return {model: name if taken[safe_name(name, "model")] == 1 else model for model, name in short.items()}
 
 
+MAX_NAME = 200  # characters in a name made here: below the 255 bytes file systems allow, with room for suffixes
+RUN_LEVEL_NAMES = ("plots", "report.html")  # what a run writes beside its model folders
+
+
 def safe_name(text: str, fallback: str) -> str:
-    """``text`` as a file name: runs of characters other than letters, digits, ``. _ -`` become ``_``."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or fallback
+    """``text`` as a file name: runs of characters other than letters, digits, ``. _ -`` become ``_``; a name
+    over ``MAX_NAME`` characters is cut (``fit_name``)."""
+    return fit_name(re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or fallback, text)
+
+
+def fit_name(name: str, key: str | None = None) -> str:
+    """``name`` when it has at most ``MAX_NAME`` characters, else its start and a short hash of ``key`` (default:
+    ``name``): deterministic, and distinct for distinct keys."""
+    if len(name) <= MAX_NAME:
+        return name
+    return f"{name[:MAX_NAME - 9]}-{name_digest(name if key is None else key)}"
+
+
+def name_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def suite_file_name(name: str, used: set[str]) -> str:
-    """A safe, unique ``.json`` file name for a suite (names may hold any character, and may repeat)."""
+    """A safe, unique ``.json`` file name for a suite (names may hold any character, and may repeat); ``used``
+    holds the names given so far, case-folded (two names differing in case are one file on some disks)."""
     stem = safe_name(name, "suite")
     candidate, n = stem, 1
-    while candidate in used:
+    while candidate.casefold() in used:
         n += 1
         candidate = f"{stem}-{n}"
-    used.add(candidate)
+    used.add(candidate.casefold())
     return f"{candidate}.json"

@@ -7,17 +7,19 @@ import csv
 import html
 import json
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from linguagym import __version__
-from linguagym.atomic import atomic_write_text
-from linguagym.errors import ConfigurationError
+from linguagym.atomic import atomic_directory, atomic_write_text, output_error
+from linguagym.destinations import check_file, check_folder
+from linguagym.errors import ConfigurationError, OutputError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
-from linguagym.evaluation.outputs import safe_name
+from linguagym.evaluation.outputs import MAX_NAME, fit_name, name_digest
 from linguagym.evaluation.tables import format_value, notes, summary_rows
 
 
@@ -64,7 +66,8 @@ def find_runs(paths: list[str | Path]) -> list[RunData]:
     for path in map(Path, paths):
         if (path / "run.json").is_file():
             runs.append(read_run(path))
-        elif path.is_dir() and (found := sorted(p.parent for p in path.glob("*/run.json"))):
+        elif path.is_dir() and (found := sorted(p.parent for p in path.glob("*/run.json")
+                                                if not p.parent.name.startswith("."))):  # not a write under way
             runs.extend(read_run(p) for p in found)
         else:
             raise ConfigurationError(f"{path} holds no run (no run.json in it or its subdirectories)")
@@ -72,7 +75,23 @@ def find_runs(paths: list[str | Path]) -> list[RunData]:
 
 
 def _slug(text: str) -> str:
-    return safe_name(text, "x")
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "x"
+
+
+def region_plot_names(runs: list[RunData], suites: dict[str, list[str]]) -> dict[tuple[str, str], str]:
+    """(model, suite) -> the file name of its region plot: ``regions_MODEL_SUITE.svg``, cut to a length file
+    systems allow (``fit_name``) and given a short hash where two would be one file (``m/a b`` and ``m/a_b``)."""
+    names: dict[tuple[str, str], str] = {}
+    taken: set[str] = set()
+    for run in runs:
+        for suite in suites.get(run.model, []):
+            key = f"{run.model}\0{suite}"
+            name = fit_name(f"regions_{_slug(run.model)}_{_slug(suite)}", key)
+            if name.casefold() in taken:
+                name = f"{name[:MAX_NAME - 9]}-{name_digest(key)}"
+            taken.add(name.casefold())
+            names[(run.model, suite)] = f"{name}.svg"
+    return names
 
 
 def _region_plots(run: RunData) -> dict[str, str]:
@@ -121,9 +140,10 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
         figures["scores.svg"] = group_svg
     figures["suite_accuracy.svg"] = plots.suite_accuracy_svg(summary)
     region_svgs = {run.model: _region_plots(run) for run in runs}
+    plot_names = region_plot_names(runs, {model: list(by_suite) for model, by_suite in region_svgs.items()})
     for model, by_suite in region_svgs.items():
         for suite, svg in by_suite.items():
-            figures[f"regions_{_slug(model)}_{_slug(suite)}.svg"] = svg
+            figures[plot_names[(model, suite)]] = svg
 
     models = [m.model for m in summary.models]
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>linguagym report: {e(', '.join(models))}"
@@ -196,11 +216,36 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
 
 
 def write_report(runs: list[RunData], out_dir: str | Path, summary: Summary) -> Path:
-    """Write ``report.html`` and ``plots/*.svg`` into ``out_dir``; returns the report's path."""
+    """Write ``report.html`` and ``plots/*.svg`` into ``out_dir``; returns the report's path. The plots folder is
+    written whole and takes the place of an earlier one, so no plot of an earlier report stays."""
     out = Path(out_dir)
+    check_report_destination(out)
     page, figures = render_report(runs, summary)
-    for name, svg in figures.items():
-        atomic_write_text(out / "plots" / name, svg)
+    with atomic_directory(out / "plots") as plots:
+        for name, svg in figures.items():
+            atomic_write_text(plots / name, svg)
     path = out / "report.html"
     atomic_write_text(path, page)
     return path
+
+
+def check_report_destination(out_dir: str | Path) -> None:
+    """``report.html`` and ``plots/`` can be written into ``out_dir``; a ``plots`` folder that holds anything but
+    the plots of an earlier report is refused, since the new plots replace it whole."""
+    out = Path(out_dir)
+    check_folder(out)
+    check_file(out / "report.html")
+    plots = out / "plots"
+    try:
+        if not (plots.exists() or plots.is_symlink()):
+            return
+        if not plots.is_dir():
+            raise OutputError(f"{plots} is a file, and the report's plots folder is written there", path=str(plots),
+                              hint="move the file away, or choose another output folder")
+        foreign = sorted(p.name for p in plots.iterdir() if p.suffix != ".svg" or not p.is_file())
+    except OSError as error:
+        raise output_error(error, plots) from error
+    if foreign:
+        raise OutputError(f"{plots} holds files that are not a report's plots ({', '.join(foreign[:3])}), and the "
+                          "new plots would replace the folder whole", path=str(plots),
+                          hint="move them away, or choose another output folder")

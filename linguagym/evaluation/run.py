@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym import __version__
-from linguagym.errors import LinguagymError
+from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.evaluation.evaluate import SuiteResult, evaluate_suite, suite_sentences
 from linguagym.scoring.protocol import ScoredText, Scorer
 from linguagym.suites.formula import Tolerance
@@ -60,6 +60,7 @@ class RunResult:
     environment: dict[str, str] = field(default_factory=dict)
     cache: dict[str, Any] | None = None  # where scores were cached, and how many were found there
     label: str | None = None  # the model's name in tables when the short name would be ambiguous
+    directory: Path | None = None  # where run_models wrote its files, when it was given an output folder
     executor: dict[str, Any] = field(default_factory=lambda: {"name": "local"})  # where texts were scored
 
     def record(self) -> dict[str, Any]:
@@ -119,12 +120,26 @@ def check_settings(settings: RunSettings) -> None:
 
 
 def load_suites(paths: Sequence[str | Path]) -> tuple[list[Suite], list[dict[str, str]]]:
-    """Read every suite first, so a bad file stops the run before any model is loaded."""
-    suites, sources = [], []
+    """Read every suite first, so a bad file stops the run before any model is loaded. A file given twice, or
+    two files with the same bytes, is read once; two different suites with one name are refused, since results
+    are kept by suite name (``items.csv``, ``suites/NAME.json``) and would merge."""
+    suites: list[Suite] = []
+    sources: list[dict[str, str]] = []
+    named: dict[str, dict[str, str]] = {}  # suite name -> the source it was first read from
     for path in paths:
         path = Path(path)
-        suites.append(read_suite(path).suite)
-        sources.append({"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
+        suite = read_suite(path).suite
+        source = {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        first = named.setdefault(suite.name, source)
+        if first is not source:
+            if first["sha256"] != source["sha256"] and Path(first["path"]).resolve() != path.resolve():
+                raise ConfigurationError(
+                    f"two suites are named {suite.name!r}: {first['path']} and {path}",
+                    hint="results are kept by suite name (items.csv, suites/NAME.json), so one run cannot hold "
+                    "both: give one another meta.name, or run them apart")
+            continue  # the same file, or a copy of it: read once
+        suites.append(suite)
+        sources.append(source)
     return suites, sources
 
 
@@ -191,25 +206,32 @@ def run_models(
     progress: Callable[[int, str], Callable[[int], None]] | None = None,
     executor: Executor | None = None,
     finished: Callable[[RunSettings, RunResult | LinguagymError], None] | None = None,
+    output: str | Path | None = None,
 ) -> list[RunResult | LinguagymError]:
-    """The same suites with several models (one ``RunSettings`` each). Every suite is read and every model
-    resolved first, so a bad file or a typo stops it before any work. An executor that can
-    (``prefill_scores``: Ray) first scores what all the models miss, side by side; then each model is evaluated
-    in turn. A model that fails is returned as its error and the others go on. Each result's ``label`` names it
-    in tables (``outputs.model_labels``). ``finished(settings, outcome)`` is called as each model is done, so
-    that its outputs can be written at once."""
+    """The same suites with several models (one ``RunSettings`` each). Every suite is read, every model
+    resolved and the ``output`` folder checked first, so a bad file, a typo or an unwritable folder stops it
+    before any work. An executor that can (``prefill_scores``: Ray) first scores what all the models miss, side
+    by side; then each model is evaluated in turn. A model that fails is returned as its error and the others go
+    on. Each result's ``label`` names it in tables (``outputs.model_labels``). With ``output``, each model's
+    files are written whole into a folder of its own there (``outputs.model_folders``; the result's
+    ``directory``) as soon as it is done; a write that fails stops the run with an ``OutputError``.
+    ``finished(settings, outcome)`` is called as each model is done (and written)."""
+    from linguagym.evaluation.outputs import check_run_destination, model_folders, model_labels
+
     for one in settings:
         check_settings(one)
+    _refuse_repeated_models(settings)
     loaded = load_suites(paths)
     suites = loaded[0]
+    labels = model_labels([one.model for one in settings])  # checkpoint-1000 of two runs: full names, not one
+    folders = model_folders(labels.values())
+    if output is not None:
+        check_run_destination(output, folders.values())
     scorers: list[Scorer | None] = [settings_scorer(one) for one in settings]
     if executor is None:
         from linguagym.executors.local import LocalExecutor
 
         executor = LocalExecutor()
-    from linguagym.evaluation.outputs import model_labels
-
-    labels = model_labels([one.model for one in settings])  # checkpoint-1000 of two runs: full names, not one
     errors: list[LinguagymError | None] = [None] * len(settings)
     prefill = getattr(executor, "prefill_scores", None)
     if prefill is not None and len(settings) > 1:
@@ -235,10 +257,37 @@ def run_models(
                 outcome = failure
         _release(scorer)
         del scorer
+        if output is not None and isinstance(outcome, RunResult):
+            outcome.directory = _write(outcome, Path(output) / folders[outcome.label or one.model])
         outcomes.append(outcome)
         if finished is not None:
             finished(one, outcome)
     return outcomes
+
+
+def _refuse_repeated_models(settings: Sequence[RunSettings]) -> None:
+    """One model twice would share one label and one folder: its two results would overwrite each other."""
+    seen: set[str] = set()
+    for one in settings:
+        if one.model in seen:
+            raise ConfigurationError(f"model {one.model!r} is given twice in one run",
+                                     hint="give each model once; to compare settings of one model, run each into "
+                                     "its own output folder")
+        seen.add(one.model)
+
+
+def _write(result: RunResult, directory: Path) -> Path:
+    """Write one model's files; a failure says that a re-run costs nothing where the scores were cached."""
+    from linguagym.errors import OutputError
+    from linguagym.evaluation.outputs import write_run
+
+    try:
+        return write_run(result, directory).parent
+    except OutputError as error:
+        if result.cache is not None and not result.cache.get("not_saved"):  # (the scores were saved in a cache)
+            error.hint = "; ".join(filter(None, (error.hint, "the scores are cached, so running the same command "
+                                                 "again recomputes nothing")))
+        raise
 
 
 def _release(scorer: Scorer | None) -> None:
@@ -295,4 +344,5 @@ def _cache_stats(scorer: Scorer) -> dict[str, Any] | None:
     if not hasattr(scorer, "hits"):
         return None
     return {"path": str(getattr(scorer, "path", "")), "hits": scorer.hits, "misses": scorer.misses,
-            "dropped_corrupt": getattr(scorer, "dropped", 0)}
+            "dropped_corrupt": getattr(scorer, "dropped", 0),
+            "not_saved": getattr(scorer, "problem", None)}  # why this run's scores were not saved (a full disk)

@@ -135,7 +135,7 @@ class RayExecutor(ClosingExecutor):
         jobs: list[Job] = []
         writers: list[CacheWriter | None] = []
         for scorer, texts, settings in runs:
-            cached = hasattr(scorer, "missing") and hasattr(scorer, "cache_dir")
+            cached = hasattr(scorer, "missing") and hasattr(scorer, "store")
             held = None if cached else self._held.setdefault(_key(scorer), {})
             shards = plan_shards(scorer, [t for t in texts if t not in held] if held is not None else texts,
                                  self.shard_texts)

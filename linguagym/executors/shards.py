@@ -50,34 +50,17 @@ def plan_shards(scorer: Scorer, texts: Sequence[str], shard_texts: int | None = 
     return sorted(shards, key=lambda shard: (-shard.weight, shard.index))
 
 
-class _Replay:
-    """An inner scorer that hands back results computed elsewhere, so that a CachedScorer stores them exactly as
-    it stores its own (same file, keys, checksums), through its public interface."""
-
-    def __init__(self, identity: dict[str, Any]) -> None:
-        self.identity = identity
-        self.pending: dict[str, ScoredText] = {}
-
-    def score(self, texts: Sequence[str]) -> list[ScoredText]:
-        return [self.pending.pop(text) for text in texts]
-
-
 class CacheWriter:
-    """Writes results into the score cache of ``scorer`` (a CachedScorer), one commit per call."""
+    """Writes results into the score cache of ``scorer`` (a CachedScorer), one commit per call. Through the
+    scorer's own store, so that where the cache file takes no writes (a full disk) the results are still
+    found in memory by the rest of the run instead of being computed again on this machine."""
 
     def __init__(self, scorer: Any) -> None:
-        from linguagym.scoring.cache import CachedScorer
-
-        self._replay = _Replay(scorer.identity)
-        self._cache = CachedScorer(self._replay, scorer.cache_dir)  # type: ignore[arg-type]
+        self._scorer = scorer
         self.written = 0
 
     def write(self, results: Sequence[ScoredText]) -> None:
-        self._replay.pending = {result.text: result for result in results}
-        self._cache.chunk_size = max(1, len(self._replay.pending))  # one transaction for the whole shard
-        self._cache.score(list(self._replay.pending))
-        self.written = self._cache.misses  # texts stored (those already there, from a concurrent run, are kept)
-        self._replay.pending = {}
+        self.written += self._scorer.store(results)  # those already there (from a concurrent run) are kept
 
     def close(self) -> None:
-        self._cache.close()
+        """Nothing to release: the scorer's store is closed with the scorer."""

@@ -3,7 +3,8 @@
 One SQLite file (WAL) per identity under ``<cache>/scores/``. Each entry is JSON with a sha256 checksum; an
 entry whose checksum, JSON or text does not match is dropped and recomputed, never trusted. Entries are
 committed after every chunk, so an interrupted run resumes where it stopped. A fully cached run asks the
-inner scorer only for its identity, which never loads a model.
+inner scorer only for its identity, which never loads a model. A damaged file is rebuilt and a file that
+cannot be used (full disk, read-only) is left alone with a warning; neither stops the run (``entrystore``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ class CachedScorer:
         return self._store.dropped
 
     @property
+    def problem(self) -> str | None:
+        """Why scores computed in this run are not being saved (a full disk, a read-only directory), or None."""
+        return self._store.problem
+
+    @property
     def identity(self) -> dict[str, Any]:
         return self._identity
 
@@ -89,6 +95,13 @@ class CachedScorer:
             self._store.put(r.to_json() for r in results)  # committed now: a crash later keeps it
             found.update((r.text, r) for r in results)
         return [found[text] for text in texts]
+
+    def store(self, results: Sequence[ScoredText]) -> int:
+        """Keep scores computed elsewhere (by a Ray worker), committed at once; those already cached (by a
+        concurrent run) are kept as they are. Returns how many were stored."""
+        missing = set(self.missing([r.text for r in results]))
+        self._store.put(r.to_json() for r in results if r.text in missing)
+        return len(missing)
 
     def close(self) -> None:
         self._store.close()

@@ -7,7 +7,10 @@ the sentence, not a vocabulary id); surprisal in bits; one row per token.
 from __future__ import annotations
 
 import csv
+import io
+import math
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
@@ -21,6 +24,8 @@ from linguagym.scoring.protocol import ScoredText, TokenScore
 HEADER = ["sentence_id", "token_id", "token", "surprisal"]
 _UNKNOWN = {"<unk>", "<UNK>", "[UNK]", "<oov>"}
 _SKIPPED = {"<eos>", "</s>", "<s>", "<|endoftext|>", "[CLS]", "[SEP]", "<bos>"}  # sentence markers: context
+_ID = re.compile(r"[0-9]{1,9}")  # ASCII digits: int() would also take " 1", "1_0" and "١"
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # float() also takes "1_0"
 
 
 @lru_cache(maxsize=1)
@@ -107,9 +112,10 @@ class PrecomputedScorer:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        if not self.path.is_file():
+        if not self.path.is_file():  # a FIFO or a device would block or never end
+            problem = "is not a regular file" if self.path.exists() else "does not exist"
             raise ConfigurationError(
-                f"surprisal file {str(self.path)!r} does not exist",
+                f"surprisal file {str(self.path)!r} {problem}",
                 hint="give the path of an lm-zoo TSV (sentence_id token_id token surprisal)",
             )
         self._sentences = _read(self.path)
@@ -190,24 +196,31 @@ class PrecomputedScorer:
 def _read(path: Path) -> list[list[tuple[int, str, float]]]:
     """Rows per sentence: (line number, token, surprisal)."""
     sentences: dict[int, list[tuple[int, str, float]]] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ConfigurationError(f"{path}:{line}: not UTF-8 text (byte {error.start})",
+                                 hint="lm-zoo TSV files are UTF-8; save it as UTF-8") from None
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    try:
         header = next(reader, None)
         if header != HEADER:
             raise ConfigurationError(
                 f"{path}:1: header is {header!r}, expected {' '.join(HEADER)!r} (tab-separated)",
                 hint="this reads lm-zoo surprisal files",
             )
-        for line, row in enumerate(reader, start=2):
+        for row in reader:
+            line = reader.line_num
             if not row:
                 continue
-            try:
-                sentence_id, token_id, token, value = row
-                sentence, position, surprisal = int(sentence_id), int(token_id), float(value)
-            except ValueError:
+            if len(row) != 4 or not (_ID.fullmatch(row[0]) and _ID.fullmatch(row[1])):
                 raise ConfigurationError(
                     f"{path}:{line}: expected 4 tab-separated fields (int, int, token, number), got {row!r}"
-                ) from None
+                )
+            sentence, position, token = int(row[0]), int(row[1]), row[2]
+            surprisal = _surprisal(row[3], f"{path}:{line}")
             tokens = sentences.setdefault(sentence, [])
             if position != len(tokens) + 1:
                 raise ConfigurationError(
@@ -215,12 +228,32 @@ def _read(path: Path) -> list[list[tuple[int, str, float]]]:
                     hint="token ids count from 1 within each sentence, one row per token, in order",
                 )
             tokens.append((line, token, surprisal))
+    except csv.Error as error:  # e.g. a field longer than csv's limit
+        raise ConfigurationError(f"{path}:{reader.line_num}: {error}") from None
     expected = list(range(1, len(sentences) + 1))
     if sorted(sentences) != expected:
         raise ConfigurationError(
             f"{path}: sentence ids are {sorted(sentences)[:10]}..., expected 1..{len(sentences)} without gaps"
         )
     return [sentences[i] for i in expected]
+
+
+def _surprisal(value: str, where: str) -> float:
+    """A surprisal field: a finite decimal number of bits, never negative (it is -log2 of a probability)."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if number is None or (math.isfinite(number) and not _DECIMAL.fullmatch(value)):
+        raise ConfigurationError(f"{where}: expected 4 tab-separated fields (int, int, token, number); the "
+                                 f"surprisal {value!r} is not a number")
+    if not math.isfinite(number):
+        raise ConfigurationError(f"{where}: surprisal {value!r} is not a finite number",
+                                 hint="every token needs a finite surprisal in bits; score the file again")
+    if number < 0:
+        raise ConfigurationError(f"{where}: surprisal {value} is negative; a surprisal (-log2 p) is never below 0",
+                                 hint="check that the column holds surprisals in bits, not log probabilities")
+    return number + 0.0  # -0.0 as 0.0
 
 
 def write_surprisals_tsv(scored: Sequence[ScoredText], path: Path) -> None:
@@ -243,6 +276,9 @@ def write_surprisals_tsv(scored: Sequence[ScoredText], path: Path) -> None:
                 for position, token in enumerate(item.tokens, start=1):
                     if any(ch in token.token for ch in "\t\n\r"):
                         raise ConfigurationError(f"text {number}: token {token.token!r} holds a tab or newline")
+                    if not math.isfinite(token.surprisal):  # the file could not be read back
+                        raise ConfigurationError(f"text {number}: token {token.token!r} has surprisal "
+                                                 f"{token.surprisal}, which lm-zoo TSV cannot hold")
                     handle.write(f"{number}\t{position}\t{token.token}\t{token.surprisal!r}\n")
         os.replace(tmp, path)
     finally:

@@ -81,8 +81,17 @@ class ParsedFormula:
 
 # ------------------------------------------------------------------------------------------ tokenizer
 
-_REF = re.compile(r"\(\s*(\d+|\*)\s*;\s*%([^%]*)%\s*\)")
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# ASCII digits only: \d would also take "١" and "²", which int() and float() read (or refuse) unlike JSON
+_REF = re.compile(r"\(\s*([0-9]+|\*)\s*;\s*%([^%]*)%\s*\)")
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# Limits that keep every formula parseable, printable and comparable without deep recursion (the parser
+# recurses once per '(' or '-', the printer and evaluator once per operator) and its messages short.
+MAX_FORMULA_LENGTH = 10_000  # characters
+MAX_NESTING = 50  # levels of '( )', '[ ]' and unary '-' inside one another
+MAX_OPERATORS = 100  # '+ - < > = & |' in one formula
+_MAX_REGION_DIGITS = 9  # a region number longer than this is no region of any suite
 _SYMBOLS = ("==", "<", ">", "=", "+", "-", "&", "|", "(", ")", "[", "]")
 
 
@@ -103,12 +112,18 @@ def _tokenize(text: str) -> Iterator[_Token]:
             continue
         if char == "(" and (match := _REF.match(text, pos)):
             number, condition = match.groups()
+            if len(number.lstrip("0")) > _MAX_REGION_DIGITS:
+                shown = number if len(number) <= 20 else f"{number[:20]}..."
+                raise FormulaError(text, match.start(1), f"region number {shown} is too large")
             region = None if number == "*" else int(number)
             yield _Token("ref", match.group(0), pos, RegionRef(region, condition))
             pos = match.end()
             continue
         if match := _NUMBER.match(text, pos):
-            yield _Token("num", match.group(0), pos, float(match.group(0)))
+            value = float(match.group(0))
+            if not math.isfinite(value):  # it would be printed as 'inf', which does not parse back
+                raise FormulaError(text, pos, "number too large (the largest is about 1.8e308)")
+            yield _Token("num", match.group(0), pos, value)
             pos = match.end()
             continue
         for symbol in _SYMBOLS:
@@ -137,6 +152,8 @@ class _Parser:
     index: int = 0
     used_brackets: bool = False
     used_double_equals: bool = False
+    depth: int = 0  # current nesting of groups and negations
+    operators: int = 0
 
     @property
     def current(self) -> _Token:
@@ -149,6 +166,16 @@ class _Parser:
 
     def fail(self, token: _Token, reason: str) -> FormulaError:
         return FormulaError(self.text, token.pos, reason)
+
+    def count_operator(self, token: _Token) -> None:
+        self.operators += 1
+        if self.operators > MAX_OPERATORS:
+            raise self.fail(token, f"more than {MAX_OPERATORS} operators; split the prediction into several")
+
+    def enter(self, token: _Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.fail(token, f"nested more than {MAX_NESTING} levels deep")
 
     def parse(self) -> Expr:
         if self.current.kind == "end":
@@ -174,6 +201,7 @@ class _Parser:
         left = operand()
         while self.current.kind == op:
             op_token = self.advance()
+            self.count_operator(op_token)
             right_start = self.current
             right = operand()
             self._require_truth(left, start, op_token)
@@ -193,6 +221,7 @@ class _Parser:
         if self.current.kind not in ("<", ">", "=", "=="):
             return left
         op_token = self.advance()
+        self.count_operator(op_token)
         if op_token.kind == "==":
             self.used_double_equals = True
         right_start = self.current
@@ -213,6 +242,7 @@ class _Parser:
         left = self.parse_unary()
         while self.current.kind in ("+", "-"):
             op_token = self.advance()
+            self.count_operator(op_token)
             right_start = self.current
             right = self.parse_unary()
             for node, where in ((left, start), (right, right_start)):
@@ -223,11 +253,14 @@ class _Parser:
 
     def parse_unary(self) -> Expr:
         if self.current.kind == "-":
-            self.advance()
+            op_token = self.advance()
+            self.count_operator(op_token)
+            self.enter(op_token)
             operand_start = self.current
             operand = self.parse_unary()
             if _is_truth(operand):
                 raise self.fail(operand_start, "'-' negates a number, but this operand is a comparison")
+            self.depth -= 1
             return Negate(operand)
         return self.parse_atom()
 
@@ -241,6 +274,7 @@ class _Parser:
             return token.value  # type: ignore[arg-type]
         if token.kind in _CLOSING:
             self.advance()
+            self.enter(token)
             if token.kind == "[":
                 self.used_brackets = True
             if self.current.kind == _CLOSING[token.kind] or self.current.kind == "end":
@@ -252,6 +286,7 @@ class _Parser:
                 closing = _CLOSING[token.kind]
                 raise self.fail(self.current, f"expected {closing!r} to close the {token.text!r}")
             self.advance()
+            self.depth -= 1
             return inner
         if token.kind == "end":
             raise self.fail(token, "formula ends too early: expected a number, a region or '('")
@@ -264,6 +299,10 @@ def _is_truth(node: Expr) -> bool:
 
 def parse_formula(text: str) -> ParsedFormula:
     """Parse a formula's text; raises FormulaError pointing at the offending character."""
+    if len(text) > MAX_FORMULA_LENGTH:
+        raise FormulaError(text, MAX_FORMULA_LENGTH, f"longer than {MAX_FORMULA_LENGTH} characters")
+    if surrogate := _SURROGATE.search(text):  # it could be neither printed nor saved as UTF-8
+        raise FormulaError(text, surrogate.start(), "a lone surrogate (half of a UTF-16 pair) is no character")
     tokens = list(_tokenize(text))
     parser = _Parser(text, tokens)
     tree = parser.parse()
@@ -296,10 +335,10 @@ def format_formula(node: Expr) -> str:
         return str(node)
     if isinstance(node, Negate):
         inner = format_formula(node.operand)
-        # '-' followed by '-' would still parse, but keep nested negation readable: -(-x)
-        if _precedence(node.operand) < _precedence(node) or isinstance(node.operand, Negate):
+        if _precedence(node.operand) < _precedence(node):
             inner = f"({inner})"
-        return f"-{inner}"
+        # nested negation as '- -x', not '-(-x)': the printed formula must nest no deeper than the one read
+        return f"- {inner}" if isinstance(node.operand, Negate) else f"-{inner}"
     mine = _precedence(node)
     left = format_formula(node.left)
     right = format_formula(node.right)

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from linguagym.errors import FormulaError, Problem, SuiteError
+from linguagym.strict_json import data_problems, decode_json, json_path, nesting_problem
 from linguagym.suites.formula import Comparison, RegionRef, parse_formula, region_refs
 from linguagym.suites.model import Condition, Item, Prediction, Region, Suite, SuiteMeta
 from linguagym.suites.schema import schema_problems
 
 _RELATIONS = {"lessthan": "<", "equals": "=", "greaterthan": ">"}
 _KNOWN_META = ("name", "metric")
+MAX_SUITE_BYTES = 64 * 2**20  # the largest SyntaxGym suite is 0.23 MB
+_REGION_KEY = re.compile(r"[0-9]+")  # fullmatch: the schema's "^[0-9]+$" lets "1\n" through in Python
+_MAX_REGION_DIGITS = 9
 
 
 class SuiteNormalizationWarning(UserWarning):
@@ -32,20 +39,58 @@ def read_suite(path: str | Path) -> LoadedSuite:
     """Load and validate a suite file; raises SuiteError listing every problem found."""
     path = Path(path)
     source = str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SuiteError(source, [Problem("", "no such file")]) from None
-    except IsADirectoryError:
-        raise SuiteError(source, [Problem("", "is a directory, not a suite file")]) from None
-    except OSError as error:
-        raise SuiteError(source, [Problem("", f"cannot be read: {error.strerror}")]) from None
+    raw = _read_bytes(path, source)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        problem = Problem(f"byte {error.start}", "not UTF-8 text; save the file as UTF-8")
+        line = raw.count(b"\n", 0, error.start) + 1
+        problem = Problem(f"line {line}, byte {error.start}", "not UTF-8 text; save the file as UTF-8")
         raise SuiteError(source, [problem]) from None
     return parse_suite_text(text, source=source)
+
+
+_NOT_FILES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+              (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _read_bytes(path: Path, source: str) -> bytes:
+    """The bytes of a regular file of at most MAX_SUITE_BYTES. Anything else is refused before it is read:
+    reading a FIFO would wait for a writer forever, and /dev/zero never ends. Opened without blocking and
+    checked through the open descriptor, so the file cannot be swapped between the check and the read."""
+
+    def refuse(message: str) -> SuiteError:
+        return SuiteError(source, [Problem("", message)])
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise refuse("no such file") from None
+    except IsADirectoryError:  # Windows; elsewhere a directory opens and is caught below
+        raise refuse("is a directory, not a suite file") from None
+    except OSError as error:
+        raise refuse(f"cannot be read: {error.strerror}") from None
+    except ValueError:  # a NUL character in the path
+        raise refuse("is not a usable file name") from None
+    try:
+        info = os.fstat(fd)
+        for is_kind, kind in _NOT_FILES:
+            if is_kind(info.st_mode):
+                raise refuse(f"is {kind}, not a suite file")
+        if not stat.S_ISREG(info.st_mode):
+            raise refuse("is not a regular file, so not a suite file")
+        too_big = refuse(f"is larger than {MAX_SUITE_BYTES // 2**20} MiB, the most a suite file may hold")
+        if info.st_size > MAX_SUITE_BYTES:
+            raise too_big
+        with open(fd, "rb", closefd=False) as handle:
+            raw = handle.read(MAX_SUITE_BYTES + 1)
+    except OSError as error:
+        raise refuse(f"cannot be read: {error.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_SUITE_BYTES:
+        raise too_big
+    return raw
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -59,16 +104,22 @@ def load_suite(path: str | Path) -> Suite:
 def parse_suite_text(text: str, *, source: str | None = None) -> LoadedSuite:
     if not text.strip():
         raise SuiteError(source, [Problem("", "the file is empty; a suite is a JSON object")])
+    if too_deep := nesting_problem(text):
+        raise SuiteError(source, [too_deep])
     try:
-        data = json.loads(text)
+        data = decode_json(text)
     except json.JSONDecodeError as error:
         problem = Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}")
         raise SuiteError(source, [problem]) from None
+    except RecursionError:  # only if the caller's own stack is nearly full: nesting_problem bounds the depth
+        raise SuiteError(source, [Problem("", "nested too deeply to read")]) from None
     return parse_suite_data(data, source=source)
 
 
 def parse_suite_data(data: object, *, source: str | None = None) -> LoadedSuite:
     """Validate already-decoded JSON data and build the Suite."""
+    if problems := data_problems(data):
+        raise SuiteError(source, problems)
     if not isinstance(data, dict):
         kind = {list: "an array", str: "a string"}.get(type(data), type(data).__name__)
         problem = Problem(
@@ -111,7 +162,21 @@ class _SuiteBuilder:
         return SuiteMeta(name=meta["name"], metric=metric, extra=extra)
 
     def region_names(self) -> tuple[str, ...]:
-        declared = {int(key): name for key, name in self.data["region_meta"].items()}
+        declared: dict[int, str] = {}
+        keys: dict[int, str] = {}
+        for key, name in self.data["region_meta"].items():
+            where = json_path(("region_meta", key))
+            if not _REGION_KEY.fullmatch(key):
+                self.problems.append(Problem(where, f"region_meta keys are region numbers (\"1\", \"2\", ...); "
+                                             f"found {key!r}"))
+            elif len(key.lstrip("0")) > _MAX_REGION_DIGITS:
+                shown = key if len(key) <= 20 else f"{key[:20]}..."
+                self.problems.append(Problem(where, f"region number {shown} is too large"))
+            elif (number := int(key)) in declared:
+                self.problems.append(Problem(where, f"keys {keys[number]!r} and {key!r} both name region {number}; "
+                                             "give each region once"))
+            else:
+                declared[number], keys[number] = name, key
         expected = range(1, len(declared) + 1)
         if sorted(declared) != list(expected):
             missing = sorted(set(expected) - set(declared))

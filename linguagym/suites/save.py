@@ -39,7 +39,8 @@ def suite_to_dict(suite: Suite) -> dict:
 
 
 def suite_to_json(suite: Suite) -> str:
-    return json.dumps(suite_to_dict(suite), indent=2, ensure_ascii=False) + "\n"
+    # allow_nan=False: a non-finite number would be written as Infinity or NaN, which JSON readers refuse
+    return json.dumps(suite_to_dict(suite), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def save_suite(suite: Suite, path: str | Path) -> None:

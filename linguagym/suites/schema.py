@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 
 from linguagym.errors import Problem
+from linguagym.strict_json import json_path
 from linguagym.suites.metrics import METRIC_NAMES
 
 _JSON_TYPES = {
@@ -21,19 +23,18 @@ def suite_schema() -> dict:
     return json.loads(resources.files("linguagym.suites").joinpath("suite.schema.json").read_text("utf-8"))
 
 
+def _is_integer(checker, instance: object) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 @cache
 def _validator():
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, validators
 
-    return Draft202012Validator(suite_schema())
-
-
-def json_path(parts) -> str:
-    """['items', 3, 'conditions', 1] -> 'items[3].conditions[1]'."""
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
+    # JSON Schema counts 1.0 as an integer; a suite may not: a region numbered 1.0 would index tuples and be
+    # written back as 1.0, so whole numbers are written as integers
+    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+    return validators.extend(Draft202012Validator, type_checker=checker)(suite_schema())
 
 
 def _describe(value: object) -> str:
@@ -74,10 +75,19 @@ def _message(error) -> tuple[str, str]:
                        'a list of them, or "all"')
     if validator == "type":
         wanted = error.validator_value
+        value = error.instance
+        if wanted == "integer" and isinstance(value, float) and value.is_integer():
+            return where, f"expected an integer, found the number {value!r}; write {int(value)}"
         wanted = " or ".join(_JSON_TYPES.get(t, t) for t in wanted) if isinstance(wanted, list) \
             else _JSON_TYPES.get(wanted, wanted)
-        return where, f"expected {wanted}, found {_describe(error.instance)}"
+        return where, f"expected {wanted}, found {_describe(value)}"
     if validator == "anyOf" and path and path[0] == "predictions":
+        if isinstance(error.instance, dict) and error.context:
+            # the branch its keys show it meant; say what is wrong in that one
+            branch = 0 if "formula" in error.instance or "type" in error.instance else 1
+            meant = [e for e in error.context if e.relative_schema_path[0] == branch]
+            if meant and (branch == 0 or "l_operand" in error.instance or "r_operand" in error.instance):
+                return _message(meant[0])
         return where, ('a prediction is {"type": "formula", "formula": "..."} or '
                        '{"region_number": N, "l_operand": C, "relation": "lessthan|equals|greaterthan", '
                        f'"r_operand": C}}; found {json.dumps(error.instance)[:120]}')
@@ -89,6 +99,20 @@ def _message(error) -> tuple[str, str]:
         return where, "must not be empty"
     if validator == "minLength":
         return where, "must not be an empty string"
+    if validator == "maxLength":  # only names have one
+        return where, (f"is {len(error.instance)} characters long; names have at most {error.validator_value} "
+                       "(they become file names and table headings)")
+    if validator == "not" and isinstance(error.instance, str):  # only names have one: characters they may not hold
+        found = re.search(error.validator_value["pattern"], error.instance)
+        char, position = found.group(), found.start() + 1
+        if char == "%":
+            return where, f"holds '%' at position {position}; formulas write condition names between two '%'"
+        return where, (f"holds the control character U+{ord(char):04X} at position {position}; names are one line "
+                       "of printable text")
+    if validator == "minimum":
+        return where, f"must be at least {error.validator_value}, found {error.instance}"
+    if validator == "maximum":
+        return where, f"must be at most {error.validator_value}, found {error.instance}"
     return where, error.message
 
 

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import hmac
 import logging
+import math
 import secrets
 from datetime import datetime
 
-from flask import Flask, g, jsonify, redirect, render_template, request, session, url_for
+from flask import Flask, Response, g, jsonify, make_response, redirect, render_template, request, session, url_for
 from markupsafe import Markup, escape
 from sqlalchemy.orm import sessionmaker
 from werkzeug.exceptions import HTTPException
 
 from linguagym import __version__
-from linguagym.errors import LinguagymError
+from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
+from linguagym.web.security import FailureThrottle, HostPolicy, forged_origin, safe_next
 from linguagym.web.store import NotFound
 from linguagym.web.worker import RunWorker
 
@@ -30,6 +32,7 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     (which first queues again any run a stopped server left unfinished)."""
     app = Flask(__name__)
     app.config.update(SECRET_KEY=config.secret_key(), MAX_CONTENT_LENGTH=config.max_upload,
+                      SESSION_COOKIE_NAME="linguagym_session",
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax", TEMPLATES_AUTO_RELOAD=False)
     app.extensions["linguagym"] = config
     app.extensions["sessions"] = sessions or open_database(config.database_url)
@@ -43,7 +46,9 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     _template_helpers(app)
 
     from linguagym.web import views_capabilities, views_runs, views_suites
+    from linguagym.web.inputs import IdConverter
 
+    app.url_map.converters["int"] = IdConverter  # before the routes: ids beyond the database's integers are a 404
     app.register_blueprint(views_suites.blueprint)
     app.register_blueprint(views_runs.blueprint)
     app.register_blueprint(views_capabilities.blueprint)
@@ -62,18 +67,41 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
 
 
 def _security(app: Flask, config: WebConfig) -> None:
+    try:
+        hosts = HostPolicy(config.host, config.port, config.allowed_hosts)
+    except ValueError as error:
+        raise ConfigurationError(str(error), hint="write --allowed-host NAME or NAME:PORT") from None
+    throttle = FailureThrottle()
+    app.extensions["login_throttle"] = throttle
+
     @app.before_request
     def _check():
+        # Before anything touches the session: a request for a foreign Host gets no page, cookie or token.
+        if not hosts.allows(request.host):
+            shown = request.host[:100]
+            return Response(f"linguagym does not answer for the host {shown!r}: it serves only the addresses it "
+                            "was started for.\nIf you reach this server by that name, start it with "
+                            f"--allowed-host {shown.split(':')[0] or 'NAME'}.\n",
+                            status=400, mimetype="text/plain")
         if "csrf" not in session:
             session["csrf"] = secrets.token_urlsafe(24)
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return None
+        forged = forged_origin(request.headers.get("Origin"), request.headers.get("Referer"), request.host)
+        if forged:
+            return _refuse(403, f"This change was refused: {forged}.",
+                           "Make changes from this server's own pages, or from a script with the access token.")
         if request.endpoint == "login":
             return _check_csrf()
         if config.token_required and not session.get("authorized"):
             header = request.headers.get("Authorization", "")
-            if header.startswith("Bearer ") and hmac.compare_digest(header[7:].encode(), (config.token or "").encode()):
-                return None  # scripts: the token itself, no session or CSRF needed
+            if header.startswith("Bearer "):
+                wait = throttle.wait(_client())
+                if wait:
+                    return _too_many(wait)
+                if hmac.compare_digest(header[7:].encode(), (config.token or "").encode()):
+                    return None  # scripts: the token itself, no session or CSRF needed
+                throttle.failed(_client())
             return _refuse(403, "This server needs its access token for changes.",
                            "Log in with the token printed when the server started (or set with --token).",
                            login=True)
@@ -86,14 +114,25 @@ def _security(app: Flask, config: WebConfig) -> None:
                            "Reload the page and try again.")
         return None
 
+    def _too_many(wait: float):
+        response = make_response(_refuse(429, "Too many wrong access tokens from this address.",
+                                         f"Wait {math.ceil(wait)} seconds, then try again with the token the "
+                                         "server printed."))
+        response.headers["Retry-After"] = str(math.ceil(wait))
+        return response
+
     @app.route("/login", methods=["GET", "POST"])
     def login():
         error = ""
         if request.method == "POST":
+            wait = throttle.wait(_client())
+            if wait:
+                return _too_many(wait)
             given = request.form.get("token", "").strip()
             if config.token and hmac.compare_digest(given.encode(), config.token.encode()):
                 session["authorized"] = True
-                return redirect(request.args.get("next") or url_for("suites.index"))
+                return redirect(safe_next(request.args.get("next")) or url_for("suites.index"))
+            throttle.failed(_client())
             error = "That is not this server's token."
         return render_template("login.html", error=error, required=config.token_required), 403 if error else 200
 
@@ -104,6 +143,10 @@ def _security(app: Flask, config: WebConfig) -> None:
         response.headers["Referrer-Policy"] = "same-origin"
         response.headers["X-Frame-Options"] = "DENY"
         return response
+
+
+def _client() -> str:
+    return request.remote_addr or "unknown"
 
 
 def _wants_json() -> bool:

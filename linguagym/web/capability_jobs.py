@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import Classifier
-from linguagym.errors import LinguagymError
+from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.web.capability_store import CapabilityJob, get_test_file, save_test_file
 from linguagym.web.config import WebConfig
 from linguagym.web.db import now
@@ -163,10 +163,19 @@ def _test(config: WebConfig, job_id: int, settings: dict, content: str, update: 
 
 
 def open_classifier(spec: str, config: WebConfig, settings: dict) -> Classifier:
-    """The classifier ``spec`` names, behind the prediction cache in the server's cache directory."""
-    from linguagym.capabilities.classifiers.cache import CachedClassifier
-    from linguagym.capabilities.classifiers.registry import load_classifier
+    """The classifier ``spec`` names, behind the prediction cache in the server's cache directory.
 
+    Checked here, where both the form and the job runner pass: a ``python:`` spec runs code on the server, so it
+    is refused unless the operator started the server with --allow-python-classifiers (a job queued while it
+    was allowed does not run after a restart without it)."""
+    from linguagym.capabilities.classifiers.cache import CachedClassifier
+    from linguagym.capabilities.classifiers.registry import load_classifier, runs_code
+
+    if runs_code(spec) and not config.allow_python_classifiers:
+        raise ConfigurationError(
+            f"{spec.strip()[:200]!r}: python:module:function classifiers run code on the server, and this server "
+            "does not accept them from the web", hint="start the server with --allow-python-classifiers (only "
+            "where every user who can reach it may run code), or wrap the function in an HTTP endpoint")
     inner = load_classifier(spec, cache_dir=config.score_cache_dir, device=settings.get("device") or "auto",
                             batch_size=settings.get("batch_size"), label_map=settings.get("label_map"))
     return CachedClassifier(inner, cache_dir=config.score_cache_dir)  # type: ignore[return-value]

@@ -9,18 +9,18 @@ Jobs share the run worker's queue and life cycle (queued, running, done, failed,
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, func, or_, select
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, func, or_, select, update
+from sqlalchemy import text as sql
 from sqlalchemy.orm import Mapped, Session, deferred, mapped_column, relationship
 
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import Base, JobColumns, now
-from linguagym.web.store import NotFound, requeue_running
+from linguagym.web.store import NotFound, clean_text, contains_pattern, requeue_running
 
 JOB_KINDS = ("generate", "test")
 
@@ -72,14 +72,9 @@ def parse_test_file(raw: bytes | str, source: str) -> dict:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as error:
         raise CapabilityError(f"{source}: not UTF-8 text (byte {error.start})", hint="save the file as UTF-8") from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CapabilityError(f"{source}, line {error.lineno}, column {error.colno}: not JSON ({error.msg})") from None
-    from linguagym.capabilities.testfile import validate_document
+    from linguagym.capabilities.testfile import parse_tests
 
-    validate_document(document, source)
-    return document
+    return parse_tests(text, source)
 
 
 @dataclass(frozen=True)
@@ -88,18 +83,31 @@ class SavedFile:
     created: bool  # False when a file with exactly this content was already stored
 
 
+def _one_saver_at_a_time(session: Session, digest: str) -> None:
+    """Until this transaction ends, another request saving the same content waits here, then finds this one's
+    row instead of storing the file twice. PostgreSQL: an advisory lock on the digest. SQLite (one writer at a
+    time): its write lock, taken now by an update that changes nothing, so that the read that follows is current."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": int(digest[:15], 16)})
+    elif dialect == "sqlite":
+        session.execute(update(TestFileRecord).where(TestFileRecord.sha256 == digest).values(sha256=digest))
+
+
 def save_test_file(session: Session, text: str, document: dict, *, name: str, note: str = "") -> SavedFile:
     """Store a validated test file (``text`` is its content, ``document`` the parsed form); identical content
-    is stored once."""
+    is stored once, also when two requests save it at once."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    _one_saver_at_a_time(session, digest)
     known = session.scalar(select(TestFileRecord).where(TestFileRecord.sha256 == digest).limit(1))
     if known is not None:
         return SavedFile(known, False)
     kinds = [t["kind"] for t in document["tests"]]
     ids = {c["id"] for c in document.get("capabilities", [])} | {t["capability"] for t in document["tests"]}
-    record = TestFileRecord(name=(name.strip() or "tests")[:300], dataset=str(document["dataset"].get("name", "")),
-                            content=text, sha256=digest, seed_count=kinds.count("seed"),
-                            expansion_count=kinds.count("expansion"), capability_count=len(ids), note=note[:500],
+    dataset = clean_text(str(document["dataset"].get("name", "")))  # the file keeps the name as it was written
+    record = TestFileRecord(name=(clean_text(name).strip() or "tests")[:300], dataset=dataset, content=text,
+                            sha256=digest, seed_count=kinds.count("seed"), expansion_count=kinds.count("expansion"),
+                            capability_count=len(ids), note=clean_text(note)[:500],
                             created_at=now())
     session.add(record)
     session.flush()
@@ -109,10 +117,10 @@ def save_test_file(session: Session, text: str, document: dict, *, name: str, no
 def list_test_files(session: Session, query: str = "") -> list[TestFileRecord]:
     """Test files whose name or dataset contains ``query`` (any case), newest first."""
     statement = select(TestFileRecord).order_by(TestFileRecord.id.desc())
-    if query.strip():
-        pattern = f"%{query.strip().lower()}%"
-        statement = statement.where(or_(func.lower(TestFileRecord.name).like(pattern),
-                                        func.lower(TestFileRecord.dataset).like(pattern)))
+    pattern = contains_pattern(query)
+    if pattern != "%%":
+        statement = statement.where(or_(func.lower(TestFileRecord.name).like(pattern, escape="\\"),
+                                        func.lower(TestFileRecord.dataset).like(pattern, escape="\\")))
     return list(session.scalars(statement))
 
 
@@ -124,7 +132,15 @@ def get_test_file(session: Session, file_id: int) -> TestFileRecord:
 
 
 def load_test_file(record: TestFileRecord) -> dict:
-    return json.loads(record.content)
+    """The stored file, checked again: a row stored by an older linguagym that cannot be shown (a lone surrogate,
+    a non-finite number) is a located 400 page, not a 500."""
+    from linguagym.capabilities.testfile import parse_tests
+
+    try:
+        return parse_tests(record.content, source=f"stored test file {record.name!r}")
+    except CapabilityError as error:
+        raise CapabilityError(error.message, hint="it was stored by an older linguagym that let this through: "
+                              "download it, mend it, and upload it again") from None
 
 
 def delete_test_file(session: Session, record: TestFileRecord) -> None:

@@ -26,6 +26,12 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("--token", default=None,
                    help="access token for changes (default: $LINGUAGYM_TOKEN; made up and printed when binding "
                    "beyond localhost)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="a further host name the server answers for (repeatable), e.g. the lab machine's name or "
+                   "the name a reverse proxy forwards; requests for any other Host are refused (DNS rebinding)")
+    p.add_argument("--allow-python-classifiers", action="store_true",
+                   help="let capability-test jobs use python:module:function classifiers, which import and run "
+                   "code on this machine: only where everyone who can reach the server may run code")
     p.add_argument("--max-upload-mb", type=float, default=8.0, metavar="MB", help="largest upload (default 8)")
     p.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
     p.set_defaults(func=cmd_serve)
@@ -43,20 +49,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise ConfigurationError("--max-upload-mb must be between 0 and 1024")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    if not 0 < args.port < 65536:
+        raise ConfigurationError(f"--port {args.port} is not a TCP port", hint="use 1..65535, e.g. 8000")
+    if not 1 <= args.threads <= 256:
+        raise ConfigurationError("--threads must be between 1 and 256")
     config = WebConfig.build(args.data_dir, args.database_url, host=args.host, token=args.token,
-                             max_upload=int(args.max_upload_mb * 1024 * 1024), cache_dir=args.cache_dir)
+                             max_upload=int(args.max_upload_mb * 1024 * 1024), cache_dir=args.cache_dir,
+                             port=args.port, allowed_hosts=tuple(args.allowed_host),
+                             allow_python_classifiers=args.allow_python_classifiers)
     app = create_app(config)
-    shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"linguagym serving http://{shown}:{args.port}/  (data: {config.data_dir})", flush=True)
-    if config.token_required:
-        print(f"changes need the access token: {config.token}", flush=True)
-    from waitress import serve
+    from linguagym.web.server import create_server
 
     try:
-        serve(app, host=args.host, port=args.port, threads=args.threads, ident="linguagym")
-    except OSError as error:
-        raise ConfigurationError(f"cannot listen on {args.host}:{args.port}: {error.strerror}",
-                                 hint="pick another --port, or stop what uses it") from None
+        try:
+            server = create_server(app, args.host, args.port, threads=args.threads)
+        except OSError as error:
+            raise ConfigurationError(f"cannot listen on {args.host}:{args.port}: {error.strerror}",
+                                     hint="pick another --port, or stop what uses it") from None
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"linguagym serving http://{shown}:{args.port}/  (data: {config.data_dir})", flush=True)
+        if config.token_required:
+            print(f"changes need the access token: {config.token}", flush=True)
+        if config.allow_python_classifiers:
+            print("python:module:function classifiers are allowed: web users can run code on this machine",
+                  flush=True)
+        server.run()
     finally:
         app.extensions["worker"].stop()
     return 0

@@ -37,6 +37,9 @@ class WebConfig:
     max_upload: int = DEFAULT_MAX_UPLOAD
     start_worker: bool = True  # run queued runs in a background thread (tests may turn it off)
     cache_dir: Path | None = None  # the score cache; default <data_dir>/cache
+    port: int | None = None  # the port served; None (test clients) skips the port part of the Host check
+    allowed_hosts: tuple[str, ...] = ()  # further Host names it answers for (--allowed-host), name or name:port
+    allow_python_classifiers: bool = False  # python:module:function classifiers run code: the operator opts in
 
     @classmethod
     def build(cls, data_dir: str | Path | None = None, database_url: str | None = None, *, host: str = "127.0.0.1",

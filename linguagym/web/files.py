@@ -10,8 +10,12 @@ from linguagym.web.store import NotFound
 def safe_child(root: Path, relative: str) -> Path:
     """``root / relative`` when it is a file inside ``root``; NotFound otherwise (no ``..`` escapes)."""
     root = root.resolve()
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root) or not path.is_file():
+    try:
+        path = (root / relative).resolve()
+        found = path.is_relative_to(root) and path.is_file()
+    except (ValueError, OSError):  # a NUL byte in the name; a name too long for the file system
+        found = False
+    if not found:
         raise NotFound(f"no result file {relative!r} in this run")
     return path
 
@@ -21,4 +25,4 @@ def listing(root: Path) -> list[tuple[str, int]]:
     if not root.is_dir():
         return []
     return sorted((p.relative_to(root).as_posix(), p.stat().st_size) for p in root.rglob("*")
-                  if p.is_file() and not p.name.startswith("."))
+                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))

@@ -7,14 +7,18 @@ in the canonical dialect (``suite_to_json``), so whatever is stored can be read 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import func, or_, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, selectinload
 
-from linguagym.errors import ConfigurationError
+from linguagym.errors import ConfigurationError, SuiteError
 from linguagym.suites.load import LoadedSuite, parse_suite_text
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
@@ -26,6 +30,51 @@ if TYPE_CHECKING:
 
 class NotFound(ConfigurationError):
     """A suite, version or run that does not exist (shown as a 404 page)."""
+
+
+T = TypeVar("T")
+
+# Characters kept out of the names and notes a user types (file names, name fields, searches): PostgreSQL refuses
+# NUL in text; the others are controls, bidi overrides and line separators that garble a list, and lone
+# surrogates, which cannot be encoded at all. (Suites and test files refuse NUL and lone surrogates when loaded.)
+UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+
+
+def clean_text(value: str) -> str:
+    """``value`` as stored in a name or note column, or searched for: tabs and line breaks become spaces, the
+    other unshowable characters (see ``UNSHOWABLE``) are dropped."""
+    return UNSHOWABLE.sub("", re.sub(r"[\t\n\r\u2028\u2029]+", " ", value))
+
+
+def contains_pattern(query: str) -> str:
+    """A LIKE pattern finding ``query`` anywhere, its own % and _ taken literally (escape character \\)."""
+    escaped = re.sub(r"([\\%_])", r"\\\1", clean_text(query).strip().lower())
+    return f"%{escaped}%"
+
+
+def commit_retrying(session: Session, save: Callable[[], T], *, attempts: int = 60) -> T:
+    """Run ``save`` (it adds rows) and commit. When a concurrent request got there first (it took the unique name
+    or version number ``save`` read as free, or holds SQLite's write lock past its timeout), roll back and run
+    ``save`` again: it reads afresh and sees what the other stored."""
+    for attempt in range(1, attempts + 1):
+        try:
+            result = save()
+            session.commit()
+            return result
+        except (IntegrityError, OperationalError) as error:
+            session.rollback()
+            if attempt == attempts or not _lost_a_race(error):
+                raise
+            time.sleep(random.uniform(0, min(0.25, 0.005 * attempt)))  # spread the retries of many requests
+    raise AssertionError("unreachable")
+
+
+def _lost_a_race(error: IntegrityError | OperationalError) -> bool:
+    state = getattr(error.orig, "sqlstate", None)  # PostgreSQL (psycopg)
+    if state is not None:
+        return state in ("23505", "40001", "40P01")  # unique violation, serialization failure, deadlock
+    message = str(error.orig)
+    return "UNIQUE constraint failed" in message or "database is locked" in message
 
 
 @dataclass(frozen=True)
@@ -43,18 +92,26 @@ def _summary(suite: Suite) -> dict:
 
 
 def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> SavedVersion:
-    """Store ``suite`` as the next version of the suite of that name (a new suite if there is none)."""
+    """Store ``suite`` as the next version of the suite of that name (a new suite if there is none). Two requests
+    saving one name at once: the later one fails with an IntegrityError (the name or the version number is
+    taken); ``save_and_commit`` runs it again."""
     content = suite_to_json(suite)
     digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
-    record = session.scalar(select(SuiteRecord).where(SuiteRecord.name == suite.name))
+    # FOR UPDATE: on PostgreSQL a concurrent save of this name waits here until ours commits, then reads our
+    # version. SQLite ignores it; there a read gone stale ends in an IntegrityError, and save_and_commit retries.
+    record = session.scalar(select(SuiteRecord).where(SuiteRecord.name == suite.name).with_for_update())
+    latest = None
     if record is None:
         record = SuiteRecord(name=suite.name, created_at=now(), updated_at=now())
         session.add(record)
         session.flush()
-    elif record.versions and record.latest.sha256 == digest:
-        return SavedVersion(record, record.latest, False)
-    number = (record.latest.number + 1) if record.versions else 1
-    version = SuiteVersion(suite=record, number=number, content=content, sha256=digest, note=note,
+    else:  # read, not record.latest: the versions a concurrent save committed since the record was loaded count
+        latest = session.scalar(select(SuiteVersion).where(SuiteVersion.suite_id == record.id)
+                                .order_by(SuiteVersion.number.desc()).limit(1))
+    if latest is not None and latest.sha256 == digest:
+        return SavedVersion(record, latest, False)
+    number = latest.number + 1 if latest is not None else 1
+    version = SuiteVersion(suite=record, number=number, content=content, sha256=digest, note=clean_text(note),
                            created_at=now(), **_summary(suite))
     session.add(version)
     record.updated_at = now()
@@ -62,16 +119,20 @@ def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> Sav
     return SavedVersion(record, version, True)
 
 
+def save_and_commit(session: Session, suite: Suite, *, note: str = "") -> SavedVersion:
+    """``save_suite_version`` and commit, safe when many requests save the same name at once."""
+    return commit_retrying(session, lambda: save_suite_version(session, suite, note=note))
+
+
 def list_suites(session: Session, query: str = "") -> list[SuiteRecord]:
     """Suites whose name or author contains ``query`` (any case), newest change first."""
     statement = select(SuiteRecord).options(selectinload(SuiteRecord.versions)).order_by(
         SuiteRecord.updated_at.desc(), SuiteRecord.id.desc())
-    query = query.strip()
-    if query:
-        pattern = f"%{query.lower()}%"
-        latest_authors = select(SuiteVersion.suite_id).where(func.lower(SuiteVersion.author).like(pattern))
-        statement = statement.where(or_(func.lower(SuiteRecord.name).like(pattern),
-                                        SuiteRecord.id.in_(latest_authors)))
+    pattern = contains_pattern(query)
+    if pattern != "%%":
+        authors = select(SuiteVersion.suite_id).where(func.lower(SuiteVersion.author).like(pattern, escape="\\"))
+        statement = statement.where(or_(func.lower(SuiteRecord.name).like(pattern, escape="\\"),
+                                        SuiteRecord.id.in_(authors)))
     return list(session.scalars(statement))
 
 
@@ -93,7 +154,14 @@ def get_version(record: SuiteRecord, number: int | None) -> SuiteVersion:
 
 
 def load_version(version: SuiteVersion) -> LoadedSuite:
-    return parse_suite_text(version.content, source=f"{version.suite.name} v{version.number}")
+    """The stored version, validated again: one an older linguagym accepted and today's rules refuse is a
+    located error page saying how to mend it (its download still works)."""
+    try:
+        return parse_suite_text(version.content, source=f"{version.suite.name} v{version.number}")
+    except SuiteError as error:
+        error.hint = ("stored by an older linguagym whose checks let this through: download this version, mend it, "
+                      "and upload it again")
+        raise
 
 
 def delete_suite(session: Session, record: SuiteRecord) -> None:
@@ -116,7 +184,7 @@ def create_run(session: Session, models: Sequence[str], versions: Sequence[Suite
         raise ConfigurationError("no suite chosen", hint="tick at least one suite")
     run = RunRecord(status="queued", models=models, settings=settings, error="", progress_done=0, progress_total=0,
                     progress_label="waiting", cancel_requested=False, created_at=now())
-    run.suites = [RunSuite(suite_version_id=v.id) for v in versions]
+    run.suites = [RunSuite(suite_version_id=i) for i in dict.fromkeys(v.id for v in versions)]  # a suite ticked twice
     session.add(run)
     session.flush()
     return run

@@ -35,9 +35,9 @@ from linguagym.web.capability_store import (
     parse_test_file,
     save_test_file,
 )
-from linguagym.web.config import LOCAL_HOSTS
 from linguagym.web.files import listing, safe_child
-from linguagym.web.store import progress_status, request_cancel
+from linguagym.web.inputs import parse_id, plain_text, whole_number
+from linguagym.web.store import clean_text, commit_retrying, progress_status, request_cancel
 
 blueprint = Blueprint("capabilities", __name__)
 
@@ -75,7 +75,7 @@ def upload():
     upload = request.files.get("tests_file")
     name, raw = "", b""
     if upload is not None and upload.filename:
-        name, raw = upload.filename, upload.read()
+        name, raw = clean_text(upload.filename), upload.read()
     problems: list[str] = []
     hint = ""
     if not raw.strip():
@@ -90,9 +90,9 @@ def upload():
                                upload_heading=problems[0], upload_problems=problems[1:], upload_hint=hint), 400
     session = db_session()
     stem = Path(name).stem if name else "tests"
-    saved = save_test_file(session, raw.decode("utf-8-sig"), document, name=request.form.get("name", "") or stem,
-                           note=f"uploaded from {name}")
-    session.commit()
+    saved = commit_retrying(session, lambda: save_test_file(session, raw.decode("utf-8-sig"), document,
+                                                            name=request.form.get("name", "") or stem,
+                                                            note=f"uploaded from {name}"))
     if saved.created:
         flash(f"Saved {saved.record.name!r}: {saved.record.seed_count} seeds, {saved.record.expansion_count} "
               f"expansions.", "success")
@@ -140,20 +140,14 @@ def jobs():
     return render_template("capability_jobs.html", jobs=list_jobs(session), files=list_test_files(session),
                            chosen=request.args.get("file", type=int), specs=_shipped_specs(),
                            default_lcs=DEFAULT_LCS, datasets=DATASETS, classifiers=_named_classifiers(),
-                           devices=DEVICES, python_allowed=config().host in LOCAL_HOSTS)
+                           devices=DEVICES, python_allowed=config().allow_python_classifiers)
 
 
 def _number(name: str, low: int, high: int, *, blank: int | None = None, default: str = "") -> int | None:
     text = request.form.get(name, default).strip()
     if not text:
         return blank
-    try:
-        value = int(text)
-    except ValueError:
-        raise ConfigurationError(f"{name.replace('_', ' ')} must be a whole number, not {text[:40]!r}") from None
-    if not low <= value <= high:
-        raise ConfigurationError(f"{name.replace('_', ' ')} must be between {low} and {high}, not {value}")
-    return value
+    return whole_number(text, name.replace("_", " "), low, high)
 
 
 @blueprint.post("/capabilities/jobs/generate")
@@ -163,11 +157,11 @@ def start_generate():
     lcs = [lc for lc in form.getlist("lc") if lc in known]
     if not lcs:
         raise ConfigurationError("no capability chosen", hint="tick at least one LC")
-    dataset = form.get("dataset", "").strip() or "rotten-tomatoes"
+    dataset = plain_text(form.get("dataset", "").strip(), "the dataset") or "rotten-tomatoes"
     if len(dataset) > 500:
         raise ConfigurationError("the dataset name is longer than 500 characters")
     expand = form.get("expand") == "on"
-    settings = {"name": form.get("name", "").strip()[:300], "dataset": dataset, "lcs": ",".join(lcs),
+    settings = {"name": clean_text(form.get("name", "")).strip()[:300], "dataset": dataset, "lcs": ",".join(lcs),
                 "max_seeds": _number("max_seeds", 1, 1_000_000), "seed": _number("seed", 0, 2**31 - 1, blank=0),
                 "expand": expand, "expand_seeds": _number("expand_seeds", 0, 100_000) if expand else None,
                 "per_seed": _number("per_seed", 1, 50, blank=3)}
@@ -186,19 +180,15 @@ def start_test():
     form = request.form
     session = db_session()
     file_id = form.get("test_file", "")
-    if not file_id.isdigit():
+    if not file_id.strip():
         raise ConfigurationError("no test file chosen", hint="upload or generate one, then pick it")
-    record = get_test_file(session, int(file_id))
+    record = get_test_file(session, parse_id(file_id, "test file"))
     specs = form.getlist("classifier") + [line.strip() for line in form.get("other_classifiers", "").splitlines()
                                           if line.strip()]
-    specs = list(dict.fromkeys(specs))
+    specs = list(dict.fromkeys(plain_text(spec, "the classifier") for spec in specs))
     if len(specs) > MAX_CLASSIFIERS:
         raise ConfigurationError(f"{len(specs)} classifiers chosen; a job takes at most {MAX_CLASSIFIERS}",
                                  hint="split them into several jobs")
-    if config().host not in LOCAL_HOSTS and any(s.lower().startswith("python:") for s in specs):
-        raise ConfigurationError("python:module:function classifiers run code on the server, so this server "
-                                 "(bound beyond localhost) does not accept them",
-                                 hint="serve on 127.0.0.1 to use them, or wrap the function in an HTTP endpoint")
     device = form.get("device", "auto")
     if device not in DEVICES:
         raise ConfigurationError(f"unknown device {device!r}", hint="use one of " + ", ".join(DEVICES))
@@ -209,7 +199,7 @@ def start_test():
         label_map = parse_label_map(form["label_map"])
     settings = {"device": device, "batch_size": _number("batch_size", 1, 4096), "label_map": label_map,
                 "examples": _number("examples", 0, 50, blank=3)}
-    for spec in specs:  # a typo fails here, before the job is queued (nothing heavy is loaded)
+    for spec in specs:  # a typo or a refused python: spec fails here, before the job is queued (nothing heavy loads)
         open_classifier(spec, config(), settings)
     job = create_test_job(session, record, specs, settings)
     session.commit()

@@ -25,6 +25,7 @@ from flask import (
 from linguagym.errors import ConfigurationError
 from linguagym.web.app import config, db_session
 from linguagym.web.files import listing, safe_child
+from linguagym.web.inputs import parse_id, plain_text, whole_number
 from linguagym.web.store import (
     create_run,
     get_run,
@@ -65,23 +66,15 @@ def start():
     if len(models) > MAX_MODELS:
         raise ConfigurationError(f"{len(models)} models chosen; a run takes at most {MAX_MODELS}",
                                  hint="split them into several runs")
-    versions = []
-    for value in form.getlist("suite"):
-        if not value.isdigit():
-            raise ConfigurationError(f"bad suite choice {value!r}")
-        versions.append(get_suite(session, int(value)).latest)
+    models = [plain_text(model.strip(), "the model") for model in models]
+    versions = [get_suite(session, parse_id(value, "suite")).latest for value in form.getlist("suite")]
     device = form.get("device", "auto")
     if device not in DEVICES:
         raise ConfigurationError(f"unknown device {device!r}", hint="use one of " + ", ".join(DEVICES))
     policy = form.get("policy", "all")
     if policy not in ("all", "first"):
         raise ConfigurationError(f"unknown policy {policy!r}", hint="use all or first")
-    try:
-        batch_size = int(form.get("batch_size", "16"))
-    except ValueError:
-        raise ConfigurationError("batch size must be a whole number") from None
-    if not 1 <= batch_size <= 4096:
-        raise ConfigurationError("batch size must be between 1 and 4096")
+    batch_size = whole_number(form.get("batch_size", "16"), "batch size", 1, 4096)
     run = create_run(session, models, versions, {"device": device, "policy": policy, "batch_size": batch_size})
     session.commit()
     current_app.extensions["worker"].notify()
@@ -203,7 +196,7 @@ def compare():
     """Several finished runs side by side: one table, models across."""
     session = db_session()
     done = [r for r in list_runs(session) if r.status == "done"]
-    chosen = request.args.getlist("run", type=int)
+    chosen = [parse_id(value, "run") for value in request.args.getlist("run")]
     context = {"runs": done, "chosen": chosen, "summary": None}
     if chosen:
         from linguagym.evaluation.tables import format_value, summary_rows
@@ -221,7 +214,7 @@ def compare_plot():
     from linguagym.evaluation import plots
 
     session = db_session()
-    chosen = request.args.getlist("run", type=int)
+    chosen = [parse_id(value, "run") for value in request.args.getlist("run")]
     directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
     if not directories:
         raise ConfigurationError("no runs chosen", hint="tick runs to compare")

@@ -13,7 +13,16 @@ from linguagym.suites.load import parse_suite_data, parse_suite_text
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.save import suite_to_dict
 from linguagym.web.app import db_session
-from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version, save_suite_version
+from linguagym.web.inputs import json_object_body
+from linguagym.web.store import (
+    clean_text,
+    delete_suite,
+    get_suite,
+    get_version,
+    list_suites,
+    load_version,
+    save_and_commit,
+)
 
 blueprint = Blueprint("suites", __name__)
 
@@ -35,7 +44,7 @@ def upload():
     upload = request.files.get("suite_file")
     name, raw = "", b""
     if upload is not None and upload.filename:
-        name, raw = upload.filename, upload.read()
+        name, raw = clean_text(upload.filename), upload.read()
     elif request.form.get("suite_text", "").strip():
         name, raw = "pasted text", request.form["suite_text"].encode("utf-8")
     problems: list[dict] = []
@@ -54,9 +63,7 @@ def upload():
         session = db_session()
         return render_template("suites.html", suites=list_suites(session), query="", upload_name=name,
                                upload_problems=problems), 400
-    session = db_session()
-    saved = save_suite_version(session, loaded.suite, note=f"uploaded from {name}")
-    session.commit()
+    saved = save_and_commit(db_session(), loaded.suite, note=f"uploaded from {name}")
     for warning in loaded.warnings:
         flash(f"normalised: {warning.render()}", "warning")
     if saved.created:
@@ -125,7 +132,7 @@ def edit(suite_id: int):
 def check_formula():
     """Parse one formula as the user types: canonical form, or the error and its position; plus references
     to conditions or regions the suite does not have."""
-    body = request.get_json(silent=True) or {}
+    body = json_object_body(request.get_data(), expected='{"formula": "...", "conditions": [...], "regions": N}')
     formula = body.get("formula")
     if not isinstance(formula, str) or len(formula) > MAX_FORMULA:
         return jsonify({"ok": False, "reason": f"a formula is text of at most {MAX_FORMULA} characters",
@@ -134,8 +141,9 @@ def check_formula():
         parsed = parse_formula(formula)
     except FormulaError as error:
         return jsonify({"ok": False, "reason": error.reason, "position": error.position, "pointer": error.pointer()})
-    conditions = [c for c in body.get("conditions") or [] if isinstance(c, str)]
-    regions = body.get("regions") if isinstance(body.get("regions"), int) else None
+    given = body.get("conditions")
+    conditions = [c for c in given if isinstance(c, str)] if isinstance(given, list) else []
+    regions = body.get("regions") if type(body.get("regions")) is int else None  # not True, which is an int
     notes = []
     for ref in dict.fromkeys(region_refs(parsed.tree)):
         if conditions and ref.condition not in conditions:
@@ -150,18 +158,16 @@ def check_formula():
 @blueprint.post("/api/suites")
 def save_from_editor():
     """Validate the editor's suite with the library and store it as a new version."""
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("suite"), dict):
+    body = json_object_body(request.get_data(), expected='{"suite": {...}, "note": "..."}')
+    if not isinstance(body.get("suite"), dict):
         return jsonify({"ok": False, "problems": [{"location": "", "message": "expected {\"suite\": {...}}",
                                                    "detail": ""}]}), 400
     try:
         loaded = parse_suite_data(body["suite"], source="editor")
     except SuiteError as error:
         return jsonify({"ok": False, "problems": _problems(error)}), 422
-    session = db_session()
     note = body.get("note") if isinstance(body.get("note"), str) else ""
-    saved = save_suite_version(session, loaded.suite, note=note[:500] or "saved in the editor")
-    session.commit()
+    saved = save_and_commit(db_session(), loaded.suite, note=clean_text(note)[:500] or "saved in the editor")
     if saved.created:
         flash(f"Saved {saved.suite.name!r} as version {saved.version.number}.", "success")
     else:

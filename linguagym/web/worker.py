@@ -9,7 +9,6 @@ recomputes nothing it had. Cancelling sets a flag the run checks between chunks 
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 import time
 import traceback
@@ -124,7 +123,7 @@ class RunWorker:
 
     def _execute(self, run_id: int) -> None:
         from linguagym.atomic import atomic_write_text
-        from linguagym.evaluation.outputs import model_directory, write_run
+        from linguagym.evaluation.outputs import model_folders, model_labels, write_run
         from linguagym.evaluation.run import RunSettings, run_suites
 
         with self.sessions.begin() as session:
@@ -138,8 +137,10 @@ class RunWorker:
             atomic_write_text(path, content)
             paths.append(path)
         results = results_directory(self.config, run_id)
+        labels = model_labels(models)  # checkpoints sharing a last name keep their full names, and
+        folders = model_folders(labels.values())  # names that would make one folder get a hash: none overwrites another
         for index, model in enumerate(models, start=1):
-            out = model_directory(results, model)
+            out = results / folders[labels[model]]
             label = f"model {index} of {len(models)}: {model}"
             if self._update(run_id, progress_label=f"{label}: loading", progress_done=0, progress_total=0):
                 raise Cancelled
@@ -161,9 +162,7 @@ class RunWorker:
 
             scorer = self.scorer_factory(model) if self.scorer_factory else None
             result = run_suites(paths, settings, scorer=scorer, progress=progress)
-            if out.exists():  # a partial folder from an interrupted run: replaced whole
-                shutil.rmtree(out)
-            write_run(result, out)
+            write_run(result, out)  # replaces the folder of an interrupted attempt whole, once the new one is complete
         self._update(run_id, progress_label="writing the report")
         write_results_report(results)
         self._update(run_id, status="done", finished_at=now(), progress_label="done")

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from linguagym.errors import OutputError
 from linguagym.evaluation.outputs import write_run
 from linguagym.evaluation.run import RunSettings, run_suites
 from linguagym.suites import example_suite_paths
@@ -90,10 +91,11 @@ def test_failed_write_leaves_no_partial_file(examples_run, tmp_path, monkeypatch
         return original(path, header, rows)
 
     monkeypatch.setattr(outputs, "_write_csv", failing_write)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(OutputError, match=r"could not write .*out/regions\.csv: disk full"):
         write_run(result, out)
     assert (out / "regions.csv").read_text() == before  # the old file is untouched, not half-overwritten
     assert not list(out.glob(".*.tmp"))
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # the new folder, half-written, is gone
 
 
 def test_progress_counts_tokens_and_a_cached_run_has_none_to_score(tiny_lm_dir, tmp_path):

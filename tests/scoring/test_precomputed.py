@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
 
 import pytest
@@ -89,4 +91,64 @@ def test_refuses_to_write_an_empty_text(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigurationError, match="no tokens"):
         write_surprisals_tsv([ScoredText("", ())], tmp_path / "x.tsv")
+    assert not list(tmp_path.iterdir())
+
+
+HEADER_LINE = "sentence_id\ttoken_id\ttoken\tsurprisal\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("nan", "surprisal 'nan' is not a finite number"),
+        ("NaN", "surprisal 'NaN' is not a finite number"),
+        ("inf", "surprisal 'inf' is not a finite number"),
+        ("-Infinity", "surprisal '-Infinity' is not a finite number"),
+        ("1e999", "surprisal '1e999' is not a finite number"),  # float() reads it as inf
+        ("-1.5", "surprisal -1.5 is negative"),
+        ("1_0", "the surprisal '1_0' is not a number"),  # float() reads it as 10
+        (" 2", "the surprisal ' 2' is not a number"),
+    ],
+)
+def test_surprisals_that_are_not_finite_non_negative_numbers_are_refused_with_the_line(
+    tmp_path: Path, value: str, message: str
+) -> None:
+    path = tmp_path / "zoo.tsv"
+    path.write_text(f"{HEADER_LINE}1\t1\tThe\t1.0\n1\t2\tfarmer\t{value}\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError) as caught:
+        PrecomputedScorer(path)
+    assert "zoo.tsv:3: " in str(caught.value) and message in str(caught.value)
+
+
+def test_ids_must_be_ascii_digits(tmp_path: Path) -> None:
+    path = tmp_path / "zoo.tsv"
+    path.write_text(f"{HEADER_LINE}1\t\u0661\tThe\t1.0\n", encoding="utf-8")  # int() reads Arabic-Indic 1
+    with pytest.raises(ConfigurationError, match="zoo.tsv:2: expected 4 tab-separated fields"):
+        PrecomputedScorer(path)
+
+
+def test_bytes_that_are_not_utf8_and_oversized_fields_are_refused_with_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "zoo.tsv"
+    path.write_bytes(HEADER_LINE.encode() + b"1\t1\tThe\t1.0\n1\t2\tfar\xffmer\t2.0\n")
+    with pytest.raises(ConfigurationError, match=r"zoo.tsv:3: not UTF-8 text \(byte 56\)"):
+        PrecomputedScorer(path)
+    path.write_text(f"{HEADER_LINE}1\t1\tThe\t1.0\n1\t2\t{'x' * 200_000}\t2.0\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="zoo.tsv:3: field larger than field limit"):
+        PrecomputedScorer(path)
+
+
+def test_a_fifo_is_not_read_as_surprisals(tmp_path: Path) -> None:
+    fifo = tmp_path / "zoo.tsv"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigurationError, match="zoo.tsv' is not a regular file"):
+        PrecomputedScorer(fifo)
+
+
+def test_non_finite_surprisals_are_not_written(tmp_path: Path) -> None:
+    from linguagym.scoring.protocol import ScoredText, TokenScore
+
+    tokens = (TokenScore("The", 1, 0, 3, 0.5, False), TokenScore("Ġfarmer", 2, 3, 10, math.inf, False))
+    scored = ScoredText("The farmer", tokens)
+    with pytest.raises(ConfigurationError, match="text 1: token 'Ġfarmer' has surprisal inf"):
+        write_surprisals_tsv([scored], tmp_path / "x.tsv")
     assert not list(tmp_path.iterdir())

@@ -165,3 +165,42 @@ def test_print_then_parse_gives_the_same_tree(expr):
 def test_printing_is_stable(expr):
     printed = format_formula(expr)
     assert format_formula(tree(printed)) == printed
+
+
+@pytest.mark.parametrize(
+    ("text", "reason", "position"),
+    [
+        ("(" * 5000 + "(2;%a%) > 1" + ")" * 5000, "longer than 10000 characters", 10_000),
+        ("(" * 51 + "(2;%a%) > 1" + ")" * 51, "nested more than 50 levels deep", 50),
+        ("[" * 51 + "(2;%a%) > 1" + "]" * 51, "nested more than 50 levels deep", 50),
+        ("-" * 5000 + "(2;%a%) > 1", "nested more than 50 levels deep", 50),
+        (" + ".join(["(2;%a%)"] * 102) + " > 1", "more than 100 operators", 7 + 100 * 10 + 1),
+        ("(2;%a%) > 1e999", "number too large", 10),
+        ("(2;%a%) > " + "9" * 5000, "number too large", 10),
+        ("(" + "2" * 5000 + ";%a%) > 1", "region number 22222222222222222222... is too large", 1),
+        ("(2;%a%) > \u0661", "unexpected character", 10),  # float() would read Arabic-Indic 1
+        ("(\u0662;%a%) > 1", "unexpected character", 1),
+        ("(2;%a\ud800%) > 1", "a lone surrogate", 5),
+    ],
+)
+def test_formulas_too_deep_too_long_or_unprintable_are_refused_where_they_go_wrong(text, reason, position):
+    with pytest.raises(FormulaError) as caught:
+        parse_formula(text)
+    assert caught.value.reason.startswith(reason)
+    assert caught.value.position == position
+    assert len(caught.value.pointer()) < 300  # a window around the place, not the whole formula
+
+
+def test_the_deepest_and_longest_accepted_formulas_print_and_parse_back():
+    for text in ("-" * 49 + "(2;%a%) > 1", "(" * 50 + "(2;%a%) > 1" + ")" * 50,
+                 " + ".join(["(2;%a%)"] * 100) + " > 1", "-(-(-(2;%a%))) < 1.7976931348623157e308"):
+        parsed = tree(text)
+        assert tree(format_formula(parsed)) == parsed, text
+    assert format_formula(tree("--(2;%a%) > 1")) == "- -(2;%a%) > 1"  # not -(-...): it would nest deeper
+
+
+def test_the_pointer_shows_control_characters_escaped():
+    with pytest.raises(FormulaError) as caught:
+        parse_formula("(2;%a%) >\x1b[31m 1")
+    assert caught.value.pointer() == "(2;%a%) >\\x1b[31m 1\n         ^"
+    assert "\x1b" not in str(caught.value)

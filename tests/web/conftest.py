@@ -19,7 +19,9 @@ from tests.evaluation.conftest import tiny_lm_dir  # noqa: F401  (the tiny offli
 def web_config(tmp_path):
     from linguagym.web.config import WebConfig
 
-    return WebConfig.build(tmp_path / "data", start_worker=False, cache_dir=tmp_path / "cache")
+    # the capability tests' fake classifiers are python:module:function specs, which the operator must allow
+    return WebConfig.build(tmp_path / "data", start_worker=False, cache_dir=tmp_path / "cache",
+                           allow_python_classifiers=True)
 
 
 @pytest.fixture

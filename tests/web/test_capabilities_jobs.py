@@ -220,7 +220,8 @@ def test_a_test_job_survives_a_restart_and_resumes_from_the_prediction_cache(tmp
     from linguagym.web import WebConfig, create_app
     from tests.web.conftest import Client
 
-    config = WebConfig.build(tmp_path / "d", start_worker=False, cache_dir=tmp_path / "cache")
+    config = WebConfig.build(tmp_path / "d", start_worker=False, cache_dir=tmp_path / "cache",
+                             allow_python_classifiers=True)
     first = create_app(config)
     client = Client(first)
     upload(client, document())
@@ -231,7 +232,8 @@ def test_a_test_job_survives_a_restart_and_resumes_from_the_prediction_cache(tmp
         job.status, job.progress_done = "running", 3
     first.extensions["sessions"].kw["bind"].dispose()
 
-    restarted = create_app(WebConfig.build(tmp_path / "d", start_worker=True, cache_dir=tmp_path / "cache"))
+    restarted = create_app(WebConfig.build(tmp_path / "d", start_worker=True, cache_dir=tmp_path / "cache",
+                                           allow_python_classifiers=True))
     try:
         job = _wait(restarted, job_id)
         assert job.status == "done", job.error

@@ -155,3 +155,22 @@ def test_a_run_survives_a_restart_and_resumes_from_the_cache(tmp_path, tiny_lm_d
         assert record["cache"]["misses"] == 0 and record["cache"]["hits"] > 0
     finally:
         restarted.extensions["worker"].stop()
+
+
+def test_two_models_sharing_a_folder_name_keep_both_results(app, client, tiny_lm_dir, tmp_path):
+    """runA/checkpoint-1 and runB/checkpoint-1: each model's results in a folder of its own, none overwritten."""
+    import shutil
+
+    from linguagym.web.worker import results_directory
+
+    models = [tmp_path / run / "checkpoint-1" for run in ("runA", "runB")]
+    for model in models:
+        shutil.copytree(tiny_lm_dir, model)
+    _upload_examples(client)
+    run_id = _start(client, "\n".join(map(str, models)))
+    assert app.extensions["worker"].run_next()
+    assert client.get(f"/api/runs/{run_id}").json["status"] == "done"
+    results = results_directory(app.extensions["linguagym"], run_id)
+    records = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(results.glob("*/run.json"))]
+    assert len(records) == 2
+    assert {record["settings"]["model"] for record in records} == set(map(str, models))

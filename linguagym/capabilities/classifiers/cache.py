@@ -5,7 +5,9 @@ language model on a CPU) or remote and flaky (an HTTP endpoint). So, as the scor
 one SQLite file (WAL) per identity under ``<cache>/predictions/``; each entry JSON with a sha256 checksum,
 dropped and recomputed when the checksum, the JSON or the text does not match; entries committed after every
 chunk, so when the classifier fails half-way the finished chunks are kept and a re-run asks only for the rest.
-A fully cached call asks the inner classifier only for its identity, which never loads a model.
+A fully cached call asks the inner classifier only for its identity, which never loads a model. A damaged file
+is rebuilt and a file that cannot be used (full disk, read-only) is left alone with a warning; neither stops
+the run (``entrystore``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class CachedClassifier:
     def dropped(self) -> int:
         """Damaged entries found (and recomputed) so far."""
         return self._store.dropped
+
+    @property
+    def problem(self) -> str | None:
+        """Why predictions made in this run are not being saved (a full disk, a read-only directory), or None."""
+        return self._store.problem
 
     @property
     def identity(self) -> dict[str, Any]:

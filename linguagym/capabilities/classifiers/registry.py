@@ -40,6 +40,21 @@ def describe_classifiers() -> list[tuple[str, str]]:
     return rows
 
 
+CODE_PREFIX = "python:"
+
+
+def normalise_spec(spec: object) -> str:
+    """The spec as ``load_classifier`` reads it: surrounding whitespace of any kind (tabs, newlines, U+00A0)
+    removed; "" for anything that is not text."""
+    return spec.strip() if isinstance(spec, str) else ""
+
+
+def runs_code(spec: object) -> bool:
+    """Whether loading ``spec`` imports and runs Python code it names (``python:module:function``). Servers
+    check this on the spec exactly as ``load_classifier`` will read it, so no spelling slips past."""
+    return normalise_spec(spec).lower().startswith(CODE_PREFIX)
+
+
 def _accepted() -> str:
     return "accepted forms: " + "; ".join(name for name, _ in describe_classifiers())
 
@@ -69,7 +84,7 @@ def load_classifier(
     endpoints, ``device`` to local models, ``batch_size`` to all but the lexicons; they are ignored where
     they do not apply.
     """
-    text = spec.strip() if isinstance(spec, str) else ""
+    text = normalise_spec(spec)
     if not text:
         raise ClassifierError(f"empty classifier spec {spec!r}", hint=_accepted())
     lowered = text.lower()
@@ -82,7 +97,7 @@ def load_classifier(
         from linguagym.capabilities.classifiers.http import HTTPClassifier
 
         return HTTPClassifier(text, batch_size=batch_size, timeout=timeout, retries=retries, label_map=label_map)
-    if lowered.startswith("python:"):
+    if runs_code(text):
         from linguagym.capabilities.classifiers.python_callable import load_callable
 
         return load_callable(text, batch_size=batch_size, label_map=label_map)
