@@ -204,19 +204,26 @@ def test_formulas_parse_cleanly_and_print_back(text):
         assert format_formula(parse_formula(printed).tree) == printed
 
 
-TSV_LINE = st.one_of(
-    st.tuples(st.integers(-2, 4), st.integers(-2, 6), TEXT, st.one_of(NUMBER.map(str), TEXT)).map(
-        lambda row: "\t".join(map(str, row))),
-    st.text(max_size=30),
-)
+def _tsv(rows) -> str:
+    if not isinstance(rows, list):
+        return str(rows)
+    return "".join(("\t".join(map(str, row)) if isinstance(row, list) else str(row)) + "\n" for row in rows)
+
+
+TSV_ROWS = st.lists(st.floats(0, 30), min_size=5, max_size=5).map(  # a valid file for "The boy swims today."
+    lambda values: [[1, index, token, value] for index, (token, value) in
+                    enumerate(zip(["The", "boy", "swims", "today", "."], values, strict=True), start=1)])
+TSV_TEXT = st.one_of(TSV_ROWS.map(_tsv), TSV_ROWS.flatmap(mutated).map(_tsv), TSV_ROWS.map(_tsv).flatmap(text_mutated),
+                     st.text(max_size=60))
 
 
 @FUZZ
-@given(st.lists(TSV_LINE, max_size=8), st.booleans(), st.binary(max_size=20))
-def test_lm_zoo_tsv_files_are_read_cleanly(lines, header, tail):
+@given(TSV_TEXT, st.sampled_from([True, True, True, False]),
+       st.sampled_from([b"", b"", b"", b"", b"\xff", b"\xed\xa0\x80", b"\x00"]))
+def test_lm_zoo_tsv_files_are_read_cleanly(body, header, tail):
     from linguagym.scoring.precomputed import PrecomputedScorer
 
-    body = ("sentence_id\ttoken_id\ttoken\tsurprisal\n" if header else "") + "\n".join(lines) + "\n"
+    body = ("sentence_id\ttoken_id\ttoken\tsurprisal\n" if header else "") + body
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "m.tsv"
         path.write_bytes(body.encode("utf-8", "surrogatepass") + tail)
@@ -252,25 +259,37 @@ def test_capability_test_files_read_cleanly_and_show(capsys, text):
 
 def _toml_value(value) -> str:
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=True).replace("\\ud", "\\uD")  # a TOML basic string
+        return json.dumps(value)  # a TOML basic string (lone surrogates become escapes TOML refuses)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return {"nan": "nan", "inf": "inf", "-inf": "-inf"}.get(str(value), repr(value))
     if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return str(value)
+        return "[" + ", ".join(_toml_value(v) for v in value if v is not None) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items()
+                               if v is not None) + "}"
+    return '""' if value is None else str(value)  # TOML has no null
 
 
-TOML_SCALAR = st.one_of(TEXT, st.integers(), st.booleans(), st.lists(TEXT, max_size=3))
-COLLECTION_TEXT = st.one_of(
-    st.builds(lambda name, suites, extra, groups: "\n".join(
-        [f"name = {_toml_value(name)}", f"suites = {_toml_value(suites)}"]
-        + [f"{key} = {_toml_value(value)}" for key, value in extra]
-        + [f"[[groups]]\nname = {_toml_value(g)}\nsuites = {_toml_value(s)}" for g, s in groups]),
-        TOML_SCALAR, st.one_of(st.lists(TEXT, max_size=4), TOML_SCALAR),
-        st.lists(st.tuples(st.sampled_from(["exclude_from_score", "policy", "x", "groups"]), TOML_SCALAR), max_size=3),
-        st.lists(st.tuples(TOML_SCALAR, st.one_of(st.lists(TEXT, max_size=3), TOML_SCALAR)), max_size=3)),
-    st.text(max_size=120),
-)
+def _toml(document) -> str:
+    """``document`` (JSON-like data) as TOML: a list of tables under ``groups`` as [[groups]], the rest inline."""
+    if not isinstance(document, dict):
+        return _toml_value(document)
+    lines, tables = [], []
+    for key, value in document.items():
+        if key == "groups" and isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            tables += ["[[groups]]\n" + "\n".join(f"{json.dumps(str(k))} = {_toml_value(v)}"
+                                                    for k, v in group.items() if v is not None) for group in value]
+        elif value is not None:
+            lines.append(f"{json.dumps(str(key))} = {_toml_value(value)}")
+    return "\n".join(lines + tables) + "\n"
+
+
+COLLECTION = {"name": "mine", "suites": ["a", "b", "c", "d"], "exclude_from_score": ["d"], "policy": "first",
+              "groups": [{"name": "g", "suites": ["a", "b*"]}, {"name": "h", "suites": ["c"]}]}
+COLLECTION_TEXT = st.one_of(st.just(COLLECTION).flatmap(mutated).map(_toml),
+                            st.just(_toml(COLLECTION)).flatmap(text_mutated), st.text(max_size=120))
 
 
 @FUZZ
@@ -281,16 +300,16 @@ def test_collection_toml_is_read_cleanly(text):
 
     collection = outcome("collection TOML", lambda: parse_collection(text, source="fuzz.toml"))
     if collection is not None:  # a collection that loads can score results
-        outcomes = [ItemOutcome("m", suite, 1, True) for suite in list(collection.suites)[:3]]
+        outcomes = [ItemOutcome("m", suite, 1, True, True) for suite in list(collection.suites)[:3]]
         summarize(outcomes, collection, bootstrap=10)
 
 
-CSV_TEXT = st.one_of(
-    st.lists(st.tuples(TEXT, TEXT, st.one_of(st.integers(-2, 5).map(str), TEXT),
-                       st.sampled_from(["True", "False", "1", "0", "true", "yes", ""]) | TEXT), max_size=6).map(
-        lambda rows: "model,suite,item,correct\n" + "\n".join(",".join(row) for row in rows)),
-    st.text(max_size=200),
-)
+CSV_ROWS = st.lists(st.tuples(st.sampled_from(["m1", "m2"]), st.sampled_from(["number_src", "cleft"]),
+                               st.integers(1, 30), st.sampled_from(["True", "False"])), min_size=1, max_size=6).map(
+    lambda rows: [["model", "suite", "item", "correct"], *map(list, rows)])
+CSV_TEXT = st.one_of(CSV_ROWS.flatmap(mutated), CSV_ROWS).map(
+    lambda rows: "".join(",".join(map(str, row)) + "\n" if isinstance(row, list) else f"{row}\n" for row in rows)
+    if isinstance(rows, list) else str(rows)).flatmap(lambda text: st.one_of(st.just(text), text_mutated(text)))
 
 
 @FUZZ
