@@ -65,6 +65,14 @@ def cli_outcome(target: str, capsys, argv: list[str]) -> str:
     return captured.out
 
 
+def cli_on_file(target: str, capsys, name: str, text: str, argv: list[str]) -> str:
+    """``cli_outcome`` with ``text`` in a file ``name``, whose path takes the place of "{}" in ``argv``."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / name
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        return cli_outcome(target, capsys, [str(path) if arg == "{}" else arg for arg in argv])
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _write_counts():
     yield
@@ -248,10 +256,7 @@ TESTS_TEXT = st.one_of(
 @FUZZ
 @given(TESTS_TEXT)
 def test_capability_test_files_read_cleanly_and_show(capsys, text):
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "tests.json"
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        cli_outcome("capability-test files (lct show)", capsys, ["lct", "show", str(path), "--samples", "2"])
+    cli_on_file("capability-test files (lct show)", capsys, "tests.json", text, ["lct", "show", "{}", "--samples", "2"])
 
 
 # ------------------------------------------------------------------------------------------------ collections, CSVs
@@ -315,10 +320,7 @@ CSV_TEXT = st.one_of(CSV_ROWS.flatmap(mutated), CSV_ROWS).map(
 @FUZZ
 @given(CSV_TEXT)
 def test_per_item_result_files_are_scored_cleanly(capsys, text):
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "items.csv"
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        cli_outcome("per-item CSVs (score)", capsys, ["score", str(path)])
+    cli_on_file("per-item CSVs (score)", capsys, "items.csv", text, ["score", "{}"])
 
 
 # ------------------------------------------------------------------------------------------------ the CLI on suites
