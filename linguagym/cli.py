@@ -204,7 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         bars.stop()
         if isinstance(outcome, LinguagymError):
             failed.append((settings.model, outcome))
-            err.print(f"{settings.model}: failed: {outcome.message}", soft_wrap=True, highlight=False, markup=False)
+            err.print(_styled("", "", f"{settings.model}: failed: {outcome.message}"), soft_wrap=True, highlight=False)
         else:
             written.append(_report_model_run(outcome, err))
 
