@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from linguagym.atomic import output_error
@@ -48,3 +49,22 @@ def check_name_lengths(path: Path) -> None:
         if size > NAME_MAX:
             raise OutputError(f"{path}: the name {part[:40]}... is {size} bytes long; file systems allow {NAME_MAX}",
                               path=str(path), hint="choose a shorter name")
+
+
+def check_replaceable(path: Path, foreign: Callable[[Path], str | None], replacement: str) -> None:
+    """``path`` can be replaced whole by a new folder: it is absent, or a folder in which ``foreign`` finds nothing
+    that is not ours (it returns what is wrong, e.g. "holds no run.json"). ``replacement`` names what would
+    replace it, for the message."""
+    check_name_lengths(path)
+    try:
+        if not (path.exists() or path.is_symlink()):
+            return
+        if not path.is_dir():
+            raise OutputError(f"{path} is a file, and a folder is written there", path=str(path),
+                              hint="move the file away, or choose another output folder")
+        problem = foreign(path)
+    except OSError as error:
+        raise output_error(error, path) from error
+    if problem:
+        raise OutputError(f"{path} {problem}, and {replacement} would replace it whole", path=str(path),
+                          hint="move it away, or choose another output folder")

@@ -20,9 +20,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text, output_error
-from linguagym.destinations import check_folder, check_name_lengths
-from linguagym.errors import OutputError
+from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text
+from linguagym.destinations import check_folder, check_replaceable
 from linguagym.evaluation.evaluate import SuiteResult
 from linguagym.evaluation.run import RunResult
 from linguagym.suites.metrics import METRIC_NAMES
@@ -153,19 +152,8 @@ def check_run_destination(out_dir: str | Path, folders: Iterable[str]) -> None:
 
 
 def _check_replaceable(path: Path) -> None:
-    check_name_lengths(path)
-    try:
-        if not (path.exists() or path.is_symlink()):
-            return
-        if not path.is_dir():
-            raise OutputError(f"{path} is a file, and a folder is written there", path=str(path),
-                              hint="move the file away, or choose another output folder")
-        foreign = not (path / "run.json").is_file() and any(path.iterdir())
-    except OSError as error:
-        raise output_error(error, path) from error
-    if foreign:
-        raise OutputError(f"{path} is not a linguagym run folder (it holds no run.json), and a run's results would "
-                          "replace it whole", path=str(path), hint="move it away, or choose another output folder")
+    check_replaceable(path, lambda folder: "is not a linguagym run folder (it holds no run.json)"
+                      if not (folder / "run.json").is_file() and any(folder.iterdir()) else None, "a run's results")
 
 
 def model_directory(out_dir: str | Path, model: str) -> Path:

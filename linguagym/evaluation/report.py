@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from linguagym import __version__
-from linguagym.atomic import atomic_directory, atomic_write_text, output_error
-from linguagym.destinations import check_file, check_folder
-from linguagym.errors import ConfigurationError, OutputError
+from linguagym.atomic import atomic_directory, atomic_write_text
+from linguagym.destinations import check_file, check_folder, check_replaceable
+from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
 from linguagym.evaluation.outputs import MAX_NAME, fit_name, name_digest
@@ -235,17 +235,9 @@ def check_report_destination(out_dir: str | Path) -> None:
     out = Path(out_dir)
     check_folder(out)
     check_file(out / "report.html")
-    plots = out / "plots"
-    try:
-        if not (plots.exists() or plots.is_symlink()):
-            return
-        if not plots.is_dir():
-            raise OutputError(f"{plots} is a file, and the report's plots folder is written there", path=str(plots),
-                              hint="move the file away, or choose another output folder")
-        foreign = sorted(p.name for p in plots.iterdir() if p.suffix != ".svg" or not p.is_file())
-    except OSError as error:
-        raise output_error(error, plots) from error
-    if foreign:
-        raise OutputError(f"{plots} holds files that are not a report's plots ({', '.join(foreign[:3])}), and the "
-                          "new plots would replace the folder whole", path=str(plots),
-                          hint="move them away, or choose another output folder")
+    check_replaceable(out / "plots", _not_plots, "the new plots")
+
+
+def _not_plots(folder: Path) -> str | None:
+    strangers = sorted(p.name for p in folder.iterdir() if p.suffix != ".svg" or not p.is_file())
+    return f"holds files that are not a report's plots ({', '.join(strangers[:3])})" if strangers else None
