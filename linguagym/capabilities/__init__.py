@@ -1,10 +1,11 @@
 """Capability tests (S2LCT): seed sentences searched from a labelled dataset by capability rules and transformed
-by templates, each with the set of labels a sentiment classifier should predict.
+by templates, grown by grammar, each with the set of labels a sentiment classifier should predict; then run
+against classifiers, with failure rates per capability.
 
-Modules, in the order data flows: ``lexicon`` (SentiWordNet word sentiment), ``datasets`` and ``sst`` (labelled
-sentences behind one interface), ``detokenize``, ``analysis`` (spaCy tokens with lemma, tag, word class and
-sentiment), ``specs`` (capability specifications as data files), ``search``, ``transform``, ``generate``,
-``testfile`` (the capability-test file format), ``show`` and ``cli``. Expansion (part 2): ``trees``, ``depconv`` and
-``parsers`` (constituency parsing), ``treebank`` and ``grammar`` (the reference grammar), ``differentiate`` (masks),
-``fill`` (fill-in models), ``validate``, ``select`` and ``expand`` (the whole step).
+Wings, in the order data flows: ``data`` (datasets, SST, the SentiWordNet lexicon, sentence analysis), ``seeds``
+(capability specs, search rules, templates, seed generation), ``syntax`` (trees, parsers, treebanks, the
+reference grammar), ``expansion`` (differentiation, fill-in models, validation, selection, the expander),
+``testing`` (the typed test-file model and its reader, one classifier's run, ``run_classifiers``, failure rates,
+results files and report) and ``classifiers`` (every kind of sentiment classifier behind one interface).
+``pipeline.generate_suite`` ties data, seeds and expansion into one call.
 """

@@ -6,28 +6,36 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from linguagym.capabilities.datasets import DEFAULT_DATASET, Dataset
-from linguagym.capabilities.expand import ExpansionSettings
+from linguagym.capabilities.data.datasets import DEFAULT_DATASET, Dataset
+from linguagym.capabilities.expansion.expand import ExpansionSettings
+from linguagym.capabilities.testing.testfile_model import (
+    CapabilityInfo,
+    CapabilityTest,
+    CapabilityTestFile,
+    CreatedBy,
+    DatasetInfo,
+    GenerationSettings,
+)
 
 
 def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all", spec_paths: list[Path] | None = None,
                    seed: int = 0, max_seeds: int | None = None, lexicon_path: Path | None = None,
                    cache_dir: Path | None = None, dataset_options: Mapping | None = None,
                    progress: Callable[[str, int], Callable[[int], None]] | None = None,
-                   expansion: ExpansionOptions | None = None) -> dict:
-    """The capability-test document (see ``testfile``) of seed tests for the chosen capabilities, and their
-    expansions unless ``expansion`` is None or has ``enabled=False``.
+                   expansion: ExpansionOptions | None = None) -> CapabilityTestFile:
+    """The capability-test file (``testfile.write_tests`` writes it) of seed tests for the chosen capabilities,
+    and their expansions unless ``expansion`` is None or has ``enabled=False``.
 
     ``progress(stage, total)`` may return a callback advanced as work is done (stages: analyse, search,
     expand).
     """
-    from linguagym import __version__
-    from linguagym.capabilities.analysis import Analyser, tagger_identity
-    from linguagym.capabilities.catalog import load_dataset
+    from linguagym.capabilities.data.analysis import Analyser, tagger_identity
+    from linguagym.capabilities.data.catalog import load_dataset
+    from linguagym.capabilities.data.lexicon import load_lexicon
     from linguagym.capabilities.errors import CapabilityError
-    from linguagym.capabilities.generate import generate_seeds
-    from linguagym.capabilities.lexicon import load_lexicon
-    from linguagym.capabilities.specs import load_specs, select_specs
+    from linguagym.capabilities.seeds.generate import generate_seeds
+    from linguagym.capabilities.seeds.specs import load_specs, select_specs
+    from linguagym.version import __version__
 
     if max_seeds is not None and max_seeds < 0:
         raise CapabilityError(f"--max-seeds must be 0 or more, not {max_seeds}")
@@ -40,30 +48,25 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     analyses = analyser.analyse([e.text for e in data.examples], progress=tick)
     tick = progress("search", len(specs)) if progress else None
     results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick)
-    expanded: dict[str, list[dict]] = {}
+    expanded: dict[str, list[CapabilityTest]] = {}
     expansion_block = None
     if expansion is not None and expansion.enabled:
         tick = progress("expand", len(specs)) if progress else None
         expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, seed, cache_dir, tick)
-    document = {
-        "format": "linguagym-capability-tests",
-        "version": 1,
-        "created_by": {"tool": "linguagym", "version": __version__},
-        "dataset": data.describe(),
-        "lexicon": {"source": lexicon.source, "words": len(lexicon)},
-        "tagger": tagger_identity(),
-        "settings": {"seed": seed, "max_seeds": max_seeds, "lcs": [s.id for s in specs]},
-        "capabilities": [
-            {"id": r.spec.id, "name": r.spec.name, "description": r.spec.description, "spec": r.spec.path,
-             "spec_sha256": r.spec.sha256, "matches": r.matches, "seeds": len(r.tests),
-             "expansions": len(expanded.get(r.spec.id, [])), "notes": r.notes}
-            for r in results
-        ],
-        "tests": [test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))],
-    }
-    if expansion_block is not None:
-        document["expansion"] = expansion_block
-    return document
+    return CapabilityTestFile(
+        created_by=CreatedBy(tool="linguagym", version=__version__),
+        dataset=DatasetInfo.from_json(data.describe()),
+        lexicon={"source": lexicon.source, "words": len(lexicon)},
+        tagger=tagger_identity(),
+        settings=GenerationSettings(seed=seed, max_seeds=max_seeds, lcs=tuple(s.id for s in specs)),
+        capabilities=tuple(
+            CapabilityInfo(id=r.spec.id, name=r.spec.name, description=r.spec.description, spec=r.spec.path,
+                           spec_sha256=r.spec.sha256, matches=tuple(r.matches), seeds=len(r.tests),
+                           expansions=len(expanded.get(r.spec.id, [])), notes=tuple(r.notes))
+            for r in results),
+        tests=tuple(test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))),
+        expansion=expansion_block,
+    )
 
 
 @dataclass(frozen=True)
@@ -73,15 +76,15 @@ class ExpansionOptions:
     enabled: bool = True
     parser: str = "auto"  # auto, spacy, benepar
     reference: str = "auto"  # auto (treebank if installed, else induced from the dataset), treebank, PATH, induced:PATH
-    filler: str = "smollm2-135m"  # a causal LM (named, path, hub id), or masked:MODEL for a masked LM
+    filler: str = "smollm2-135m"  # a causal or masked LM (named, path, hub id); masked:MODEL forces a masked LM
     settings: ExpansionSettings = field(default_factory=ExpansionSettings)
 
 
 def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
     """``auto``: NLTK's gold treebank when it is installed, else a grammar induced by parsing the dataset's own
     sentences (cached), so expansion works offline with nothing but the registries."""
-    from linguagym.capabilities.grammar import induced_grammar, load_reference_grammar
-    from linguagym.capabilities.treebank import default_treebank
+    from linguagym.capabilities.syntax.grammar import induced_grammar, load_reference_grammar
+    from linguagym.capabilities.syntax.treebank import default_treebank
 
     if reference == "auto":
         if default_treebank() is not None:
@@ -94,22 +97,19 @@ def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
 
 
 def _expand(results, data, analyses, analyser, options: ExpansionOptions, seed: int, cache_dir: Path | None,
-            tick) -> tuple[dict[str, list[dict]], dict]:
+            tick) -> tuple[dict[str, list[CapabilityTest]], dict]:
     import time
 
-    from linguagym.capabilities.expand import Expander
-    from linguagym.capabilities.fill import CausalFiller, MaskedLMFiller
-    from linguagym.capabilities.parsers import load_parser
-    from linguagym.capabilities.validate import prefilter
+    from linguagym.capabilities.expansion.expand import Expander
+    from linguagym.capabilities.expansion.fill import load_filler
+    from linguagym.capabilities.expansion.validate import prefilter
+    from linguagym.capabilities.syntax.parsers import load_parser
 
     started = time.perf_counter()
     parser = load_parser(options.parser)
     grammar = _reference_grammar(options.reference, data, parser, cache_dir)
     accept = prefilter(analyser.lexicon)
-    if options.filler.startswith("masked:"):
-        filler = MaskedLMFiller(options.filler.split(":", 1)[1], accept=accept)
-    else:
-        filler = CausalFiller(options.filler, cache_dir=cache_dir, accept=accept)
+    filler = load_filler(options.filler, cache_dir=cache_dir, accept=accept)
     setup = time.perf_counter() - started
     expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
     expanded = expander.expand(results, data, analyses, progress=tick)

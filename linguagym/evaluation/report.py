@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from linguagym import __version__
 from linguagym.atomic import atomic_directory, atomic_write_text
 from linguagym.destinations import check_file, check_folder, check_replaceable
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
-from linguagym.evaluation.outputs import MAX_NAME, fit_name, name_digest
 from linguagym.evaluation.tables import format_value, notes, summary_rows
+from linguagym.names import MAX_NAME, fit_name, name_digest
+from linguagym.version import __version__
 
 
 @dataclass(frozen=True)

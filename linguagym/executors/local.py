@@ -5,21 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from linguagym.executors import ClosingExecutor
+from linguagym.executors.base import ClosingExecutor
+from linguagym.scoring.order import score_texts
 
 if TYPE_CHECKING:
-    from linguagym.evaluation.run import RunSettings
     from linguagym.scoring.protocol import ScoredText, Scorer
+    from linguagym.scoring.spec import ScorerSpec
 
 
 class LocalExecutor(ClosingExecutor):
     name = "local"
 
     def score(
-        self, scorer: Scorer, texts: Sequence[str], settings: RunSettings, progress: Callable[[int], None] | None
+        self, scorer: Scorer, texts: Sequence[str], spec: ScorerSpec, progress: Callable[[int], None] | None
     ) -> dict[str, ScoredText]:
-        from linguagym.evaluation.run import score_texts
-
         return score_texts(scorer, texts, progress)
 
     def describe(self) -> dict[str, Any]:

@@ -8,7 +8,9 @@ on exactly as a local run.
 
 Several models (``prefill_scores``) or classifiers (``prefill_predictions``) share one pool, side by side over
 the cluster (see ``linguagym.executors.ray_pool`` for how workers are shared out and how faults are handled).
-A model that fails there is returned as its error and the others go on; ``score`` (one model) raises it.
+A model that fails there is returned as its error and the others go on; ``score`` (one model) raises it. The
+workers run tasks of their owners: ``ScoringTask`` from scoring, and for classifiers the task their caller
+names (this module knows nothing of classifiers but the ``AnswerCache`` protocol).
 """
 
 from __future__ import annotations
@@ -16,18 +18,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from linguagym.executors import RAY_INSTALL_HINT, ClosingExecutor, ExecutorError
+from linguagym.executors.base import RAY_INSTALL_HINT, ClosingExecutor, ExecutorError
 from linguagym.executors.ray_pool import Job, Pool
-from linguagym.executors.ray_worker import ClassifyingTask, Loader, ScoringTask
 from linguagym.executors.shards import CacheWriter, Shard, plan_shards
-from linguagym.scoring.protocol import ScoredText
-
-if TYPE_CHECKING:
-    from linguagym.evaluation.run import RunSettings
-    from linguagym.scoring.protocol import Scorer
+from linguagym.executors.task import AnswerCache, TaskFor
+from linguagym.scoring.order import counts_in_tokens, score_texts
+from linguagym.scoring.protocol import CachingScorer, ScoredText, Scorer
+from linguagym.scoring.spec import DescribesScorer, ScorerSpec, as_spec
+from linguagym.scoring.task import ScorerLoader, ScoringTask
 
 Progress = Callable[[int], None]
 
@@ -47,13 +48,13 @@ class RayExecutor(ClosingExecutor):
     ``workers``: actors, each with one model copy (default: the cluster's GPUs, else its CPUs; never more than
     there are shards). ``retries``: how often one shard may lose its worker. ``shard_texts``: cut shards this
     small instead of as a local run's chunks (see ``linguagym.executors.shards``). ``loader``: builds a
-    worker's scorer from the run's settings (default ``load_worker_scorer``); it must be picklable.
+    worker's scorer from the run's ``ScorerSpec`` (default ``load_worker_scorer``); it must be picklable.
     """
 
     name = "ray"
 
     def __init__(self, *, address: str | None = None, workers: int | None = None, retries: int = 2,
-                 shard_texts: int | None = None, loader: Loader | None = None) -> None:
+                 shard_texts: int | None = None, loader: ScorerLoader | None = None) -> None:
         if workers is not None and workers < 1:
             raise ExecutorError(f"--ray-workers must be at least 1, not {workers}")
         if retries < 0:
@@ -104,13 +105,11 @@ class RayExecutor(ClosingExecutor):
         return {"name": self.name, **self._last}
 
     def score(
-        self, scorer: Scorer, texts: Sequence[str], settings: RunSettings, progress: Callable[[int], None] | None
+        self, scorer: Scorer, texts: Sequence[str], spec: ScorerSpec, progress: Callable[[int], None] | None
     ) -> dict[str, ScoredText]:
-        from linguagym.evaluation.run import score_texts
-
         key = _key(scorer)
         earlier = self._records.pop(key, None)  # from a prefill_scores of several models
-        [error] = self.prefill_scores([(scorer, texts, settings)], progress)
+        [error] = self.prefill_scores([(scorer, texts, spec)], progress)
         record = self._records.pop(key)
         self._last = earlier if earlier is not None and not record["shards"] else record
         if error is not None:
@@ -120,30 +119,32 @@ class RayExecutor(ClosingExecutor):
             return {text: held[text] for text in dict.fromkeys(texts)}
         scores = score_texts(scorer, texts)  # every text is in the cache now: nothing reaches the model
         written = self._written.pop(key, 0)
-        if hasattr(scorer, "hits"):  # count as a local run does: found vs computed
+        if isinstance(scorer, CachingScorer):  # count as a local run does: found vs computed
             scorer.hits -= written
             scorer.misses += written
         return scores
 
     def prefill_scores(
-        self, runs: Sequence[tuple[Scorer, Sequence[str], RunSettings]], progress: Progress | None = None
+        self, runs: Sequence[tuple[Scorer, Sequence[str], ScorerSpec | DescribesScorer]],
+        progress: Progress | None = None,
     ) -> list[ExecutorError | None]:
-        """Score what each (scorer, texts, settings) still misses, every model side by side on the cluster, into
-        each scorer's cache (or, without one, into memory for ``score`` to hand back). Returns each run's error,
-        or None; a failed model leaves the others untouched. ``progress`` is advanced by tokens (texts for
-        scorers that cannot count them) across all runs."""
+        """Score what each (scorer, texts, spec) still misses, every model side by side on the cluster, into each
+        scorer's cache (or, without one, into memory for ``score`` to hand back). ``spec``: the ``ScorerSpec``
+        the workers load their copy from, or what gives it (run settings). Returns each run's error, or None; a
+        failed model leaves the others untouched. ``progress`` is advanced by tokens (texts for scorers that
+        cannot count them) across all runs."""
         jobs: list[Job] = []
         writers: list[CacheWriter | None] = []
-        for scorer, texts, settings in runs:
-            cached = hasattr(scorer, "missing") and hasattr(scorer, "store")
-            held = None if cached else self._held.setdefault(_key(scorer), {})
+        for scorer, texts, described in runs:
+            cache = scorer if isinstance(scorer, CachingScorer) else None
+            held = None if cache is not None else self._held.setdefault(_key(scorer), {})
             shards = plan_shards(scorer, [t for t in texts if t not in held] if held is not None else texts,
                                  self.shard_texts)
-            writer = CacheWriter(scorer) if cached and shards else None
+            writer = CacheWriter(cache) if cache is not None and shards else None
             writers.append(writer)
-            by_tokens = hasattr(scorer, "count_tokens") and hasattr(scorer, "progress")
-            store = _score_store(writer, held, progress, by_tokens)
-            jobs.append(Job(ScoringTask(settings, self.loader), dict(scorer.identity), shards, store))
+            store = _score_store(writer, held, progress, counts_in_tokens(scorer))
+            task = ScoringTask(as_spec(described), self.loader)
+            jobs.append(Job(task, dict(scorer.identity), shards, store))
         try:
             self._run(jobs)
         finally:
@@ -158,31 +159,30 @@ class RayExecutor(ClosingExecutor):
         return [job.error for job in jobs]
 
     def prefill_predictions(
-        self, classifiers: Sequence[tuple[str, Any]], texts: Sequence[str], options: dict[str, Any],
-        progress: Progress | None = None,
+        self, classifiers: Sequence[tuple[str, AnswerCache]], texts: Sequence[str], options: Mapping[str, Any],
+        progress: Progress | None = None, *, task: TaskFor,
     ) -> list[ExecutorError | None]:
-        """Predict what each (spec, CachedClassifier) still misses of ``texts``, every classifier side by side
-        on the cluster, into its prediction cache. ``options``: ``load_classifier``'s keyword arguments (the
-        workers build each classifier from its spec). Returns each classifier's error, or None."""
-        from linguagym.capabilities.classifiers.base import Prediction
-
+        """Predict what each (spec, its prediction cache) still misses of ``texts``, every classifier side by
+        side on the cluster, into its cache. ``task(spec, cache, options)`` is the task a worker runs for spec
+        (``ClassifyingTask.for_cache``); ``options``: what it needs besides (``load_classifier``'s keyword
+        arguments). Returns each classifier's error, or None."""
         jobs = []
-        for spec, classifier in classifiers:
-            missing = classifier.missing(list(dict.fromkeys(texts)))
-            size = self.shard_texts or classifier.chunk_size
+        for spec, cache in classifiers:
+            missing = cache.missing(list(dict.fromkeys(texts)))
+            size = self.shard_texts or cache.chunk_size
             shards = [Shard(i, tuple(missing[k:k + size]), sum(map(len, missing[k:k + size])), "characters")
                       for i, k in enumerate(range(0, len(missing), size))]
+            worker_task = task(spec, cache, options)
 
-            def store(shard: Shard, answers: list[dict[str, Any]], classifier: Any = classifier) -> None:
-                predictions = [Prediction.from_dict(a) for a in answers]
-                if len(predictions) != len(shard.texts):
-                    raise RuntimeError(f"a Ray worker returned {len(predictions)} predictions for {len(shard.texts)}")
-                classifier.store(shard.texts, predictions)  # committed: a crash of this process later keeps it
+            def store(shard: Shard, answers: list[Any], cache: AnswerCache = cache, decode=worker_task.decode) -> None:
+                values = decode(answers)
+                if len(values) != len(shard.texts):
+                    raise RuntimeError(f"a Ray worker returned {len(values)} predictions for {len(shard.texts)}")
+                cache.store(shard.texts, values)  # committed: a crash of this process later keeps it
                 if progress is not None:
-                    progress(len(predictions))
+                    progress(len(values))
 
-            task = ClassifyingTask(spec, {**options, "cache_dir": classifier.cache_dir})
-            jobs.append(Job(task, dict(classifier.identity), shards, store))
+            jobs.append(Job(worker_task, dict(cache.identity), shards, store))
         self._run(jobs)
         self._last = {**self._pool_record,
                       "classifiers": {spec: job.describe() for (spec, _), job in zip(classifiers, jobs, strict=True)}}

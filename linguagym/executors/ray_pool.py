@@ -24,9 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from linguagym.executors import ExecutorError
-from linguagym.executors.ray_worker import ClassifyingTask, ScoringTask, Worker
+from linguagym.executors.base import ExecutorError
+from linguagym.executors.ray_worker import Worker
 from linguagym.executors.shards import Shard
+from linguagym.executors.task import Task
 
 MEMORY_HINT = ("the model may be too large for one worker: use a smaller --dtype or --batch-size, or workers with "
                "more (GPU) memory")
@@ -37,7 +38,7 @@ class Job:
     """One model's (or classifier's) work: ``store(shard, answers)`` is called on the driver for each finished
     shard, with the worker's answers (JSON dicts) in the shard's order."""
 
-    task: ScoringTask | ClassifyingTask
+    task: Task
     identity: dict[str, Any]
     shards: Sequence[Shard]
     store: Callable[[Shard, list[dict[str, Any]]], None]

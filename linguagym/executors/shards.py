@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from linguagym.scoring.protocol import ScoredText, Scorer
+from linguagym.scoring.order import CHUNK, scoring_order
+from linguagym.scoring.protocol import CachingScorer, CountsTokens, ScoredText, Scorer
 
 
 @dataclass(frozen=True)
@@ -30,32 +30,31 @@ def plan_shards(scorer: Scorer, texts: Sequence[str], shard_texts: int | None = 
     """The unique ``texts`` missing from ``scorer``'s cache (all of them for an uncached scorer), grouped as
     ``score_texts`` and ``CachedScorer.score`` would hand them to the model: slices of ``CHUNK`` unique texts,
     their missing texts cut every ``chunk_size`` (or every ``shard_texts`` when given). Heaviest first."""
-    from linguagym.evaluation.run import CHUNK, scoring_order
-
     if shard_texts is not None and shard_texts < 1:
         raise ValueError(f"shard_texts must be at least 1, not {shard_texts}")
     unique = scoring_order(texts)
-    missing = getattr(scorer, "missing", None)
-    size = shard_texts or int(getattr(scorer, "chunk_size", CHUNK))
+    cache = scorer if isinstance(scorer, CachingScorer) else None
+    size = shard_texts or (cache.chunk_size if cache is not None else CHUNK)
     pieces: list[list[str]] = []
     for start in range(0, len(unique), CHUNK):
         todo = unique[start:start + CHUNK]
-        if missing is not None:
-            todo = missing(todo)
+        if cache is not None:
+            todo = cache.missing(todo)
         pieces += [todo[i:i + size] for i in range(0, len(todo), size)]
-    count = getattr(getattr(scorer, "inner", scorer), "count_tokens", None)
-    unit = "tokens" if count is not None else "characters"
-    shards = [Shard(i, tuple(piece), int(count(piece)) if count else sum(map(len, piece)), unit)
+    model = cache.inner if cache is not None else scorer  # (the cache would look every text up again)
+    counter = model if isinstance(model, CountsTokens) else None
+    unit = "tokens" if counter is not None else "characters"
+    shards = [Shard(i, tuple(piece), counter.count_tokens(piece) if counter else sum(map(len, piece)), unit)
               for i, piece in enumerate(pieces)]
     return sorted(shards, key=lambda shard: (-shard.weight, shard.index))
 
 
 class CacheWriter:
-    """Writes results into the score cache of ``scorer`` (a CachedScorer), one commit per call. Through the
-    scorer's own store, so that where the cache file takes no writes (a full disk) the results are still
-    found in memory by the rest of the run instead of being computed again on this machine."""
+    """Writes results into the score cache of ``scorer``, one commit per call. Through the scorer's own store,
+    so that where the cache file takes no writes (a full disk) the results are still found in memory by the
+    rest of the run instead of being computed again on this machine."""
 
-    def __init__(self, scorer: Any) -> None:
+    def __init__(self, scorer: CachingScorer) -> None:
         self._scorer = scorer
         self.written = 0
 

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.entrystore import ENV_VAR, EntryStore
-from linguagym.scoring.protocol import ScoredText, Scorer
+from linguagym.scoring.protocol import (
+    Batches,
+    CachingScorer,
+    CountsCacheUse,
+    CountsTokens,
+    ReportsProgress,
+    ScoredText,
+    Scorer,
+)
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +48,8 @@ class CachedScorer:
     def __init__(self, inner: Scorer, cache_dir: Path | None = None, *, chunk_size: int | None = None) -> None:
         self.inner = inner
         self.cache_dir = resolve_cache_dir(cache_dir)
-        self.chunk_size = chunk_size or max(256, 4 * int(getattr(inner, "batch_size", 16)))
+        batch_size = inner.batch_size if isinstance(inner, Batches) else 16
+        self.chunk_size = chunk_size or max(256, 4 * int(batch_size))
         self._identity = inner.identity
         self._store = EntryStore.under(self.cache_dir, "scores", self._identity, what="score cache")
         self.path = self._store.path
@@ -64,11 +73,11 @@ class CachedScorer:
     @property
     def progress(self) -> Callable[[int], None] | None:
         """The inner scorer's progress hook (called with tokens scored); cache hits never call it."""
-        return getattr(self.inner, "progress", None)
+        return self.inner.progress if isinstance(self.inner, ReportsProgress) else None
 
     @progress.setter
     def progress(self, callback: Callable[[int], None] | None) -> None:
-        if hasattr(self.inner, "progress"):
+        if isinstance(self.inner, ReportsProgress):
             self.inner.progress = callback
 
     def missing(self, texts: Sequence[str]) -> list[str]:
@@ -78,9 +87,10 @@ class CachedScorer:
     def count_tokens(self, texts: Sequence[str]) -> int:
         """Tokens the inner scorer would score for ``texts``: cache misses only. 0 without touching the
         model (nor importing torch) when everything is cached, or when the inner scorer cannot count."""
+        if not isinstance(self.inner, CountsTokens):
+            return 0
         missing = self.missing(texts)
-        count = getattr(self.inner, "count_tokens", None)
-        return int(count(missing)) if missing and count is not None else 0
+        return int(self.inner.count_tokens(missing)) if missing else 0
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         texts = list(texts)
@@ -105,3 +115,13 @@ class CachedScorer:
 
     def close(self) -> None:
         self._store.close()
+
+
+def cache_stats(scorer: Scorer) -> dict[str, Any] | None:
+    """What a run records of its scorer's cache: where it is, texts found there and computed, damaged entries
+    dropped, and why scores were not saved (a full disk); None for a scorer without a cache."""
+    if not isinstance(scorer, CountsCacheUse):
+        return None
+    caching = isinstance(scorer, CachingScorer)
+    return {"path": str(scorer.path), "hits": scorer.hits, "misses": scorer.misses,
+            "dropped_corrupt": scorer.dropped if caching else 0, "not_saved": scorer.problem if caching else None}

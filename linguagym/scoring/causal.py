@@ -6,19 +6,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from linguagym.errors import ConfigurationError
-from linguagym.scoring import device as devices
-from linguagym.scoring.hf_base import (
-    Encoded,
-    Loaded,
-    TokenizerAccess,
-    batch_budget,
-    encode,
-    library_versions,
-    load_hf,
-    resolve_bos,
-    too_long,
-)
+from linguagym.scoring.causal_lm import CausalLM
+from linguagym.scoring.hf_base import Encoded, Loaded, batch_budget, encode, library_versions, too_long
 from linguagym.scoring.prefix import batches, supports_tree, tree_surprisals
 from linguagym.scoring.protocol import ScoredText, TokenScore
 from linguagym.scoring.sources import ModelSource
@@ -26,11 +15,13 @@ from linguagym.scoring.sources import ModelSource
 LN2 = math.log(2.0)
 
 
-class CausalScorer(TokenizerAccess):
+class CausalScorer:
     """Scores texts with a causal LM; the weights load on the first ``score`` call, not before.
 
     ``bos``: ``auto`` (the model's BOS token, else its EOS; a named model may fix its own), ``none`` (no start
-    token: the first token gets surprisal 0, as lm-zoo does) or a token string of the vocabulary.
+    token: the first token gets surprisal 0, as lm-zoo does) or a token string of the vocabulary. The model
+    and its start token are a ``CausalLM`` handle (``self.lm``); ``CausalScorer.on`` scores with one already
+    open, sharing its weights.
 
     Each forward pass holds about ``batch_tokens`` tokens, padding included (default: ``64 * batch_size``, at
     least 4096).
@@ -53,53 +44,69 @@ class CausalScorer(TokenizerAccess):
         progress: Callable[[int], None] | None = None,
     ) -> None:
         self.batch_tokens = batch_budget(batch_size, batch_tokens)
-        self.source = source
-        self.bos_policy = bos
-        self.dtype = devices.check_dtype(dtype)
-        self.device = devices.probe_device(device)
+        self.lm = CausalLM(source, bos=bos, dtype=dtype, device=device)
         self.batch_size = batch_size
         self.prefix_sharing = prefix_sharing
         self.progress = progress
-        self.bos_token, self.bos_token_id = resolve_bos(bos, source)
-        self._loaded: Loaded | None = None
-        self._tokenizer: Any = None
+
+    @classmethod
+    def on(
+        cls,
+        lm: CausalLM,
+        *,
+        batch_size: int = 16,
+        batch_tokens: int | None = None,
+        prefix_sharing: bool = True,
+        progress: Callable[[int], None] | None = None,
+    ) -> CausalScorer:
+        """A scorer running ``lm`` (its start token, dtype and device), which others may use too."""
+        scorer = cls(lm.source, bos=lm.bos_policy, dtype=lm.dtype, device=lm.device, batch_size=batch_size,
+                     batch_tokens=batch_tokens, prefix_sharing=prefix_sharing, progress=progress)
+        scorer.lm = lm  # shared: its weights load once for every user
+        return scorer
+
+    @property
+    def source(self) -> ModelSource:
+        return self.lm.source
 
     @property
     def identity(self) -> dict[str, Any]:
         return {
             "kind": "causal",
-            **self.source.identity(),
-            "dtype": self.dtype,
-            "device": self.device,
-            "bos": self.bos_policy,
-            "bos_token": self.bos_token,
-            "bos_token_id": self.bos_token_id,
+            **self.lm.identity,
+            "bos": self.lm.bos_policy,
             "pll": None,
             "versions": library_versions(),
         }
 
     @property
     def loaded(self) -> Loaded:
-        if self._loaded is None:
-            self._loaded = load_hf(
-                self.source, masked=False, dtype=self.dtype, device=self.device, tokenizer=self._tokenizer
-            )
-            if self.bos_token is not None and self.source.kind != "named":
-                found = self._loaded.tokenizer.convert_tokens_to_ids(self.bos_token)
-                if found != self.bos_token_id:  # files disagree with what identity promised
-                    raise ConfigurationError(
-                        f"start token {self.bos_token!r} has id {found} in the loaded tokenizer of "
-                        f"{self.source.name!r}, but its files declare {self.bos_token_id}",
-                        hint="pass bos='none' or an explicit token",
-                    )
-        return self._loaded
+        return self.lm.loaded
+
+    @property
+    def is_loaded(self) -> bool:
+        return self.lm.is_loaded
+
+    def warm_up(self) -> None:
+        """Load the weights now instead of at the first ``score`` (a Ray worker loads before its first shard)."""
+        self.lm.warm_up()
+
+    @property
+    def tokenizer(self) -> Any:
+        """The tokenizer alone (no weights loaded, no torch needed for a fast tokenizer)."""
+        return self.lm.tokenizer
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """How many tokens scoring the unique ``texts`` computes surprisals for (start and special tokens not
+        counted): the unit of ``progress``."""
+        return self.lm.count_tokens(texts)
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         texts = list(texts)
         if not texts:
             return []
         loaded = self.loaded
-        prefix = [] if self.bos_token_id is None else [self.bos_token_id]
+        prefix = self.lm.start_ids
         encoded = [encode(loaded.tokenizer, text) for text in texts]
         for index, (text, enc) in enumerate(zip(texts, encoded, strict=True)):
             length = len(prefix) + len(enc.ids)

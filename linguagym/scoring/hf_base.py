@@ -1,4 +1,6 @@
-"""What the causal and masked scorers share: identity without weights, lazy loading, tokenising with spans."""
+"""What the causal and masked models share: identity without weights, lazy loading, tokenising with spans.
+
+(The start token of causal models is resolved in ``linguagym.scoring.causal_lm``.)"""
 
 from __future__ import annotations
 
@@ -24,32 +26,6 @@ def library_versions() -> dict[str, str]:
         except PackageNotFoundError:
             found[name] = "absent"
     return found
-
-
-def resolve_bos(policy: str, source: ModelSource) -> tuple[str | None, int | None]:
-    """The start-of-sentence token and id for ``policy``: ``auto``, ``none`` or a token string."""
-    if policy == "none":
-        return None, None
-    if policy == "auto":
-        from linguagym import assets
-
-        named = assets.NAMED_MODELS.get(source.name) if source.kind == "named" else None
-        if named is not None and named.bos_token is not None:
-            return named.bos_token, named.bos_token_id
-        chosen = source.specials.bos or source.specials.eos
-        if chosen is None:
-            raise ConfigurationError(
-                f"model {source.name!r} declares neither a BOS nor an EOS token, so bos='auto' has nothing to use",
-                hint="pass bos='none' (the first token then gets surprisal 0) or bos='<a token of its vocabulary>'",
-            )
-        return chosen
-    token_id = source.specials.lookup(policy)
-    if token_id is None:
-        raise ConfigurationError(
-            f"start token {policy!r} is not in the vocabulary of model {source.name!r}",
-            hint="use bos='auto', bos='none', or a token string exactly as the tokenizer spells it",
-        )
-    return policy, int(token_id)
 
 
 @dataclass
@@ -182,7 +158,7 @@ def too_long(source: ModelSource, index: int, text: str, length: int, limit: int
 
 
 class TokenizerAccess:
-    """The tokenizer of an HF scorer without loading its weights, and the token count that ``progress`` uses.
+    """The tokenizer of an HF model without loading its weights, and the token count that ``progress`` uses.
 
     Needs ``self.source``, ``self._loaded`` (None until the weights are loaded) and ``self._tokenizer``.
     """
@@ -190,6 +166,11 @@ class TokenizerAccess:
     source: ModelSource
     _loaded: Loaded | None
     _tokenizer: Any
+
+    @property
+    def is_loaded(self) -> bool:
+        """Whether the weights are loaded (``identity`` and ``count_tokens`` never load them)."""
+        return self._loaded is not None
 
     @property
     def tokenizer(self) -> Any:

@@ -100,6 +100,10 @@ class MaskedScorer(TokenizerAccess):
                 raise ConfigurationError(f"model {self.source.name!r} has no mask token, so it cannot do PLL")
         return self._loaded
 
+    def warm_up(self) -> None:
+        """Load the weights now instead of at the first ``score`` (a Ray worker loads before its first shard)."""
+        _ = self.loaded  # the property loads them
+
     def _wrap(self, text: str) -> _Wrapped:
         tokenizer = self.loaded.tokenizer
         if getattr(tokenizer, "is_fast", False):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.errors import ConfigurationError
-from linguagym.scoring.fingerprint import sha256_file
+from linguagym.hashing import sha256_file
 from linguagym.scoring.protocol import ScoredText, TokenScore
 
 HEADER = ["sentence_id", "token_id", "token", "surprisal"]

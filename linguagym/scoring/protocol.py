@@ -1,9 +1,18 @@
-"""What every scorer returns: per-token surprisals with character spans, and the Scorer protocol."""
+"""What every scorer returns (per-token surprisals with character spans), the Scorer protocol, and the optional
+capabilities that the rest of linguagym relies on where a scorer has them.
+
+A scorer needs only ``identity`` and ``score``. The other protocols here declare what code asks of some scorers
+(count tokens ahead, report progress, load its weights now, be closed, keep a score cache); callers test for
+them with ``isinstance``, never by probing for attribute names. They are ``runtime_checkable``, so a scorer has a
+capability by having its members: no registration, no base class. (On Python 3.11 ``isinstance`` reads each
+member, so none of them may be expensive: ``identity`` and the HF scorers' ``loaded`` are left out on purpose.)
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -58,4 +67,71 @@ class Scorer(Protocol):
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         """Scores of ``texts``, in the same order."""
+        ...
+
+
+@runtime_checkable
+class CountsTokens(Protocol):
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """Tokens scoring ``texts`` computes surprisals for, from the tokenizer alone (no weights loaded)."""
+        ...
+
+
+@runtime_checkable
+class ReportsProgress(Protocol):
+    progress: Callable[[int], None] | None  # called with the tokens scored, as they are scored; None: silent
+
+
+@runtime_checkable
+class WarmsUp(Protocol):
+    def warm_up(self) -> None:
+        """Load the weights now (they load on the first ``score`` otherwise), so that a model that cannot load
+        fails here, before any text is handed to it."""
+        ...
+
+
+@runtime_checkable
+class Closes(Protocol):
+    def close(self) -> None:
+        """Release what the scorer holds open (its cache file)."""
+        ...
+
+
+@runtime_checkable
+class Batches(Protocol):
+    batch_size: int  # texts per forward pass, as the user set it
+
+
+@runtime_checkable
+class CountsCacheUse(Protocol):
+    """A scorer in front of a cache: where the cache is, and how many texts were found there or computed."""
+
+    path: Path | str
+    hits: int
+    misses: int
+
+
+@runtime_checkable
+class CachingScorer(CountsCacheUse, Closes, Protocol):
+    """A score cache around another scorer (``CachedScorer``): what executors and runs use of it."""
+
+    inner: Scorer  # the scorer the cache is in front of
+    chunk_size: int  # texts handed to ``inner`` at a time (one commit each)
+
+    @property
+    def dropped(self) -> int:
+        """Damaged entries found (and recomputed) so far."""
+        ...
+
+    @property
+    def problem(self) -> str | None:
+        """Why scores computed now are not being saved (a full disk), or None."""
+        ...
+
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The unique ``texts`` not in the cache, in order."""
+        ...
+
+    def store(self, results: Sequence[ScoredText]) -> int:
+        """Keep scores computed elsewhere, committed at once; returns how many were new."""
         ...

@@ -1,13 +1,15 @@
-"""``load_scorer``: one entry point from a model string and options to a (cached) scorer."""
+"""``load_scorer``: one entry point from a model string and options to a (cached) scorer; ``release_scorer``: its
+end."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from linguagym import assets
 from linguagym.errors import ConfigurationError
 from linguagym.scoring.cache import CachedScorer, resolve_cache_dir
-from linguagym.scoring.protocol import Scorer
+from linguagym.scoring.protocol import Closes, Scorer
 
 
 def named_models() -> list[str]:
@@ -71,3 +73,12 @@ def load_scorer(
             prefix_sharing=prefix_sharing,
         )
     return CachedScorer(scorer, root) if score_cache else scorer
+
+
+def release_scorer(scorer: Scorer | None) -> None:
+    """Close a scorer's cache and let its weights be freed before the next model loads (fifty models in a row
+    must not hold fifty models in memory). The caller must drop its own reference too."""
+    if isinstance(scorer, Closes):
+        scorer.close()
+    del scorer
+    gc.collect()

@@ -17,7 +17,7 @@ from typing import Any
 
 from linguagym import assets
 from linguagym.errors import ConfigurationError
-from linguagym.scoring.fingerprint import HashMemo
+from linguagym.hashing import HashMemo
 
 MASKED_MODEL_TYPES = {
     "bert",

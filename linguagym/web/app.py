@@ -8,17 +8,19 @@ import math
 import secrets
 from datetime import datetime
 
-from flask import Flask, Response, g, jsonify, make_response, redirect, render_template, request, session, url_for
+from flask import Flask, Response, jsonify, make_response, redirect, render_template, request, session, url_for
 from markupsafe import Markup, escape
 from sqlalchemy.orm import sessionmaker
 from werkzeug.exceptions import HTTPException
 
-from linguagym import __version__
 from linguagym.errors import ConfigurationError, LinguagymError
+from linguagym.version import __version__
+from linguagym.web import context, views_capabilities, views_runs, views_suites
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
+from linguagym.web.errors import NotFound
+from linguagym.web.inputs import IdConverter
 from linguagym.web.security import FailureThrottle, HostPolicy, forged_origin, safe_next
-from linguagym.web.store import NotFound
 from linguagym.web.worker import RunWorker
 
 log = logging.getLogger("linguagym.web")
@@ -34,10 +36,9 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     app.config.update(SECRET_KEY=config.secret_key(), MAX_CONTENT_LENGTH=config.max_upload,
                       SESSION_COOKIE_NAME="linguagym_session",
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax", TEMPLATES_AUTO_RELOAD=False)
-    app.extensions["linguagym"] = config
-    app.extensions["sessions"] = sessions or open_database(config.database_url)
-    worker = RunWorker(app.extensions["sessions"], config, scorer_factory=scorer_factory)
-    app.extensions["worker"] = worker
+    sessions = sessions or open_database(config.database_url)
+    worker = RunWorker(sessions, config, scorer_factory=scorer_factory)
+    context.attach(app, config, sessions, worker)
     if config.start_worker:
         worker.start()
 
@@ -45,19 +46,10 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     _errors(app)
     _template_helpers(app)
 
-    from linguagym.web import views_capabilities, views_runs, views_suites
-    from linguagym.web.inputs import IdConverter
-
     app.url_map.converters["int"] = IdConverter  # before the routes: ids beyond the database's integers are a 404
     app.register_blueprint(views_suites.blueprint)
     app.register_blueprint(views_runs.blueprint)
     app.register_blueprint(views_capabilities.blueprint)
-
-    @app.teardown_appcontext
-    def _close(_error):
-        db = g.pop("db", None)
-        if db is not None:
-            db.close()
 
     @app.get("/")
     def home():
@@ -185,7 +177,7 @@ def _errors(app: Flask) -> None:
 def _template_helpers(app: Flask) -> None:
     @app.context_processor
     def _globals():
-        return {"linguagym_version": __version__, "web_config": app.extensions["linguagym"],
+        return {"linguagym_version": __version__, "web_config": context.config(),
                 "csrf_token": session.get("csrf", ""), "authorized": session.get("authorized", False)}
 
     @app.template_global()
@@ -203,18 +195,3 @@ def _template_helpers(app: Flask) -> None:
                 return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
             value /= 1024
         return str(value)
-
-
-def db_session():
-    """The request's database session (committed by the view when it changes something)."""
-    from flask import current_app
-
-    if "db" not in g:
-        g.db = current_app.extensions["sessions"]()
-    return g.db
-
-
-def config() -> WebConfig:
-    from flask import current_app
-
-    return current_app.extensions["linguagym"]

@@ -2,7 +2,7 @@
 capability, expansions beside their seed), and a finished test job's results read back from its folder: the
 outcomes from each classifier's ``tests.csv``, the numbers per capability from the library's own aggregation
 (``failures.summarize``, as ``write_results`` made them), the failure-rate chart (``charts.grouped_bars``) and
-examples of failures. The words an expansion added are marked by ``lct_html.highlight``.
+examples of failures. The words an expansion added are marked by ``testing.html.highlight``.
 
 Nothing is kept in memory between requests: the job's folder is the record, like a run's."""
 
@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
-from linguagym.capabilities.failures import FailureSummary, summarize
-from linguagym.capabilities.lct_report import read_tests_csv
-from linguagym.capabilities.testing import Outcome
+from linguagym.capabilities.testing.classifier_run import Outcome
+from linguagym.capabilities.testing.failures import FailureSummary, summarize
+from linguagym.capabilities.testing.report import read_tests_csv
+from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class JobResults:
         return [(table_rows[0], list(table_rows)) for table_rows in zip(*tables, strict=True)] if tables else []
 
 
-def read_results(directory: Path, document: Mapping[str, Any]) -> JobResults | None:
+def read_results(directory: Path, document: CapabilityTestFile) -> JobResults | None:
     """The results in ``directory`` (None when the job wrote none); ``document`` is the tested file."""
     record_path = directory / "results.json"
     if not record_path.is_file():
@@ -60,20 +60,20 @@ def read_results(directory: Path, document: Mapping[str, Any]) -> JobResults | N
         tests = directory / str(entry.get("directory") or "") / "tests.csv"
         if entry.get("status") == "ok" and entry.get("directory") and tests.is_file():
             outcomes = read_tests_csv(tests)
-            summaries[entry["label"]] = summarize(outcomes, document.get("capabilities", ()), classifier=entry["label"])
+            summaries[entry["label"]] = summarize(outcomes, document.capabilities, classifier=entry["label"])
         classifiers.append(ClassifierResult(entry["label"], entry.get("spec") or entry["name"], entry["status"],
                                             entry.get("error") or "", float(entry.get("seconds") or 0), outcomes))
     return JobResults(record, classifiers, summaries)
 
 
-def failure_examples(results: JobResults, document: Mapping[str, Any], limit: int) -> list[dict[str, Any]]:
+def failure_examples(results: JobResults, document: CapabilityTestFile, limit: int) -> list[dict[str, Any]]:
     """Per capability with failures: per classifier up to ``limit`` failing seeds and failing expansions (those
     whose seed passed first, as the report orders them), each expansion with its seed and the added words
     marked."""
-    from linguagym.capabilities.lct_html import highlight
+    from linguagym.capabilities.testing.html import highlight_outcome
 
-    tests = {t["id"]: t for t in document["tests"]}
-    names = {c["id"]: c.get("name", "") for c in document.get("capabilities", [])}
+    tests = document.by_id()
+    names = {c.id: c.name for c in document.capabilities}
     first = next(iter(results.summaries.values()), None)
     order = [c.id for c in first.capabilities] if first else []
     out = []
@@ -93,7 +93,7 @@ def failure_examples(results: JobResults, document: Mapping[str, Any], limit: in
                 "label": result.label, "seed_failures": len(seeds), "expansion_failures": len(expansions),
                 "seeds": seeds[:limit],
                 "expansions": [{"outcome": o, "seed": by_id.get(o.seed or ""),
-                                "marked": Markup(highlight(tests.get(o.id, {"text": o.text}), tests.get(o.seed or "")))}
+                                "marked": Markup(highlight_outcome(o, tests))}
                                for o in expansions[:limit]],
             })
         if entries:
@@ -101,27 +101,27 @@ def failure_examples(results: JobResults, document: Mapping[str, Any], limit: in
     return out
 
 
-def file_overview(document: dict, samples: int) -> list[dict]:
+def file_overview(document: CapabilityTestFile, samples: int) -> list[dict[str, Any]]:
     """A test file's page: per capability its counts (``show.summary_rows``) and up to ``samples`` seeds, each with its
     expansions beside it (seeds that have expansions first, then a reproducible random sample)."""
-    from linguagym.capabilities.lct_html import highlight
-    from linguagym.capabilities.show import summary_rows
+    from linguagym.capabilities.testing.html import highlight
+    from linguagym.capabilities.testing.show import summary_rows
 
-    matches = {c["id"]: c.get("matches") for c in document.get("capabilities", [])}
-    seeds: dict[str, list[dict]] = {}
-    grown: dict[str, list[dict]] = {}
-    for test in document["tests"]:
-        if test["kind"] == "expansion":
-            grown.setdefault(test["provenance"].get("seed", ""), []).append(test)
+    matches = {c.id: c.matches for c in document.capabilities}
+    seeds: dict[str, list[CapabilityTest]] = {}
+    grown: dict[str, list[CapabilityTest]] = {}
+    for test in document.tests:
+        if test.kind == "expansion":
+            grown.setdefault(test.seed_id or "", []).append(test)
         else:
-            seeds.setdefault(test["capability"], []).append(test)
+            seeds.setdefault(test.capability, []).append(test)
     out = []
     for row in summary_rows(document):
         pool = seeds.get(row["id"], [])
-        chosen = [t for t in pool if t["id"] in grown][:samples]
-        rest = [t for t in pool if t["id"] not in grown]
+        chosen = [t for t in pool if t.id in grown][:samples]
+        rest = [t for t in pool if t.id not in grown]
         picked = random.Random(f"0/{row['id']}").sample(range(len(rest)), min(len(rest), samples - len(chosen)))
         chosen += [rest[i] for i in sorted(picked)]
         out.append({**row, "matches": matches.get(row["id"]), "samples": [
-            {"seed": t, "expansions": [Markup(highlight(x, t)) for x in grown.get(t["id"], [])]} for t in chosen]})
+            {"seed": t, "expansions": [Markup(highlight(x, t)) for x in grown.get(t.id, [])]} for t in chosen]})
     return out

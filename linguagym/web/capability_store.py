@@ -1,4 +1,5 @@
-"""Capability-test files and the jobs that make and use them: their tables and what the pages do with them.
+"""Capability-test files and the jobs that make and use them: what the pages do with them (their tables are in
+``db``).
 
 A test file enters only through the library's validation (``testfile.validate_document``), so whatever is stored
 can be tested. Its counts (tests by kind, capabilities) are kept beside the JSON so the list needs no parsing.
@@ -11,68 +12,29 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, func, or_, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy import text as sql
-from sqlalchemy.orm import Mapped, Session, deferred, mapped_column, relationship
+from sqlalchemy.orm import Session
 
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
 from linguagym.errors import ConfigurationError
-from linguagym.web.db import Base, JobColumns, now
-from linguagym.web.store import NotFound, clean_text, contains_pattern, requeue_running
-
-JOB_KINDS = ("generate", "test")
-
-
-class TestFileRecord(Base):
-    """A capability-test file (the JSON ``linguagym lct generate`` writes), uploaded or made by a job."""
-
-    __tablename__ = "capability_test_files"
-    __test__ = False  # not a pytest class, despite its name
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(300))
-    dataset: Mapped[str] = mapped_column(Text, default="")
-    content: Mapped[str] = deferred(mapped_column(Text))  # the file's text, as uploaded or written
-    sha256: Mapped[str] = mapped_column(String(64), index=True)
-    seed_count: Mapped[int] = mapped_column(Integer, default=0)
-    expansion_count: Mapped[int] = mapped_column(Integer, default=0)
-    capability_count: Mapped[int] = mapped_column(Integer, default=0)
-    note: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-
-    @property
-    def test_count(self) -> int:
-        return self.seed_count + self.expansion_count
-
-
-class CapabilityJob(JobColumns, Base):
-    """A generate or test job, done in the background; its files live in ``<data_dir>/capability-jobs/<id>/``."""
-
-    __tablename__ = "capability_jobs"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(20))  # JOB_KINDS
-    settings: Mapped[dict] = mapped_column(JSON)
-    test_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
-    result_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
-    test_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[test_file_id])
-    result_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[result_file_id])
-
-    @property
-    def classifiers(self) -> list[str]:
-        return list(self.settings.get("classifiers") or [])
-
+from linguagym.web.db import CapabilityJob, TestFileRecord, now
+from linguagym.web.errors import NotFound
+from linguagym.web.lifecycle import requeue_running
+from linguagym.web.text import clean_text, contains_pattern
 
 # ------------------------------------------------------------------------------------------------ test files
 
 
-def parse_test_file(raw: bytes | str, source: str) -> dict:
+def parse_test_file(raw: bytes | str, source: str) -> CapabilityTestFile:
     """The document in ``raw``, validated; CapabilityError (one problem a line) when it is not a test file."""
     try:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as error:
         raise CapabilityError(f"{source}: not UTF-8 text (byte {error.start})", hint="save the file as UTF-8") from None
-    from linguagym.capabilities.testfile import parse_tests
+    from linguagym.capabilities.testing.testfile import parse_tests
 
     return parse_tests(text, source)
 
@@ -94,19 +56,21 @@ def _one_saver_at_a_time(session: Session, digest: str) -> None:
         session.execute(update(TestFileRecord).where(TestFileRecord.sha256 == digest).values(sha256=digest))
 
 
-def save_test_file(session: Session, text: str, document: dict, *, name: str, note: str = "") -> SavedFile:
+def save_test_file(session: Session, text: str, document: CapabilityTestFile, *, name: str,
+                   note: str = "") -> SavedFile:
     """Store a validated test file (``text`` is its content, ``document`` the parsed form); identical content
     is stored once, also when two requests save it at once."""
+    require_test_file(document, "save_test_file")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     _one_saver_at_a_time(session, digest)
     known = session.scalar(select(TestFileRecord).where(TestFileRecord.sha256 == digest).limit(1))
     if known is not None:
         return SavedFile(known, False)
-    kinds = [t["kind"] for t in document["tests"]]
-    ids = {c["id"] for c in document.get("capabilities", [])} | {t["capability"] for t in document["tests"]}
-    dataset = clean_text(str(document["dataset"].get("name", "")))  # the file keeps the name as it was written
+    ids = {c.id for c in document.capabilities} | {t.capability for t in document.tests}
+    dataset = clean_text(document.dataset.name)  # the file keeps the name as it was written
     record = TestFileRecord(name=(clean_text(name).strip() or "tests")[:300], dataset=dataset, content=text,
-                            sha256=digest, seed_count=kinds.count("seed"), expansion_count=kinds.count("expansion"),
+                            sha256=digest, seed_count=document.count("seed"),
+                            expansion_count=document.count("expansion"),
                             capability_count=len(ids), note=clean_text(note)[:500],
                             created_at=now())
     session.add(record)
@@ -131,10 +95,10 @@ def get_test_file(session: Session, file_id: int) -> TestFileRecord:
     return record
 
 
-def load_test_file(record: TestFileRecord) -> dict:
+def load_test_file(record: TestFileRecord) -> CapabilityTestFile:
     """The stored file, checked again: a row stored by an older linguagym that cannot be shown (a lone surrogate,
     a non-finite number) is a located 400 page, not a 500."""
-    from linguagym.capabilities.testfile import parse_tests
+    from linguagym.capabilities.testing.testfile import parse_tests
 
     try:
         return parse_tests(record.content, source=f"stored test file {record.name!r}")

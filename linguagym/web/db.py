@@ -1,4 +1,5 @@
-"""Storage: the tables (SQLAlchemy 2), the engine, and schema migrations (Alembic) run at start-up.
+"""Storage: the tables (SQLAlchemy 2) of suites, runs, capability-test files and capability jobs, the engine,
+and schema migrations (Alembic) run at start-up.
 
 Any SQLAlchemy URL works; SQLite (a file in the data directory) is the default, PostgreSQL is tested.
 Every schema change is an Alembic revision under ``migrations/versions`` so an upgrade keeps a user's data.
@@ -23,7 +24,7 @@ from sqlalchemy import (
     inspect,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, deferred, mapped_column, relationship, sessionmaker
 
 from linguagym.errors import ConfigurationError
 
@@ -105,7 +106,46 @@ class RunRecord(JobColumns, Base):
     suites: Mapped[list[RunSuite]] = relationship(cascade="all, delete-orphan")
 
 
+class TestFileRecord(Base):
+    """A capability-test file (the JSON ``linguagym lct generate`` writes), uploaded or made by a job."""
+
+    __tablename__ = "capability_test_files"
+    __test__ = False  # not a pytest class, despite its name
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(300))
+    dataset: Mapped[str] = mapped_column(Text, default="")
+    content: Mapped[str] = deferred(mapped_column(Text))  # the file's text, as uploaded or written
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    seed_count: Mapped[int] = mapped_column(Integer, default=0)
+    expansion_count: Mapped[int] = mapped_column(Integer, default=0)
+    capability_count: Mapped[int] = mapped_column(Integer, default=0)
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    @property
+    def test_count(self) -> int:
+        return self.seed_count + self.expansion_count
+
+
+class CapabilityJob(JobColumns, Base):
+    """A generate or test job, done in the background; its files live in ``<data_dir>/capability-jobs/<id>/``."""
+
+    __tablename__ = "capability_jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))  # CAPABILITY_JOB_KINDS
+    settings: Mapped[dict] = mapped_column(JSON)
+    test_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
+    result_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
+    test_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[test_file_id])
+    result_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[result_file_id])
+
+    @property
+    def classifiers(self) -> list[str]:
+        return list(self.settings.get("classifiers") or [])
+
+
 STATUSES = ("queued", "running", "done", "failed", "cancelled")
+CAPABILITY_JOB_KINDS = ("generate", "test")  # a capability job makes a test file, or tests a stored one
 UNFINISHED = ("queued", "running")
 
 

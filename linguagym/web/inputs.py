@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
 from werkzeug.routing import IntegerConverter
 
 from linguagym.errors import ConfigurationError
-from linguagym.web.store import UNSHOWABLE, NotFound
+from linguagym.web.errors import NotFound
+from linguagym.web.text import UNSHOWABLE
 
 MAX_ID = 2**63 - 1  # the largest integer SQLite stores (its driver overflows beyond); PostgreSQL's BIGINT too
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and \d also take "²" and "١"
@@ -52,7 +54,7 @@ def whole_number(value: str, label: str, low: int, high: int) -> int:
 
 
 def plain_text(value: str, label: str) -> str:
-    """``value`` if it holds no unshowable character (``store.UNSHOWABLE``: controls, bidi overrides, lone
+    """``value`` if it holds no unshowable character (``text.UNSHOWABLE``: controls, bidi overrides, lone
     surrogates); for text used as given (a model or dataset path), where dropping a character would name
     something else."""
     found = UNSHOWABLE.search(value)
@@ -85,3 +87,14 @@ def json_object_body(body: bytes, *, expected: str) -> dict:
                                                                                               "a number")
         raise ConfigurationError(f"the request body is {kind}, not a JSON object", hint=hint)
     return data
+
+
+DEVICES = ("auto", "cpu", "cuda", "mps")  # what the run and job forms offer (cuda:1 and such: the command line)
+
+
+def device_choice(form: Mapping[str, str]) -> str:
+    """The form's device, one of ``DEVICES`` (default auto)."""
+    device = form.get("device", "auto")
+    if device not in DEVICES:
+        raise ConfigurationError(f"unknown device {device!r}", hint="use one of " + ", ".join(DEVICES))
+    return device

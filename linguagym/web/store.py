@@ -7,15 +7,10 @@ in the canonical dialect (``suite_to_json``), so whatever is stored can be read 
 from __future__ import annotations
 
 import hashlib
-import random
-import re
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
 
-from sqlalchemy import func, or_, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from linguagym.errors import ConfigurationError, SuiteError
@@ -23,58 +18,10 @@ from linguagym.suites.load import LoadedSuite, parse_suite_text
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
 from linguagym.web.db import UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
-
-if TYPE_CHECKING:
-    from linguagym.web.capability_store import CapabilityJob
-
-
-class NotFound(ConfigurationError):
-    """A suite, version or run that does not exist (shown as a 404 page)."""
-
-
-T = TypeVar("T")
-
-# Characters kept out of the names and notes a user types (file names, name fields, searches): PostgreSQL refuses
-# NUL in text; the others are controls, bidi overrides and line separators that garble a list, and lone
-# surrogates, which cannot be encoded at all. (Suites and test files refuse NUL and lone surrogates when loaded.)
-UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
-
-
-def clean_text(value: str) -> str:
-    """``value`` as stored in a name or note column, or searched for: tabs and line breaks become spaces, the
-    other unshowable characters (see ``UNSHOWABLE``) are dropped."""
-    return UNSHOWABLE.sub("", re.sub(r"[\t\n\r\u2028\u2029]+", " ", value))
-
-
-def contains_pattern(query: str) -> str:
-    """A LIKE pattern finding ``query`` anywhere, its own % and _ taken literally (escape character \\)."""
-    escaped = re.sub(r"([\\%_])", r"\\\1", clean_text(query).strip().lower())
-    return f"%{escaped}%"
-
-
-def commit_retrying(session: Session, save: Callable[[], T], *, attempts: int = 60) -> T:
-    """Run ``save`` (it adds rows) and commit. When a concurrent request got there first (it took the unique name
-    or version number ``save`` read as free, or holds SQLite's write lock past its timeout), roll back and run
-    ``save`` again: it reads afresh and sees what the other stored."""
-    for attempt in range(1, attempts + 1):
-        try:
-            result = save()
-            session.commit()
-            return result
-        except (IntegrityError, OperationalError) as error:
-            session.rollback()
-            if attempt == attempts or not _lost_a_race(error):
-                raise
-            time.sleep(random.uniform(0, min(0.25, 0.005 * attempt)))  # spread the retries of many requests
-    raise AssertionError("unreachable")
-
-
-def _lost_a_race(error: IntegrityError | OperationalError) -> bool:
-    state = getattr(error.orig, "sqlstate", None)  # PostgreSQL (psycopg)
-    if state is not None:
-        return state in ("23505", "40001", "40P01")  # unique violation, serialization failure, deadlock
-    message = str(error.orig)
-    return "UNIQUE constraint failed" in message or "database is locked" in message
+from linguagym.web.errors import NotFound
+from linguagym.web.lifecycle import requeue_running
+from linguagym.web.text import clean_text, contains_pattern
+from linguagym.web.transactions import commit_retrying
 
 
 @dataclass(frozen=True)
@@ -202,29 +149,6 @@ def get_run(session: Session, run_id: int) -> RunRecord:
     if record is None:
         raise NotFound(f"there is no run number {run_id}", hint="see the list of runs")
     return record
-
-
-def request_cancel(job: RunRecord | CapabilityJob, running: str) -> None:
-    """Cancel a queued run or capability job at once; ask a running one to stop (``running`` says when it will).
-    The worker checks ``cancel_requested`` at each progress step. The caller commits."""
-    if job.status == "queued":
-        job.status, job.progress_label = "cancelled", "cancelled before it started"
-    elif job.status == "running":
-        job.cancel_requested = True
-        job.progress_label = running
-
-
-def progress_status(job: RunRecord | CapabilityJob) -> dict:
-    """The life-cycle fields of a run or capability job, as its status JSON gives them."""
-    return {"id": job.id, "status": job.status, "done": job.progress_done, "total": job.progress_total,
-            "label": job.progress_label, "error": job.error, "cancel_requested": job.cancel_requested}
-
-
-def requeue_running(session: Session, table: type[RunRecord] | type[CapabilityJob]) -> int:
-    """Put the rows of ``table`` that a stopped server left running back in the queue; how many there were."""
-    result = session.execute(update(table).where(table.status == "running")
-                             .values(status="queued", progress_label="resuming after a restart"))
-    return result.rowcount or 0
 
 
 def requeue_unfinished(session: Session) -> int:

@@ -8,21 +8,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from flask import (
-    Blueprint,
-    Response,
-    current_app,
-    flash,
-    jsonify,
-    redirect,
-    render_template,
-    request,
-    send_file,
-    url_for,
-)
+from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
 from linguagym.errors import ConfigurationError, LinguagymError
-from linguagym.web.app import config, db_session
 from linguagym.web.capability_store import (
     create_generate_job,
     create_test_job,
@@ -35,22 +23,23 @@ from linguagym.web.capability_store import (
     parse_test_file,
     save_test_file,
 )
-from linguagym.web.files import listing, safe_child
-from linguagym.web.inputs import parse_id, plain_text, whole_number
-from linguagym.web.store import clean_text, commit_retrying, progress_status, request_cancel
+from linguagym.web.context import config, db_session, notify_worker
+from linguagym.web.files import SANDBOX, listing, send_result_file
+from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
+from linguagym.web.lifecycle import progress_status, request_cancel
+from linguagym.web.text import clean_text
+from linguagym.web.transactions import commit_retrying
 
 blueprint = Blueprint("capabilities", __name__)
 
-DEVICES = ("auto", "cpu", "cuda", "mps")
 MAX_CLASSIFIERS = 8
 DEFAULT_LCS = ("LC2", "LC4", "LC5")
 DATASETS = ("rotten-tomatoes", "sentence-polarity")
-_SANDBOX = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"  # for served HTML and SVG files
 
 
 @lru_cache(maxsize=1)
 def _shipped_specs() -> tuple[tuple[str, str], ...]:
-    from linguagym.capabilities.specs import load_specs
+    from linguagym.capabilities.seeds.specs import load_specs
 
     return tuple((spec.id, spec.name) for spec in load_specs())
 
@@ -168,7 +157,7 @@ def start_generate():
     session = db_session()
     job = create_generate_job(session, settings)
     session.commit()
-    current_app.extensions["worker"].notify()
+    notify_worker()
     flash(f"Job {job.id} queued: generate tests for {', '.join(lcs)} from {dataset}.", "success")
     return redirect(url_for("capabilities.job", job_id=job.id))
 
@@ -189,12 +178,10 @@ def start_test():
     if len(specs) > MAX_CLASSIFIERS:
         raise ConfigurationError(f"{len(specs)} classifiers chosen; a job takes at most {MAX_CLASSIFIERS}",
                                  hint="split them into several jobs")
-    device = form.get("device", "auto")
-    if device not in DEVICES:
-        raise ConfigurationError(f"unknown device {device!r}", hint="use one of " + ", ".join(DEVICES))
+    device = device_choice(form)
     label_map = None
     if form.get("label_map", "").strip():
-        from linguagym.capabilities.datasets import parse_label_map
+        from linguagym.capabilities.data.datasets import parse_label_map
 
         label_map = parse_label_map(form["label_map"])
     settings = {"device": device, "batch_size": _number("batch_size", 1, 4096), "label_map": label_map,
@@ -203,7 +190,7 @@ def start_test():
         open_classifier(spec, config(), settings)
     job = create_test_job(session, record, specs, settings)
     session.commit()
-    current_app.extensions["worker"].notify()
+    notify_worker()
     flash(f"Job {job.id} queued: {record.name!r} against {', '.join(job.classifiers)}.", "success")
     return redirect(url_for("capabilities.job", job_id=job.id))
 
@@ -253,7 +240,7 @@ def job(job_id: int):
 
 @blueprint.get("/capabilities/jobs/<int:job_id>/chart/<kind>.svg")
 def chart(job_id: int, kind: str):
-    from linguagym.capabilities.lct_html import failure_chart
+    from linguagym.capabilities.testing.html import failure_chart
 
     if kind not in ("seeds", "expansions"):
         raise ConfigurationError(f"no chart {kind!r}", hint="seeds or expansions")
@@ -261,7 +248,7 @@ def chart(job_id: int, kind: str):
     if not results or not results.summaries:
         raise ConfigurationError(f"job {job_id} has no finished results to chart")
     return Response(failure_chart(results.summaries, kind), mimetype="image/svg+xml",
-                    headers={"Content-Security-Policy": _SANDBOX})
+                    headers={"Content-Security-Policy": SANDBOX})
 
 
 @blueprint.get("/capabilities/jobs/<int:job_id>/files/<path:relative>")
@@ -269,10 +256,5 @@ def file(job_id: int, relative: str):
     from linguagym.web.capability_jobs import job_results_directory
 
     get_job(db_session(), job_id)
-    path = safe_child(job_results_directory(config(), job_id), relative)
-    inline = path.suffix in (".svg", ".html") and not request.args.get("download")
-    response = send_file(path, as_attachment=not inline, download_name=path.name, max_age=0)
-    if path.suffix in (".csv", ".json"):
-        response.headers["Content-Type"] = "text/csv; charset=utf-8" if path.suffix == ".csv" else "application/json"
-    response.headers["Content-Security-Policy"] = _SANDBOX
-    return response
+    return send_result_file(job_results_directory(config(), job_id), relative,
+                            download=bool(request.args.get("download")))

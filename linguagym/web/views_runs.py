@@ -5,43 +5,26 @@ and every result file for download."""
 from __future__ import annotations
 
 import csv
-import re
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flask import (
-    Blueprint,
-    Response,
-    current_app,
-    flash,
-    jsonify,
-    redirect,
-    render_template,
-    request,
-    send_file,
-    url_for,
-)
+from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
 from linguagym.errors import ConfigurationError
-from linguagym.web.app import config, db_session
-from linguagym.web.files import listing, safe_child
-from linguagym.web.inputs import parse_id, plain_text, whole_number
-from linguagym.web.store import (
-    create_run,
-    get_run,
-    get_suite,
-    list_runs,
-    list_suites,
-    progress_status,
-    request_cancel,
-)
+from linguagym.web.context import config, db_session, notify_worker
+from linguagym.web.files import SANDBOX, listing, send_result_file
+from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
+from linguagym.web.lifecycle import progress_status, request_cancel
+from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites
 from linguagym.web.worker import results_directory
+
+if TYPE_CHECKING:
+    from linguagym.evaluation.report import RunData
 
 blueprint = Blueprint("runs", __name__)
 
-DEVICES = ("auto", "cpu", "cuda", "mps")
 MAX_MODELS = 8
-_SANDBOX = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"  # for served HTML and SVG files
 
 
 def _named_models() -> list[str]:
@@ -68,16 +51,14 @@ def start():
                                  hint="split them into several runs")
     models = [plain_text(model.strip(), "the model") for model in models]
     versions = [get_suite(session, parse_id(value, "suite")).latest for value in form.getlist("suite")]
-    device = form.get("device", "auto")
-    if device not in DEVICES:
-        raise ConfigurationError(f"unknown device {device!r}", hint="use one of " + ", ".join(DEVICES))
+    device = device_choice(form)
     policy = form.get("policy", "all")
     if policy not in ("all", "first"):
         raise ConfigurationError(f"unknown policy {policy!r}", hint="use all or first")
     batch_size = whole_number(form.get("batch_size", "16"), "batch size", 1, 4096)
     run = create_run(session, models, versions, {"device": device, "policy": policy, "batch_size": batch_size})
     session.commit()
-    current_app.extensions["worker"].notify()
+    notify_worker()
     flash(f"Run {run.id} queued: {len(versions)} suite(s) x {len(run.models)} model(s).", "success")
     return redirect(url_for("runs.show", run_id=run.id))
 
@@ -98,8 +79,12 @@ def cancel(run_id: int):
     return redirect(url_for("runs.show", run_id=run_id))
 
 
-def _slug(text: str) -> str:  # the plot file names of linguagym.evaluation.report
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "x"
+def _region_plot_paths(runs: list[RunData], suites: dict[str, list[str]]) -> dict[tuple[str, str], str]:
+    """(model, suite) -> the path of its region plot among a run's files, as the report named it. ``suites``: each
+    model's suites in the order of its results (the report hashes the later of two names that would clash)."""
+    from linguagym.evaluation.report import region_plot_names
+
+    return {key: f"plots/{name}" for key, name in region_plot_names(runs, suites).items()}
 
 
 def _collection_choice():
@@ -140,12 +125,15 @@ def show(run_id: int):
         choices, chosen = _collection_choice()
         runs, summary = _summary([results], chosen)
         formulas: dict[str, list[str]] = {}
+        suites_of: dict[str, list[str]] = {}
         for data in runs:
-            formulas.update({suite: [f for f, _ in found] for suite, found in data.predictions().items()})
+            predictions = data.predictions()
+            formulas.update({suite: [f for f, _ in found] for suite, found in predictions.items()})
+            suites_of[data.model] = list(predictions)
         plots = {name for name, _ in context["files"] if name.startswith("plots/")}
-        region_plots = {suite: [(data.model, f"plots/regions_{_slug(data.model)}_{_slug(suite)}.svg")
-                                for data in runs
-                                if f"plots/regions_{_slug(data.model)}_{_slug(suite)}.svg" in plots]
+        paths = _region_plot_paths(runs, suites_of)
+        region_plots = {suite: [(data.model, paths[(data.model, suite)]) for data in runs
+                                if paths.get((data.model, suite)) in plots]
                         for suite in formulas}
         context.update(summary=summary, rows=summary_rows(summary), fmt=format_value, formulas=formulas,
                        region_plots=region_plots, plots=plots, collections=choices, collection=chosen)
@@ -161,9 +149,11 @@ def items(run_id: int):
     table: dict[int, dict[str, dict]] = defaultdict(dict)
     models: list[str] = []
     formulas: dict[int, str] = {}
+    suites_of: dict[str, dict[str, None]] = defaultdict(dict)  # model -> its suites, in order (a dict as a set)
     for path in sorted(results.glob("*/predictions.csv")):
         with path.open(newline="", encoding="utf-8") as handle:
             for row in csv.DictReader(handle):
+                suites_of[row["model"]][row["suite"]] = None
                 if row["suite"] != suite:
                     continue
                 if row["model"] not in models:
@@ -173,8 +163,13 @@ def items(run_id: int):
                 cell[int(row["prediction"])] = row["holds"]
     if not table:
         raise ConfigurationError(f"run {run_id} has no results for a suite named {suite!r}")
-    plots = [(model, f"plots/regions_{_slug(model)}_{_slug(suite)}.svg") for model in models]
-    plots = [(m, p) for m, p in plots if (results / p).is_file()]
+    plots = []
+    if (results / "plots").is_dir():  # the report is written, and with it every model's folder
+        from linguagym.evaluation.report import find_runs
+
+        paths = _region_plot_paths(find_runs([results]), {model: list(s) for model, s in suites_of.items()})
+        plots = [(model, paths[(model, suite)]) for model in models
+                 if (model, suite) in paths and (results / paths[(model, suite)]).is_file()]
     return render_template("items.html", run=run, suite=suite, models=models, formulas=dict(sorted(formulas.items())),
                            table=dict(sorted(table.items())), plots=plots)
 
@@ -182,13 +177,7 @@ def items(run_id: int):
 @blueprint.get("/runs/<int:run_id>/files/<path:relative>")
 def file(run_id: int, relative: str):
     get_run(db_session(), run_id)
-    path = safe_child(results_directory(config(), run_id), relative)
-    inline = path.suffix in (".svg", ".html") and not request.args.get("download")
-    response = send_file(path, as_attachment=not inline, download_name=path.name, max_age=0)
-    if path.suffix == ".csv" or path.suffix == ".json":
-        response.headers["Content-Type"] = "text/csv; charset=utf-8" if path.suffix == ".csv" else "application/json"
-    response.headers["Content-Security-Policy"] = _SANDBOX
-    return response
+    return send_result_file(results_directory(config(), run_id), relative, download=bool(request.args.get("download")))
 
 
 @blueprint.get("/compare")
@@ -220,4 +209,4 @@ def compare_plot():
         raise ConfigurationError("no runs chosen", hint="tick runs to compare")
     _, summary = _summary(directories, _collection_choice()[1], [f"run {i}" for i in chosen])
     return Response(plots.suite_accuracy_svg(summary), mimetype="image/svg+xml",
-                    headers={"Content-Security-Policy": _SANDBOX})
+                    headers={"Content-Security-Policy": SANDBOX})

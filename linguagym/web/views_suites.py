@@ -3,8 +3,6 @@ editor, and the two endpoints the editor calls while you type (formula) and when
 
 from __future__ import annotations
 
-import json
-
 from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
 from linguagym.errors import FormulaError, SuiteError
@@ -12,17 +10,10 @@ from linguagym.suites.formula import parse_formula, region_refs
 from linguagym.suites.load import parse_suite_data, parse_suite_text
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.save import suite_to_dict
-from linguagym.web.app import db_session
+from linguagym.web.context import db_session
 from linguagym.web.inputs import json_object_body
-from linguagym.web.store import (
-    clean_text,
-    delete_suite,
-    get_suite,
-    get_version,
-    list_suites,
-    load_version,
-    save_and_commit,
-)
+from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version, save_and_commit
+from linguagym.web.text import clean_text
 
 blueprint = Blueprint("suites", __name__)
 
@@ -86,7 +77,7 @@ def show(suite_id: int):
 def download(suite_id: int):
     record = get_suite(db_session(), suite_id)
     version = get_version(record, request.args.get("version", type=int))
-    from linguagym.evaluation.outputs import suite_file_name
+    from linguagym.names import suite_file_name
 
     filename = suite_file_name(record.name, set()).removesuffix(".json") + f".v{version.number}.json"
     return Response(version.content, mimetype="application/json",
@@ -175,9 +166,3 @@ def save_from_editor():
     return jsonify({"ok": True, "created": saved.created, "version": saved.version.number,
                     "url": url_for("suites.show", suite_id=saved.suite.id),
                     "warnings": [w.render() for w in loaded.warnings]})
-
-
-def editor_json(data: dict) -> str:
-    return json.dumps(data, ensure_ascii=False)
-
-

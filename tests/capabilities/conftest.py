@@ -54,6 +54,6 @@ def rt_file(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def spacy_ready() -> None:
     pytest.importorskip("spacy")
-    from linguagym.capabilities.analysis import load_spacy
+    from linguagym.capabilities.data.analysis import load_spacy
 
     load_spacy()

@@ -1,6 +1,7 @@
-"""Fixtures for the ``lct test`` tests: a hand-made capability-test file whose numbers are known, and
-deterministic fake classifiers (a keyword rule; one that fails on its n-th call). ``keyword_labels`` is also
-reachable as the classifier spec ``python:tests.capabilities.lct_fakes:keyword_labels``."""
+"""Fixtures for the ``lct test`` tests: a hand-made capability-test file whose numbers are known (``document``: its
+JSON; ``capability_file``: as read), and deterministic fake classifiers (a keyword rule; one that fails on its
+n-th call). ``keyword_labels`` is also reachable as the classifier spec
+``python:tests.capabilities.lct_fakes:keyword_labels``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import LABELS, ClassifierError, Prediction
+from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
+from linguagym.capabilities.testing.testfile import load_document
+from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
 
 NEGATIVE = {"bad", "awful", "mess", "hate"}  # not "disaster": "isn't a disaster" reads neutral to the rule
 POSITIVE = {"good", "love", "great"}
@@ -30,7 +33,7 @@ def keyword_prediction(text: str) -> Prediction:
     return Prediction(label, tuple(0.8 if name == label else 0.1 for name in LABELS))  # type: ignore[arg-type]
 
 
-class KeywordClassifier:
+class KeywordClassifier(Classifier):
     """The keyword rule as a Classifier; records every batch it is asked for."""
 
     def __init__(self, name: str = "keywords", identity: dict[str, Any] | None = None) -> None:
@@ -126,6 +129,11 @@ def document() -> dict[str, Any]:
             "dataset": {"name": "fixture", "source": "hand-made", "sha256": None, "rows": 12,
                         "label_rule": "by hand"},
             "settings": {"seed": 0, "max_seeds": None}, "capabilities": capabilities, "tests": tests}
+
+
+def capability_file() -> CapabilityTestFile:
+    """``document`` as the library reads it."""
+    return load_document(document(), "fixture")
 
 
 # capability -> (seeds, seed failures, expansions, expansion failures, expansions after a passing seed, of those

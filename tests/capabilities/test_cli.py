@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from linguagym.capabilities.cli import add_lct_parser
+from linguagym.cli.lct import add_lct_parser
 from linguagym.errors import LinguagymError
 
 

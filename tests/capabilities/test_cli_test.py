@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.capabilities import cli_test
-from linguagym.capabilities.cli_test import add_test_parser, markdown_table
+from linguagym.cli.lct_test import add_test_parser, markdown_table
 from linguagym.errors import LinguagymError
 from tests.capabilities.lct_fakes import EXPECTED, EXPECTED_ORDER, FlakyClassifier, KeywordClassifier, document
 
@@ -93,17 +92,18 @@ def test_markdown_escapes_pipes():
 def test_a_classifier_failing_mid_run_leaves_the_others_reported_and_exits_1(tests_file, tmp_path, capsys,
                                                                             monkeypatch):
     from linguagym.capabilities.classifiers.cache import CachedClassifier
+    from linguagym.capabilities.testing import run as run_module
 
-    real = cli_test.open_classifier
+    real = run_module.open_classifier
     state = {"broken": True}
 
-    def fake_open(spec, args, label_map):
+    def fake_open(spec, options):
         if spec != "flaky":
-            return real(spec, args, label_map)
+            return real(spec, options)
         inner = FlakyClassifier(fail_on=2, name="flaky") if state["broken"] else KeywordClassifier(name="flaky")
-        return CachedClassifier(inner, cache_dir=args.cache_dir, chunk_size=5)
+        return CachedClassifier(inner, cache_dir=options.cache_dir, chunk_size=5)
 
-    monkeypatch.setattr(cli_test, "open_classifier", fake_open)
+    monkeypatch.setattr(run_module, "open_classifier", fake_open)
     assert _run(tests_file, tmp_path, "-c", "flaky", "-c", KEYWORDS) == 1
     out, err = capsys.readouterr()
     assert "Traceback" not in err
@@ -159,12 +159,12 @@ def test_vader_end_to_end(tests_file, tmp_path, capsys):
     assert {r["predicted"] for r in rows} <= {"negative", "neutral", "positive"} and len(rows) == 16
 
 
-def test_the_main_cli_runs_lct_test_when_hooked(tests_file, tmp_path, capsys):
+def test_the_main_cli_runs_lct_test(tests_file, tmp_path, capsys):
     from linguagym.cli import main
 
-    try:
-        code = main(["lct", "test", str(tests_file), "-c", KEYWORDS, "-o", str(tmp_path / "out"),
-                     "--cache-dir", str(tmp_path / "cache"), "--csv"])
-    except SystemExit:  # argparse: no `test` command in the lct group yet
-        pytest.skip("lct test is not hooked into linguagym/capabilities/cli.py yet")
-    assert code == 0 and "LC10" in capsys.readouterr().out
+    code = main(["lct", "test", str(tests_file), "-c", KEYWORDS, "-o", str(tmp_path / "out"),
+                 "--cache-dir", str(tmp_path / "cache"), "--csv"])
+    out = capsys.readouterr().out
+    assert code == 0 and "LC10" in out
+    assert json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["settings"]["classifiers"] \
+        == [KEYWORDS]

@@ -5,10 +5,10 @@ import zipfile
 
 import pytest
 
-from linguagym.capabilities.catalog import load_dataset
-from linguagym.capabilities.datasets import band_label, parse_label_map, read_rotten_tomatoes, read_table
+from linguagym.capabilities.data.catalog import load_dataset
+from linguagym.capabilities.data.datasets import band_label, parse_label_map, read_rotten_tomatoes, read_table
+from linguagym.capabilities.data.sst import read_sentence_polarity, read_sst, read_sst2
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.sst import read_sentence_polarity, read_sst, read_sst2
 
 
 def test_bands_match_the_sst():

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from linguagym.capabilities.detokenize import detokenize, recase
+from linguagym.capabilities.data.detokenize import detokenize, recase
 
 
 @pytest.mark.parametrize(("tokens", "text"), [

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from linguagym.capabilities.differentiate import MASK, differentiate, embeddings, render
-from linguagym.capabilities.grammar import Grammar
-from linguagym.capabilities.parsers import Parsed
-from linguagym.capabilities.trees import parse_brackets
+from linguagym.capabilities.expansion.differentiate import MASK, differentiate, embeddings, render
+from linguagym.capabilities.syntax.grammar import Grammar
+from linguagym.capabilities.syntax.parsers import Parsed
+from linguagym.capabilities.syntax.trees import parse_brackets
 
 
 def _parsed(text: str, brackets: str) -> Parsed:

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from linguagym.capabilities.failures import (
+from linguagym.capabilities.testing.classifier_run import run_tests
+from linguagym.capabilities.testing.failures import (
     Rate,
     capability_order,
     expected_key,
@@ -12,14 +13,20 @@ from linguagym.capabilities.failures import (
     summary_table,
     wilson,
 )
-from linguagym.capabilities.testing import run_tests
-from tests.capabilities.lct_fakes import EXPECTED, EXPECTED_ORDER, ConstantClassifier, KeywordClassifier, document
+from tests.capabilities.lct_fakes import (
+    EXPECTED,
+    EXPECTED_ORDER,
+    ConstantClassifier,
+    KeywordClassifier,
+    capability_file,
+    document,
+)
 
 
 def _summary(classifier=None):
-    doc = document()
+    doc = capability_file()
     run = run_tests(doc, classifier or KeywordClassifier())
-    return summarize(run.outcomes, doc["capabilities"], classifier=run.name)
+    return summarize(run.outcomes, doc.capabilities, classifier=run.name)
 
 
 def test_numbers_per_capability_match_the_hand_count():

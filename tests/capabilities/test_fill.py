@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.capabilities.differentiate import Mask, MaskedSentence
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.fill import MaskedLMFiller, is_word
+from linguagym.capabilities.expansion.differentiate import Mask, MaskedSentence
+from linguagym.capabilities.expansion.fill import CausalFiller, MaskedLMFiller, MaskedModelError, is_word, load_filler
 
 WORDS = ["the", "a", "film", "movie", "plot", "new", "long", "red", "is", "was", "bad", "good", "this", "and",
          "n", "##s", "##ing", "."]
@@ -55,6 +55,29 @@ def test_missing_masked_lm_is_a_user_error(tmp_path):
         MaskedLMFiller(str(tmp_path / "no-model"))
 
 
+def test_a_masked_lm_given_as_a_filler_fills_as_a_masked_lm(tiny_bert, tmp_path):
+    """``lct generate --filler DIR`` with a masked LM: it fills as ``masked:DIR`` does, not with an internal error."""
+    masked = MaskedSentence("This movie is bad.", (Mask("JJ", 5, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+    filler = load_filler(str(tiny_bert), cache_dir=tmp_path)
+    assert isinstance(filler, MaskedLMFiller)
+    assert filler.identity == {"filler": "masked", "model": str(tiny_bert)}
+    assert filler.fill([masked], 3) == load_filler(f"masked:{tiny_bert}").fill([masked], 3)
+    with pytest.raises(MaskedModelError, match="is a masked LM") as caught:  # the causal filler says what to do
+        CausalFiller(str(tiny_bert), cache_dir=tmp_path)
+    assert f"masked:{tiny_bert}" in caught.value.hint
+
+
+def test_what_cannot_fill_is_a_clear_user_error(tmp_path):
+    scores = tmp_path / "scores.tsv"
+    scores.write_text("sentence_id\ttoken_id\ttoken\tsurprisal\n1\t1\tThe\t0.0\n")
+    with pytest.raises(CapabilityError, match="precomputed surprisals") as caught:
+        load_filler(str(scores), cache_dir=tmp_path)
+    assert "masked:MODEL" in caught.value.hint
+    with pytest.raises(CapabilityError, match="cannot load fill-in model") as caught:
+        load_filler(str(tmp_path / "no-such-model"), cache_dir=tmp_path)
+    assert "causal LM" in caught.value.hint
+
+
 SENTENCES = ["This movie is bad.", "This film is good.", "The plot is new and long.", "A red film was good.",
              "The new movie was long.", "This plot is bad and long."]
 
@@ -101,10 +124,11 @@ def _first_non_space(text: str, start: int) -> int:
 
 
 def test_causal_filler_confidence_is_the_sentence_log_probability_change(tiny_causal):
-    from linguagym.capabilities.differentiate import render
-    from linguagym.capabilities.fill import CausalFiller
+    from linguagym.capabilities.expansion.differentiate import render
 
     filler = CausalFiller(str(tiny_causal), beam=2, pool=6)
+    assert filler.scorer.lm is filler.lm  # one model proposes and re-ranks
+    assert isinstance(load_filler(str(tiny_causal)), CausalFiller)
     one = MaskedSentence("This movie is bad.", (Mask("JJ", 5, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
     two = MaskedSentence("The plot is long.", (Mask("JJ", 4, False), Mask("JJ", 9, True)), "NP", ("DT", "NN"),
                          ("DT", "JJ", "NN", "JJ"), 0.01)
@@ -130,8 +154,6 @@ def test_causal_filler_confidence_is_the_sentence_log_probability_change(tiny_ca
 
 def test_causal_filler_reranks_the_whole_pool(tiny_causal):
     """Re-ranking a wider pool of left-context proposals by the whole window can only find a better fill."""
-    from linguagym.capabilities.fill import CausalFiller
-
     masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
               for s in SENTENCES]
     narrow = CausalFiller(str(tiny_causal), beam=1, pool=1).fill(masked, 1)
@@ -147,8 +169,7 @@ def test_the_default_causal_filler_with_smollm2():
     numbers are the model's own (checked against its scorer)."""
     import platformdirs
 
-    from linguagym.capabilities.differentiate import render
-    from linguagym.capabilities.fill import CausalFiller
+    from linguagym.capabilities.expansion.differentiate import render
     from linguagym.scoring.registry import load_scorer
 
     cache = Path(platformdirs.user_cache_dir("linguagym"))

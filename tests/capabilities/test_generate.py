@@ -4,19 +4,30 @@ import re
 
 import pytest
 
-from linguagym.capabilities.datasets import Dataset, Example, read_rotten_tomatoes
-from linguagym.capabilities.lexicon import read_sentiwordnet
+from linguagym.capabilities.data.datasets import Dataset, Example, read_rotten_tomatoes
+from linguagym.capabilities.data.lexicon import read_sentiwordnet
 from linguagym.capabilities.pipeline import generate_suite
-from linguagym.capabilities.specs import load_specs, parse_spec
-from linguagym.capabilities.testfile import read_tests, validate_document, write_tests
+from linguagym.capabilities.seeds.specs import load_specs, parse_spec
+from linguagym.capabilities.testing.testfile import read_tests, validate_document, write_tests
+from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
 
 pytestmark = pytest.mark.usefixtures("spacy_ready")
 
 
 @pytest.fixture
-def suite(rt_file, swn_file):
-    def make(**options) -> dict:
+def generated(rt_file, swn_file):
+    def make(**options) -> CapabilityTestFile:
         return generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, **options)
+
+    return make
+
+
+@pytest.fixture
+def suite(generated):
+    """The generated file as JSON data (what ``write_tests`` writes)."""
+
+    def make(**options) -> dict:
+        return generated(**options).to_json()
 
     return make
 
@@ -37,15 +48,15 @@ def test_lc4_start_pattern_is_applied(suite):
 
 
 def test_a_sentence_without_the_start_pattern_is_never_a_seed(swn_file):
-    from linguagym.capabilities.analysis import Analyser
-    from linguagym.capabilities.generate import generate_seeds
+    from linguagym.capabilities.data.analysis import Analyser
+    from linguagym.capabilities.seeds.generate import generate_seeds
 
     texts = ["This movie is bad.", "The movie is bad.", "Bad, this movie is.", "It is bad that this is so.",
              "This is bad.", "These are bad films.", "This film was bad.", "This never is bad.", "This isn't good."]
     data = Dataset("t", "t", tuple(Example(str(i), t, "negative") for i, t in enumerate(texts)), "given")
     analyses = Analyser(read_sentiwordnet(swn_file)).analyse(texts)
     result = generate_seeds([load_specs()[3]], data, analyses, seed=3)[0]
-    seeds = {t["provenance"]["rows"][0]["text"] for t in result.tests}
+    seeds = {t.provenance.rows[0].text for t in result.tests}
     assert seeds == {"This movie is bad.", "This is bad.", "These are bad films."}
     pattern = re.compile(r"^(This|That|These|Those)\b.*?\b(is|are)\b")
     assert all(pattern.match(s) for s in seeds)
@@ -110,12 +121,13 @@ def test_user_spec_without_code(suite, tmp_path):
     assert [t["text"].rsplit(", ", 1)[0] for t in document["tests"]] == ["A good film"]  # the others have 5 words
 
 
-def test_test_file_round_trip_and_validation(suite, tmp_path):
-    document = suite(lcs="LC9")
+def test_test_file_round_trip_and_validation(generated, tmp_path):
+    document = generated(lcs="LC9")
     path = tmp_path / "tests.json"
     write_tests(document, path)
     assert read_tests(path) == document
-    broken = dict(document, tests=[dict(document["tests"][0], expected=["great"], kind="other")])
+    data = document.to_json()
+    broken = dict(data, tests=[dict(data["tests"][0], expected=["great"], kind="other")])
     with pytest.raises(Exception, match=r"tests\[0\]\.expected\[0\]: 'great' is not one of") as info:
         validate_document(broken, "x.json")
     assert "tests[0].kind" in str(info.value)
@@ -125,9 +137,9 @@ def test_test_file_round_trip_and_validation(suite, tmp_path):
 
 
 def test_lower_first_keeps_names_and_i(swn_file):
-    from linguagym.capabilities.analysis import Analyser
-    from linguagym.capabilities.search import Match
-    from linguagym.capabilities.transform import Slot, render
+    from linguagym.capabilities.data.analysis import Analyser
+    from linguagym.capabilities.seeds.search import Match
+    from linguagym.capabilities.seeds.templates import Slot, render
 
     analyser = Analyser(read_sentiwordnet(swn_file))
     spec = parse_spec({"id": "T", "name": "t", "cases": [{"search": {"label": "neutral"},

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.grammar import load_reference_grammar
+from linguagym.capabilities.syntax.grammar import load_reference_grammar
 from tests.conftest import SHARED_DATA
 
 TREES = """( (S (NP-SBJ (DT The) (NN film)) (VP (VBZ is) (ADJP-PRD (JJ long))) (. .)) )
@@ -43,7 +43,7 @@ def test_missing_reference_is_a_user_error(tmp_path, monkeypatch):
         load_reference_grammar(str(tmp_path / "nope.mrg"), cache_dir=tmp_path)
     monkeypatch.setenv("NLTK_DATA", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path))
-    from linguagym.capabilities import treebank
+    from linguagym.capabilities.syntax import treebank
 
     monkeypatch.setattr(treebank, "default_treebank", lambda: None)
     with pytest.raises(CapabilityError, match="NLTK_DATA") as error:

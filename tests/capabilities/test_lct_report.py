@@ -8,22 +8,23 @@ from pathlib import Path
 
 import pytest
 
-from linguagym import __version__
-from linguagym.capabilities.lct_html import highlight
-from linguagym.capabilities.lct_report import (
+from linguagym.capabilities.testing.classifier_run import run_tests
+from linguagym.capabilities.testing.html import highlight
+from linguagym.capabilities.testing.report import (
     SUMMARY_COLUMNS,
     TEST_COLUMNS,
     classifier_labels,
     directory_names,
     write_results,
 )
-from linguagym.capabilities.testing import run_tests
+from linguagym.version import __version__
 from tests.capabilities.lct_fakes import (
     EXPECTED,
     EXPECTED_ORDER,
     ConstantClassifier,
     FlakyClassifier,
     KeywordClassifier,
+    capability_file,
     document,
 )
 
@@ -77,10 +78,11 @@ def written(tmp_path: Path):
     doc = document()
     tests_path = tmp_path / "tests.json"
     tests_path.write_text(json.dumps(doc), encoding="utf-8")
-    runs = [run_tests(doc, KeywordClassifier(), spec="python:kw"),
-            run_tests(doc, ConstantClassifier("neutral")),
-            run_tests(doc, FlakyClassifier(fail_on=1, name="flaky"), spec="flaky")]
-    result = write_results(doc, tests_path, runs, tmp_path / "out", examples=2)
+    tests = capability_file()
+    runs = [run_tests(tests, KeywordClassifier(), spec="python:kw"),
+            run_tests(tests, ConstantClassifier("neutral")),
+            run_tests(tests, FlakyClassifier(fail_on=1, name="flaky"), spec="flaky")]
+    result = write_results(tests, tests_path, runs, tmp_path / "out", examples=2)
     return doc, tests_path, runs, result
 
 
@@ -199,11 +201,12 @@ def test_report_limits_examples(tmp_path: Path):
     doc = document()
     tests_path = tmp_path / "tests.json"
     tests_path.write_text(json.dumps(doc), encoding="utf-8")
-    runs = [run_tests(doc, ConstantClassifier("negative"))]
-    page = write_results(doc, tests_path, runs, tmp_path / "a", examples=1).report.read_text(encoding="utf-8")
+    tests = capability_file()
+    runs = [run_tests(tests, ConstantClassifier("negative"))]
+    page = write_results(tests, tests_path, runs, tmp_path / "a", examples=1).report.read_text(encoding="utf-8")
     assert page.count("<th class=l>failing seed</th>") > 0
     assert "A bad car." not in page.split("id='lc-LC1'")[1].split("<h3")[0]  # the second LC1 failing seed
-    none = write_results(doc, tests_path, runs, tmp_path / "b", examples=0).report.read_text(encoding="utf-8")
+    none = write_results(tests, tests_path, runs, tmp_path / "b", examples=0).report.read_text(encoding="utf-8")
     assert "failing seed" not in none
 
 
@@ -216,8 +219,7 @@ def test_every_output_is_written_whole(written):
 
 
 def test_highlight_marks_fills_by_span_else_by_diff_else_nothing():
-    doc = document()
-    tests = {t["id"]: t for t in doc["tests"]}
+    tests = capability_file().by_id()
     assert highlight(tests["LC1/1/8/x1"]) == "A red <mark>new</mark> car."
     assert highlight(tests["LC4/1/1/x1"], tests["LC4/1/1"]) == "This <mark>new</mark> movie isn&#x27;t bad."
     assert highlight(tests["LC4/1/1/x1"]) == "This new movie isn&#x27;t bad."
@@ -226,8 +228,9 @@ def test_highlight_marks_fills_by_span_else_by_diff_else_nothing():
 
 
 def test_labels_and_directories_stay_distinct():
-    runs = [run_tests(document(), KeywordClassifier(name="a/b")), run_tests(document(), KeywordClassifier(name="a/b")),
-            run_tests(document(), KeywordClassifier(name="a_b"))]
+    runs = [run_tests(capability_file(), KeywordClassifier(name="a/b")),
+            run_tests(capability_file(), KeywordClassifier(name="a/b")),
+            run_tests(capability_file(), KeywordClassifier(name="a_b"))]
     labels = classifier_labels(runs)
     assert labels == ["a/b", "a/b-2", "a_b"]
     names = directory_names(labels)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from linguagym.capabilities.data.lexicon import label_senses, read_sentiwordnet
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.lexicon import label_senses, read_sentiwordnet
 
 
 def test_weighted_means_use_one_over_sense_number():

@@ -5,8 +5,8 @@ import importlib.util
 import pytest
 
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.parsers import load_parser
-from linguagym.capabilities.trees import bracket_scores, brackets, f1
+from linguagym.capabilities.syntax.parsers import load_parser
+from linguagym.capabilities.syntax.trees import bracket_scores, brackets, f1
 from tests.conftest import SHARED_DATA
 
 TREEBANK = SHARED_DATA / "nltk_data" / "corpora" / "treebank.zip"
@@ -51,8 +51,8 @@ def test_benepar_parses_when_present():
 
 @pytest.mark.skipif(not TREEBANK.is_file(), reason="the shared treebank is not beside the checkout")
 def test_bracket_f1_against_the_gold_treebank(spacy_parser):
-    from linguagym.capabilities.parsers import unescape_words
-    from linguagym.capabilities.treebank import read_treebank
+    from linguagym.capabilities.syntax.parsers import unescape_words
+    from linguagym.capabilities.syntax.treebank import read_treebank
 
     gold = read_treebank(TREEBANK)[:150]
     trees = spacy_parser.parse_words([unescape_words(t.leaves()) for t in gold])

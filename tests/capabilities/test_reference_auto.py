@@ -1,8 +1,8 @@
 """The default reference grammar works without NLTK's treebank: it is induced from the dataset's sentences."""
 
-from linguagym.capabilities.grammar import induced_grammar
-from linguagym.capabilities.parsers import load_parser
 from linguagym.capabilities.pipeline import _reference_grammar
+from linguagym.capabilities.syntax.grammar import induced_grammar
+from linguagym.capabilities.syntax.parsers import load_parser
 
 
 class FakeData:
@@ -13,7 +13,7 @@ class FakeData:
 
 def test_auto_without_a_treebank_induces_from_the_dataset(tmp_path, monkeypatch):
     monkeypatch.setenv("NLTK_DATA", str(tmp_path / "none"))
-    monkeypatch.setattr("linguagym.capabilities.treebank.default_treebank", lambda: None)
+    monkeypatch.setattr("linguagym.capabilities.syntax.treebank.default_treebank", lambda: None)
     parser = load_parser("spacy")
     grammar = _reference_grammar("auto", FakeData(), parser, tmp_path)
     assert grammar.source["reference"] == "induced:tiny" and grammar.source["sentences"] == 3

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from linguagym.capabilities.select import select, selection_score
+from linguagym.capabilities.expansion.selection import select, selection_score
 
 
 def test_score_adds_confidence_and_log_probability():

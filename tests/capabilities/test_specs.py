@@ -4,7 +4,7 @@ import pytest
 import yaml
 
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.specs import load_spec, load_specs, parse_spec, select_specs
+from linguagym.capabilities.seeds.specs import load_spec, load_specs, parse_spec, select_specs
 
 
 def minimal(**case) -> dict:

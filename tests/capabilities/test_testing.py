@@ -3,12 +3,14 @@ from __future__ import annotations
 import pytest
 
 from linguagym.capabilities.classifiers.base import ClassifierError, Prediction
-from linguagym.capabilities.testing import ClassifierRun, missing_texts, run_tests, unique_texts
+from linguagym.capabilities.testing.classifier_run import ClassifierRun, missing_texts, run_tests, unique_texts
+from linguagym.capabilities.testing.testfile import load_document
 from tests.capabilities.lct_fakes import (
     EXPECTED,
     ConstantClassifier,
     FlakyClassifier,
     KeywordClassifier,
+    capability_file,
     document,
     keyword_label,
 )
@@ -22,7 +24,7 @@ def _cached(inner, tmp_path, chunk_size=2):
 
 def test_every_test_gets_an_outcome_and_passes_when_the_label_is_expected():
     doc = document()
-    run = run_tests(doc, KeywordClassifier())
+    run = run_tests(capability_file(), KeywordClassifier())
     assert run.ok and run.error is None
     assert [o.id for o in run.outcomes] == [t["id"] for t in doc["tests"]]
     for outcome, test in zip(run.outcomes, doc["tests"], strict=True):
@@ -38,10 +40,10 @@ def test_each_unique_text_is_predicted_once():
     doc = document()
     doc["tests"].append({**doc["tests"][0], "id": "copy", "capability": "LC2", "expected": ["positive"]})
     classifier = KeywordClassifier()
-    run = run_tests(doc, classifier)
+    run = run_tests(load_document(doc), classifier)
     sent = [text for call in classifier.calls for text in call]
     assert sorted(sent) == sorted(set(sent)) and len(sent) == len(doc["tests"]) - 1
-    assert run.unique_texts == len(unique_texts(doc)) == len(doc["tests"]) - 1
+    assert run.unique_texts == len(unique_texts(load_document(doc))) == len(doc["tests"]) - 1
     copy = {o.id: o for o in run.outcomes}["copy"]
     assert copy.predicted == "neutral" and not copy.passed  # same prediction, another expectation
 
@@ -54,37 +56,37 @@ def test_progress_is_told_the_work_then_each_step():
         totals.append(total)
         return steps.append
 
-    run_tests(document(), KeywordClassifier(), progress=start)
-    assert totals == [len(unique_texts(document()))] and sum(steps) == totals[0]
+    run_tests(capability_file(), KeywordClassifier(), progress=start)
+    assert totals == [len(unique_texts(capability_file()))] and sum(steps) == totals[0]
 
 
 def test_a_cached_classifier_reports_chunks_and_a_rerun_predicts_nothing(tmp_path):
     steps: list[int] = []
     inner = KeywordClassifier()
-    first = run_tests(document(), _cached(inner, tmp_path), progress=lambda total: steps.append)
+    first = run_tests(capability_file(), _cached(inner, tmp_path), progress=lambda total: steps.append)
     assert first.cached == 0 and len(steps) == len(inner.calls) > 1 and sum(steps) == first.unique_texts
     again = KeywordClassifier()
-    second = run_tests(document(), _cached(again, tmp_path))
+    second = run_tests(capability_file(), _cached(again, tmp_path))
     assert again.calls == [] and second.cached == second.unique_texts
     assert [o.predicted for o in second.outcomes] == [o.predicted for o in first.outcomes]
 
 
 def test_a_classifier_error_mid_run_is_recorded_with_the_kept_predictions_and_a_rerun_resumes(tmp_path):
     flaky = FlakyClassifier(fail_on=2)
-    run = run_tests(document(), _cached(flaky, tmp_path, chunk_size=3), spec="flaky")
+    run = run_tests(capability_file(), _cached(flaky, tmp_path, chunk_size=3), spec="flaky")
     assert not run.ok and "went away" in run.error and run.outcomes == []
     assert run.finished == 3 and run.cached == 0 and run.spec == "flaky"
     resumed = KeywordClassifier()  # same identity: the cache serves the three finished texts
     cached = _cached(resumed, tmp_path, chunk_size=3)
-    assert len(missing_texts(cached, unique_texts(document()))) == run.unique_texts - 3
-    again = run_tests(document(), cached)
+    assert len(missing_texts(cached, unique_texts(capability_file()))) == run.unique_texts - 3
+    again = run_tests(capability_file(), cached)
     assert again.ok and again.cached == 3
     assert sum(len(c) for c in resumed.calls) == again.unique_texts - 3
 
 
 def test_an_uncached_classifier_that_fails_keeps_nothing():
-    run = run_tests(document(), FlakyClassifier(fail_on=1))
-    assert not run.ok and run.finished == 0 and run.unique_texts == len(unique_texts(document()))
+    run = run_tests(capability_file(), FlakyClassifier(fail_on=1))
+    assert not run.ok and run.finished == 0 and run.unique_texts == len(unique_texts(capability_file()))
 
 
 class _Wrong(KeywordClassifier):
@@ -102,7 +104,7 @@ class _Wrong(KeywordClassifier):
     (lambda texts: ["neutral" for _ in texts], "not a Prediction"),
 ])
 def test_bad_answers_are_classifier_errors_recorded_in_the_run(answer, message):
-    run = run_tests(document(), _Wrong(answer))
+    run = run_tests(capability_file(), _Wrong(answer))
     assert not run.ok and message in run.error
 
 
@@ -112,12 +114,12 @@ def test_other_exceptions_are_bugs_and_propagate():
             raise RuntimeError("bug")
 
     with pytest.raises(RuntimeError):
-        run_tests(document(), Broken())
+        run_tests(capability_file(), Broken())
 
 
 def test_a_run_keeps_name_identity_and_timing():
     classifier = ConstantClassifier("positive")
-    run = run_tests(document(), classifier)
+    run = run_tests(capability_file(), classifier)
     assert isinstance(run, ClassifierRun)
     assert run.name == "always-positive" and run.identity == {"kind": "fake", "constant": "positive"}
     assert run.seconds >= 0 and run.finished == run.unique_texts
@@ -125,8 +127,8 @@ def test_a_run_keeps_name_identity_and_timing():
 
 
 def test_an_error_in_one_run_leaves_a_later_run_alone(tmp_path):
-    broken = run_tests(document(), FlakyClassifier(fail_on=1))
-    fine = run_tests(document(), KeywordClassifier())
+    broken = run_tests(capability_file(), FlakyClassifier(fail_on=1))
+    fine = run_tests(capability_file(), KeywordClassifier())
     assert not broken.ok and fine.ok and len(fine.outcomes) == len(document()["tests"])
 
 
@@ -143,14 +145,16 @@ def test_any_user_error_while_predicting_is_recorded_not_raised():
         def predict(self, texts):
             raise ConfigurationError("model owner/x not found offline", hint="go online once")
 
-    run = run_tests(document(), NotFound())
+    run = run_tests(capability_file(), NotFound())
     assert not run.ok and "not found offline" in run.error and "go online once" in run.error
 
 
-def test_an_unreadable_cache_is_recorded_as_that_classifiers_failure():
-    class NoCache(KeywordClassifier):
+def test_an_unreadable_cache_is_recorded_as_that_classifiers_failure(tmp_path):
+    from linguagym.capabilities.classifiers.cache import CachedClassifier
+
+    class NoCache(CachedClassifier):
         def missing(self, texts):
             raise ClassifierError("cannot create the prediction cache directory /nope")
 
-    run = run_tests(document(), NoCache())
+    run = run_tests(capability_file(), NoCache(KeywordClassifier(), cache_dir=tmp_path / "cache"))
     assert not run.ok and "/nope" in run.error and run.finished == 0 and run.cached == 0

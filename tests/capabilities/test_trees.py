@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from linguagym.capabilities.trees import bracket_scores, brackets, clean, f1, parse_brackets, strip_function_tags
+from linguagym.capabilities.syntax.trees import bracket_scores, brackets, clean, f1, parse_brackets, strip_function_tags
 
 GOLD = """( (S (NP-SBJ-1 (DT The) (NN film)) (VP (VBZ is) (VP (VBN made) (NP (-NONE- *-1))
   (PP-MNR (IN with) (NP (NN care))))) (. .)) )"""

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from linguagym.capabilities.analysis import Analyser
-from linguagym.capabilities.datasets import Example
-from linguagym.capabilities.lexicon import read_sentiwordnet
-from linguagym.capabilities.specs import load_specs
-from linguagym.capabilities.validate import Validator, prefilter, shape_problems
+from linguagym.capabilities.data.analysis import Analyser
+from linguagym.capabilities.data.datasets import Example
+from linguagym.capabilities.data.lexicon import read_sentiwordnet
+from linguagym.capabilities.expansion.validate import Validator, prefilter, shape_problems
+from linguagym.capabilities.seeds.specs import load_specs
 
 
 @pytest.fixture

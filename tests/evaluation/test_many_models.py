@@ -13,7 +13,7 @@ import pytest
 from linguagym.cli import main
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.models_file import read_models_file
-from linguagym.evaluation.outputs import model_labels
+from linguagym.names import model_labels
 from linguagym.suites import example_suite_paths
 
 
@@ -78,26 +78,25 @@ def test_a_model_that_fails_does_not_stop_the_others(tiny_lm_dir: Path, tmp_path
     assert json.loads((out / tiny_lm_dir.name / "run.json").read_text())["executor"] == {"name": "local"}
 
 
-def test_each_model_is_let_go_before_the_next_one_runs(tiny_lm_dir: Path, tmp_path: Path, monkeypatch) -> None:
+def test_each_model_is_let_go_before_the_next_one_runs(tiny_lm_dir: Path, tmp_path: Path) -> None:
     import weakref
 
-    from linguagym.evaluation import run as run_module
-    from linguagym.evaluation.run import RunSettings, run_models
+    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.run import RunSettings
 
     made = []
-    original = run_module.settings_scorer
+    from linguagym.evaluation.run import settings_scorer as original
 
     def recording(settings):
         scorer = original(settings)
         made.append(weakref.ref(scorer))
         return scorer
 
-    monkeypatch.setattr(run_module, "settings_scorer", recording)
     second = shutil.copytree(tiny_lm_dir, tmp_path / "second")
     alive_when_done = []
     base = RunSettings(device="cpu", cache_dir=str(tmp_path / "cache"))
     outcomes = run_models(example_suite_paths(), [RunSettings(**{**base.__dict__, "model": m})
-                                                  for m in (str(tiny_lm_dir), str(second))],
+                                                  for m in (str(tiny_lm_dir), str(second))], scorers=recording,
                           finished=lambda settings, outcome: alive_when_done.append([r() is not None for r in made]))
     assert all(not isinstance(o, Exception) for o in outcomes)
     assert [o.label for o in outcomes] == [tiny_lm_dir.name, "second"]  # the API labels results as the CLI does

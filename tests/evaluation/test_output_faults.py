@@ -14,8 +14,9 @@ import pytest
 
 from linguagym.cli import main
 from linguagym.errors import ConfigurationError, OutputError
-from linguagym.evaluation import run as run_module
-from linguagym.evaluation.run import RunSettings, load_suites, run_models, suite_texts
+from linguagym.evaluation import models as models_module
+from linguagym.evaluation.models import run_models
+from linguagym.evaluation.run import RunSettings, load_suites, suite_texts
 from linguagym.suites import example_suite_paths
 from tests.evaluation.fakes import WordScorer
 
@@ -38,7 +39,7 @@ def fake_models(monkeypatch) -> list[WordScorer]:
         made.append(CachedWordScorer(lambda word, index: float(len(word) + settings.batch_size)))
         return made[-1]
 
-    monkeypatch.setattr(run_module, "settings_scorer", fake)
+    monkeypatch.setattr(models_module, "settings_scorer", fake)  # what run_models loads each model with
     return made
 
 
@@ -93,7 +94,7 @@ def test_models_whose_folder_names_differ_only_in_case_are_written_apart(tmp_pat
 
 
 def test_folder_names_are_distinct_deterministic_and_leave_the_report_its_names() -> None:
-    from linguagym.evaluation.outputs import model_folders
+    from linguagym.names import model_folders
 
     labels = ["m/a b.tsv", "m/a_b.tsv", "Model", "model", "plots", "report.html", "smollm2-135m"]
     folders = model_folders(labels)

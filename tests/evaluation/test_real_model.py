@@ -6,7 +6,7 @@ import math
 import pytest
 
 from linguagym.evaluation.evaluate import evaluate_suite, suite_sentences
-from linguagym.evaluation.run import score_texts
+from linguagym.scoring.order import score_texts
 from linguagym.suites.load import parse_suite_data, read_suite
 from tests.conftest import SUITES_DIR, real_suite_paths
 

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from linguagym.executors.ray_worker import load_worker_scorer
+from linguagym.scoring.protocol import WarmsUp
+from linguagym.scoring.task import load_worker_scorer
 
 
 @dataclass(frozen=True)
 class LoggingLoader:
-    """Loads the run's scorer in a worker; ``log`` gets one line per text of every shard the worker returns.
+    """Loads the run's scorer (from its ``ScorerSpec``) in a worker; ``log`` gets one line per text of every shard
+    the worker returns.
 
     ``kill_marker``: the first worker to reach its shard number ``kill_at`` creates this file, scores the shard
     and then kills its own process before answering (the work is lost, as in a real crash). ``kill_at_load``:
@@ -32,12 +34,12 @@ class LoggingLoader:
     fail_load: str | None = None
     identity_change: tuple[tuple[str, Any], ...] = ()
 
-    def __call__(self, settings):
+    def __call__(self, spec):
         if self.kill_at_load:
             os.kill(os.getpid(), signal.SIGKILL)
         if self.fail_load:
             raise RuntimeError(self.fail_load)
-        return LoggedScorer(load_worker_scorer(settings), self)
+        return LoggedScorer(load_worker_scorer(spec), self)
 
 
 class LoggedScorer:
@@ -50,9 +52,9 @@ class LoggedScorer:
     def identity(self) -> dict[str, Any]:
         return {**self.inner.identity, **dict(self.loader.identity_change)}
 
-    @property
-    def loaded(self):
-        return self.inner.loaded
+    def warm_up(self) -> None:
+        if isinstance(self.inner, WarmsUp):
+            self.inner.warm_up()
 
     def score(self, texts: Sequence[str]):
         self.calls += 1
@@ -100,7 +102,7 @@ class FailingFor:
     model: str
     message: str = "CUDA out of memory. Tried to allocate 20.00 GiB"
 
-    def __call__(self, settings):
-        if settings.model == self.model:
+    def __call__(self, spec):
+        if spec.model == self.model:
             raise RuntimeError(self.message)
-        return load_worker_scorer(settings)
+        return load_worker_scorer(spec)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.evaluation.run import RunSettings, run_models
+from linguagym.evaluation.models import run_models
+from linguagym.evaluation.run import RunSettings
 from linguagym.executors import ExecutorError
 from linguagym.suites import example_suite_paths
 from tests.capabilities.lct_fakes import document
@@ -35,7 +36,7 @@ def test_two_models_run_side_by_side_and_equal_local_runs(ray_cluster, tiny_lm_d
     log = tmp_path / "scored.log"
     announced = []
 
-    def progress(total, unit):
+    def progress(label, total, unit):
         announced.append((total, unit))
         return lambda n: None
 
@@ -133,3 +134,27 @@ def test_lct_test_on_ray_predicts_as_locally_and_a_failing_classifier_stops_alon
     again = json.loads((tmp_path / "again" / "results.json").read_text())["classifiers"]
     assert [e["cached_before"] for e in again] == [16, 16]
     assert again[0]["executor"]["classifiers"][KEYWORDS]["shards"] == 0
+
+
+def test_prefill_predictions_runs_the_task_its_caller_names_and_a_failing_classifier_stops_alone(
+        ray_cluster, tmp_path):
+    from linguagym.capabilities.classifiers.cache import CachedClassifier
+    from linguagym.capabilities.classifiers.registry import load_classifier
+    from linguagym.capabilities.classifiers.task import ClassifyingTask
+    from linguagym.executors.ray_executor import RayExecutor
+
+    texts = ["A good film.", "A bad film.", "A film.", "A good film."]
+    caches = [(spec, CachedClassifier(load_classifier(spec), tmp_path)) for spec in (KEYWORDS, BROKEN)]
+    done = []
+    try:
+        with RayExecutor(workers=2) as executor:
+            ok, failed = executor.prefill_predictions(caches, texts, {}, done.append, task=ClassifyingTask.for_cache)
+            record = executor.describe()
+        assert ok is None and isinstance(failed, ExecutorError) and "the sentiment service is down" in failed.message
+        assert sum(done) == 3 and caches[0][1].missing(texts) == [] and len(caches[1][1].missing(texts)) == 3
+        assert [p.label for p in caches[0][1].predict(texts)] == ["positive", "negative", "neutral", "positive"]
+        assert caches[0][1].misses == 0  # every prediction came from the cluster, through the cache
+        assert record["classifiers"][KEYWORDS] == {"shards": 1, "texts": 3, "workers": 1, "worker_deaths": 0}
+    finally:
+        for _, cache in caches:
+            cache.close()

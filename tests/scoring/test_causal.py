@@ -148,7 +148,7 @@ def test_too_long_text_is_a_clear_error(gpt2_dir: Path, tmp_path: Path) -> None:
 def test_identity_needs_no_weights(gpt2_dir: Path, tmp_path: Path) -> None:
     first = scorer(gpt2_dir, tmp_path)
     identity = first.identity
-    assert first._loaded is None
+    assert not first.is_loaded
     from linguagym.scoring.device import probe_device
 
     # device="auto" is resolved without loading weights: "cpu" here, "cuda" on a GPU machine

@@ -179,7 +179,7 @@ def test_count_tokens_and_progress(gpt2_dir: Path, bert_dir: Path, tmp_path: Pat
         MaskedScorer(resolve_source(str(bert_dir), tmp_path), batch_tokens=32),
     ):
         expected = scorer.count_tokens(ITEMS)
-        assert scorer._loaded is None  # counting loads the tokenizer only
+        assert not scorer.is_loaded  # counting loads the tokenizer only
         done: list[int] = []
         scorer.progress = done.append
         scored = scorer.score(list(dict.fromkeys(ITEMS)))

@@ -38,7 +38,7 @@ def test_prefix_shared_region_values_equal_plain_on_real_suites() -> None:
     expected_tokens = shared.count_tokens(texts)
     a = dict(zip(texts, shared.score(texts), strict=True))
     assert sum(done) == expected_tokens == sum(len(s.tokens) for s in a.values())
-    plain._loaded = shared.loaded  # same weights, plain one-sentence-at-a-time passes
+    plain.lm = shared.lm  # same weights, plain one-sentence-at-a-time passes
     b = dict(zip(texts, plain.score(texts), strict=True))
     worst_token = max(
         abs(x.surprisal - y.surprisal) for t in texts for x, y in zip(a[t].tokens, b[t].tokens, strict=True)

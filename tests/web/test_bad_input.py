@@ -201,8 +201,7 @@ def test_control_characters_in_names_notes_and_searches_are_dropped(client_on):
     assert generate.status_code == 302
     from sqlalchemy import select
 
-    from linguagym.web.capability_store import CapabilityJob, TestFileRecord
-    from linguagym.web.db import SuiteVersion
+    from linguagym.web.db import CapabilityJob, SuiteVersion, TestFileRecord
 
     with client.app.extensions["sessions"]() as session:
         notes = [v.note for v in session.scalars(select(SuiteVersion).order_by(SuiteVersion.id))]
@@ -357,17 +356,19 @@ def test_two_saves_of_one_test_file_at_once_store_it_once(database_url):
 
     from sqlalchemy import func, select
 
+    from linguagym.capabilities.testing.testfile import load_document
     from linguagym.web import db
-    from linguagym.web.capability_store import TestFileRecord, save_test_file
+    from linguagym.web.capability_store import save_test_file
+    from linguagym.web.db import TestFileRecord
 
     sessions = db.open_database(database_url)
     content = json.dumps(_tests())
     first_session, second_session = sessions(), sessions()
-    first = save_test_file(first_session, content, json.loads(content), name="first")
+    first = save_test_file(first_session, content, load_document(json.loads(content)), name="first")
     second = {}
 
     def save_second() -> None:
-        second["saved"] = save_test_file(second_session, content, json.loads(content), name="second")
+        second["saved"] = save_test_file(second_session, content, load_document(json.loads(content)), name="second")
         second_session.commit()
 
     thread = threading.Thread(target=save_second)
@@ -386,8 +387,7 @@ def test_two_saves_of_one_test_file_at_once_store_it_once(database_url):
 def test_rows_an_older_version_stored_unshowable_are_located_400_pages(app, client):
     """What an older linguagym let through (a lone surrogate in a test file, Infinity in a suite) is still stored:
     its pages say what is wrong and how to mend it instead of failing."""
-    from linguagym.web.capability_store import TestFileRecord
-    from linguagym.web.db import SuiteRecord, SuiteVersion
+    from linguagym.web.db import SuiteRecord, SuiteVersion, TestFileRecord
 
     bad_tests = json.dumps(document()).replace('"fixture"', '"\\ud800"', 1)
     bad_suite = json.dumps(minimal_suite())[:-1] + ', "x": Infinity}'  # a top-level key the old loader kept

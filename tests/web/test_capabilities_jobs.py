@@ -13,8 +13,8 @@ import time
 import pytest
 
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.web.capability_store import CapabilityJob
-from tests.capabilities.lct_fakes import EXPECTED, document
+from linguagym.web.db import CapabilityJob
+from tests.capabilities.lct_fakes import EXPECTED, capability_file, document
 from tests.web.test_capabilities_pages import KEYWORDS, start_test, upload
 
 
@@ -144,7 +144,7 @@ class FakeGeneration:
         advance(10)
         if self.fail:
             raise CapabilityError(self.fail, hint="check the dataset")
-        return document()
+        return capability_file()
 
 
 def test_a_generate_job_stores_the_test_file_it_made(app, client, monkeypatch):
@@ -249,7 +249,7 @@ def test_a_real_small_generation_without_the_network(tmp_path):
     """The real pipeline on a 12-sentence table, with the SentiWordNet asset taken from the user cache."""
     pytest.importorskip("spacy")
     from linguagym.assets import data_asset_path
-    from linguagym.capabilities.lexicon import DEFAULT_LEXICON
+    from linguagym.capabilities.data.lexicon import DEFAULT_LEXICON
     from linguagym.scoring.cache import resolve_cache_dir
     from linguagym.web import WebConfig, create_app
     from tests.capabilities.conftest import RT_ROWS
@@ -277,9 +277,9 @@ def test_a_real_small_generation_without_the_network(tmp_path):
 
             record = get_test_file(session, job.result_file_id)
             generated = load_test_file(record)
-            assert record.capability_count == 2 and record.seed_count == len(generated["tests"]) > 0
+            assert record.capability_count == 2 and record.seed_count == len(generated.tests) > 0
             assert record.name == f"{record.dataset} LC2,LC9"
-        assert {t["capability"] for t in generated["tests"]} <= {"LC2", "LC9"}
+        assert {t.capability for t in generated.tests} <= {"LC2", "LC9"}
         assert "LC9" in client.get(f"/capabilities/files/{job.result_file_id}").text
     finally:
         app.extensions["sessions"].kw["bind"].dispose()

@@ -11,8 +11,8 @@ from sqlalchemy import text
 from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
-from linguagym.web import capability_store, db, store
-from tests.capabilities.lct_fakes import document
+from linguagym.web import capability_store, db, errors, store
+from tests.capabilities.lct_fakes import capability_file, document
 
 
 def test_revision_0003_keeps_suites_and_runs_and_adds_the_capability_tables(database_url):
@@ -43,12 +43,12 @@ def test_revision_0003_keeps_suites_and_runs_and_adds_the_capability_tables(data
         assert record.name == "kept" and record.latest.content == content and record.latest.author == "me"
         run = store.get_run(session, 1)
         assert run.status == "running" and run.suites[0].version.id == 1
-        data = document()
-        saved = capability_store.save_test_file(session, json.dumps(data), data, name="after the upgrade")
+        saved = capability_store.save_test_file(session, json.dumps(document()), capability_file(),
+                                                name="after the upgrade")
         capability_store.create_test_job(session, saved.record, ["vader"], {"device": "cpu"})
     with sessions() as session:
         [stored] = capability_store.list_test_files(session)
-        assert stored.name == "after the upgrade" and capability_store.load_test_file(stored) == document()
+        assert stored.name == "after the upgrade" and capability_store.load_test_file(stored) == capability_file()
         [job] = capability_store.list_jobs(session)
         assert job.test_file.id == stored.id and job.settings == {"device": "cpu", "classifiers": ["vader"]}
     from alembic import command
@@ -61,8 +61,8 @@ def test_revision_0003_keeps_suites_and_runs_and_adds_the_capability_tables(data
 
 def test_test_files_and_jobs_round_trip(database_url):
     sessions = db.open_database(database_url)
-    data = document()
-    content = json.dumps(data, indent=1)
+    data = capability_file()
+    content = json.dumps(document(), indent=1)
     with sessions.begin() as session:
         first = capability_store.save_test_file(session, content, data, name="  ", note="uploaded")
         again = capability_store.save_test_file(session, content, data, name="other name")
@@ -85,8 +85,8 @@ def test_test_files_and_jobs_round_trip(database_url):
         with pytest.raises(capability_store.ConfigurationError, match="belongs to 1 job"):
             capability_store.delete_test_file(session, capability_store.get_test_file(session, record.id))
     with sessions() as session:
-        with pytest.raises(store.NotFound):
+        with pytest.raises(errors.NotFound):
             capability_store.get_test_file(session, 99)
-        with pytest.raises(store.NotFound):
+        with pytest.raises(errors.NotFound):
             capability_store.get_job(session, 99)
     sessions.kw["bind"].dispose()

@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
+from linguagym.cli.serve import add_serve_parser
 from linguagym.errors import ConfigurationError
-from linguagym.web.cli import add_serve_parser
 
 
 def _parse(*argv):

@@ -105,8 +105,8 @@ def test_cancel_a_running_run(tmp_path, tiny_lm_dir):
     entered, release = threading.Event(), threading.Event()
 
     class Blocking:
-        def __init__(self, model):
-            self.inner = load_scorer(model, device="cpu", score_cache=False)
+        def __init__(self, settings):
+            self.inner = load_scorer(settings.model, device="cpu", score_cache=False)
             self.identity = self.inner.identity
 
         def score(self, texts):

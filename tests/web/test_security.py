@@ -229,7 +229,7 @@ def test_python_classifiers_need_the_operators_flag_even_on_localhost(tmp_path):
 
 def test_a_queued_python_job_does_not_run_after_a_restart_without_the_flag(tmp_path, monkeypatch):
     from linguagym.web import WebConfig, create_app
-    from linguagym.web.capability_store import CapabilityJob
+    from linguagym.web.db import CapabilityJob
 
     calls = []
     import tests.capabilities.lct_fakes as fakes

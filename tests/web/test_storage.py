@@ -10,7 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
-from linguagym.web import db, store
+from linguagym.web import db, errors, store
 
 
 def _engine(url):
@@ -80,9 +80,9 @@ def test_suites_versions_search_and_runs(database_url):
 def test_missing_suite_and_run_are_not_found(database_url):
     sessions = db.open_database(database_url)
     with sessions() as session:
-        with pytest.raises(store.NotFound):
+        with pytest.raises(errors.NotFound):
             store.get_suite(session, 42)
-        with pytest.raises(store.NotFound):
+        with pytest.raises(errors.NotFound):
             store.get_run(session, 42)
     sessions.kw["bind"].dispose()
 

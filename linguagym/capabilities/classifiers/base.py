@@ -1,15 +1,17 @@
 """The classifier interface and the mapping of any classifier's output onto three labels.
 
-A classifier takes a batch of texts and returns one ``Prediction`` per text: a label (negative, neutral or
-positive) and probabilities over the three. Binary classifiers (negative/positive only) are mapped to three
-classes by the neutral band of the S2LCT paper: ``1/3 < p(positive) < 2/3`` is neutral (``from_binary``).
+A classifier (a subclass of ``Classifier``) takes a batch of texts and returns one ``Prediction`` per text: a
+label (negative, neutral or positive) and probabilities over the three. Binary classifiers (negative/positive
+only) are mapped to three classes by the neutral band of the S2LCT paper: ``1/3 < p(positive) < 2/3`` is
+neutral (``from_binary``).
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from linguagym.capabilities.errors import CapabilityError
 
@@ -57,19 +59,36 @@ def from_probabilities(probabilities: Sequence[float]) -> Prediction:
     return Prediction(LABELS[best], (values[0], values[1], values[2]))
 
 
-@runtime_checkable
-class Classifier(Protocol):
+class Classifier(ABC):
+    """What every classifier offers, and so all that callers may rely on (no probing with ``hasattr``).
+
+    A classifier must say what it is (``identity``, ``name``) and ``predict``. ``warm_up``, ``close`` and
+    ``batch_size`` have defaults that fit a classifier with nothing to load, free or batch. A classifier with
+    a prediction cache in front is a ``cache.CachedClassifier``, which adds cache lookups and progress.
+    """
+
+    batch_size: int | None = None
+    """Texts per forward pass or request, where the classifier batches (a cache sizes its chunks by it)."""
+
     @property
+    @abstractmethod
     def identity(self) -> dict[str, Any]:
         """What makes its predictions what they are (kind, model, revision, settings): the cache key and the
         provenance recorded in every result. Must not load a model."""
-        ...
 
     @property
+    @abstractmethod
     def name(self) -> str:
         """A short display name for tables and reports (e.g. ``vader``, ``smollm2-135m``)."""
-        ...
 
+    @abstractmethod
     def predict(self, texts: Sequence[str]) -> list[Prediction]:
         """One prediction per text, in order. Raises ClassifierError when the model cannot answer."""
-        ...
+
+    # warm_up and close are deliberately no-ops by default, not abstract: most classifiers need neither
+    def warm_up(self) -> None:  # noqa: B027
+        """Load what the first prediction would (a local model's weights) now; nothing to do by default."""
+
+    def close(self) -> None:  # noqa: B027
+        """Release what the classifier holds open (files, connections); nothing to do by default. Safe to call
+        more than once."""

@@ -25,17 +25,22 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 
 
-class CachedClassifier:
+class CachedClassifier(Classifier):
     """Wraps ``inner``; only unique texts missing from the cache reach it, ``chunk_size`` at a time (default:
-    four of the inner classifier's batches, at least 32; 256 where it has no ``batch_size``)."""
+    four of the inner classifier's batches, at least 32; 256 where it has no ``batch_size``).
+
+    Beyond a Classifier it offers ``missing`` (what a prediction would still compute), ``store`` (keep
+    predictions made elsewhere), ``predict(texts, progress=...)``, ``cache_dir`` and ``chunk_size``: callers
+    recognise it with ``isinstance(classifier, CachedClassifier)``.
+    """
 
     def __init__(self, inner: Classifier, cache_dir: Path | None = None, *, chunk_size: int | None = None) -> None:
         if chunk_size is not None and chunk_size < 1:
             raise ClassifierError(f"chunk_size must be at least 1, not {chunk_size}")
         self.inner = inner
         self.cache_dir = resolve_cache_dir(cache_dir)
-        batch_size = getattr(inner, "batch_size", None)
-        default = max(32, 4 * int(batch_size)) if isinstance(batch_size, int) and batch_size > 0 else 256
+        batch_size = inner.batch_size
+        default = max(32, 4 * batch_size) if batch_size is not None and batch_size > 0 else 256
         self.chunk_size = chunk_size or default
         self._identity = inner.identity
         self._store = EntryStore.under(self.cache_dir, "predictions", self._identity, what="prediction cache")
@@ -60,6 +65,14 @@ class CachedClassifier:
     @property
     def name(self) -> str:
         return self.inner.name
+
+    @property
+    def batch_size(self) -> int | None:  # the inner classifier's
+        return self.inner.batch_size
+
+    def warm_up(self) -> None:
+        """Load the inner classifier's model now (a prediction served from the cache would not need it)."""
+        self.inner.warm_up()
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """The unique ``texts`` not in the cache, in first-seen order (what ``predict`` hands to the model)."""
@@ -95,7 +108,9 @@ class CachedClassifier:
                         for text, prediction in zip(texts, predictions, strict=True))
 
     def close(self) -> None:
+        """Close the cache file and the inner classifier."""
         self._store.close()
+        self.inner.close()
 
     def __enter__(self) -> CachedClassifier:
         return self

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import LABELS, ClassifierError, Prediction, from_probabilities
+from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction, from_probabilities
 
 PROMPT_VERSION = 1
 INSTRUCTION = (
@@ -98,7 +98,7 @@ class _Row:
     reads: list[tuple[int, int, int]]  # (index from the end of the row's logits, token id, label index)
 
 
-class FewShotClassifier:
+class FewShotClassifier(Classifier):
     """Classify sentiment by prompting a causal LM with labelled examples (see the module docstring).
 
     ``model``: a named model (``smollm2-135m``, ``gemma-3-270m``), a local model directory, a ``.gguf`` file or
@@ -110,30 +110,24 @@ class FewShotClassifier:
     def __init__(
         self, model: str, *, cache_dir: Path | None = None, device: str = "auto", batch_size: int | None = None
     ) -> None:
-        from linguagym.scoring import device as devices
-        from linguagym.scoring.cache import resolve_cache_dir
-        from linguagym.scoring.hf_base import resolve_bos
-        from linguagym.scoring.sources import resolve_source
+        from linguagym.scoring.causal_lm import CausalLM, NotCausalError
 
         if batch_size is not None and batch_size < 1:
             raise ClassifierError(f"batch_size must be at least 1, not {batch_size}")
         self.model_name = model
-        self.source = resolve_source(model, resolve_cache_dir(cache_dir))
-        if self.source.masked:
+        try:
+            self.lm = CausalLM.open(model, cache_dir=cache_dir, device=device)
+        except NotCausalError:
             raise ClassifierError(
                 f"model {model!r} is a masked LM; the few-shot classifier needs a causal (left-to-right) LM",
                 hint="pass a causal model such as smollm2-135m or gemma-3-270m",
-            )
-        self.device = devices.probe_device(device)
-        self.dtype = "float32"
+            ) from None
         self.batch_size = batch_size
-        self.bos_token, self.bos_token_id = resolve_bos("auto", self.source)
-        self._loaded: Any = None
         self._prepared: _Prepared | None = None
 
     @property
     def name(self) -> str:
-        short = Path(self.model_name).name if self.source.kind in ("directory", "gguf") else self.model_name
+        short = Path(self.model_name).name if self.lm.source.kind in ("directory", "gguf") else self.model_name
         return f"fewshot:{short}"
 
     @property
@@ -142,11 +136,7 @@ class FewShotClassifier:
 
         return {
             "kind": "fewshot",
-            **self.source.identity(),
-            "dtype": self.dtype,
-            "device": self.device,
-            "bos_token": self.bos_token,
-            "bos_token_id": self.bos_token_id,
+            **self.lm.identity,
             "prompt_version": PROMPT_VERSION,
             "prompt_sha256": prompt_sha256(),
             "label_words": list(LABEL_WORDS),
@@ -169,7 +159,7 @@ class FewShotClassifier:
         prepared = self._prepare()
         suffixes = self._suffix_ids(unique, prepared.prefix_ids)
         rows = self._rows(suffixes, prepared)
-        limit = self._loaded.max_length
+        limit = self.lm.loaded.max_length
         for row in rows:
             length = len(prepared.prefix_ids) + len(row.tokens)
             if limit is not None and length > limit:
@@ -192,20 +182,9 @@ class FewShotClassifier:
             return self._prepared
         import torch
 
-        from linguagym.scoring.hf_base import load_hf
-
-        loaded = load_hf(self.source, masked=False, dtype=self.dtype, device=self.device)
+        loaded = self.lm.loaded
         tokenizer = loaded.tokenizer
-        if self.bos_token is not None and self.source.kind != "named":
-            found = tokenizer.convert_tokens_to_ids(self.bos_token)
-            if found != self.bos_token_id:
-                raise ClassifierError(
-                    f"start token {self.bos_token!r} has id {found} in the loaded tokenizer of "
-                    f"{self.model_name!r}, but its files declare {self.bos_token_id}",
-                    hint="the tokenizer files disagree; re-save the model directory with save_pretrained",
-                )
-        start = [] if self.bos_token_id is None else [int(self.bos_token_id)]
-        prefix_ids = start + _ids(tokenizer, prompt_prefix())
+        prefix_ids = self.lm.start_ids + _ids(tokenizer, prompt_prefix())
         label_ids = [_ids(tokenizer, word) for word in LABEL_WORDS]
         if any(not ids for ids in label_ids) or len({tuple(ids) for ids in label_ids}) != len(label_ids):
             raise ClassifierError(
@@ -236,7 +215,6 @@ class FewShotClassifier:
         if out.past_key_values is None:
             raise ClassifierError(f"model {self.model_name!r} returned no key/value cache",
                                   hint="use a standard causal model (GPT-2, Llama, Gemma, Qwen, ...)")
-        self._loaded = loaded
         self._prepared = _Prepared(prefix_ids, out.past_key_values, label_ids, int(pad), keep_supported)
         return self._prepared
 
@@ -244,8 +222,8 @@ class FewShotClassifier:
         """Each text's token ids after the prefix, cut from the tokens of its whole prompt, so the model sees
         what tokenizing the whole prompt gives. Where those do not start with the prefix's own tokens (the
         text's first token merged across the boundary), the query is tokenized alone instead."""
-        tokenizer = self._loaded.tokenizer
-        body = prefix_ids if self.bos_token_id is None else prefix_ids[1:]  # the prefix without its start token
+        tokenizer = self.lm.loaded.tokenizer
+        body = prefix_ids[len(self.lm.start_ids):]  # the prefix without its start token
         whole = tokenizer([prompt_prefix() + QUERY.format(text=t) for t in texts], add_special_tokens=False)
         out = []
         for text, ids in zip(texts, whole["input_ids"], strict=True):
@@ -292,7 +270,7 @@ class FewShotClassifier:
     def _forward(self, rows: list[_Row], prepared: _Prepared) -> list[list[float]]:
         import torch
 
-        loaded = self._loaded
+        loaded = self.lm.loaded
         width = max(len(r.tokens) for r in rows)
         count = len(rows)
         ids = torch.full((count, width), prepared.pad_id, dtype=torch.long)

@@ -21,12 +21,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import LABELS, ClassifierError, Prediction
+from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
 from linguagym.capabilities.classifiers.python_callable import SYNONYMS, check_label_map, normalise_output
 from linguagym.errors import ConfigurationError
+from linguagym.hashing import HashMemo
 from linguagym.scoring import device as devices
 from linguagym.scoring.cache import resolve_cache_dir
-from linguagym.scoring.fingerprint import HashMemo
 from linguagym.scoring.hf_base import library_versions
 from linguagym.scoring.sources import read_config
 
@@ -131,7 +131,7 @@ def _hub_config(repo_id: str, revision: str | None) -> Path:
         ) from None
 
 
-class HFClassifier:
+class HFClassifier(Classifier):
     """A Hugging Face sequence classifier. ``model``: a hub id or a local directory. Weights load on the first
     ``predict`` with texts; texts are sorted by token length and run ``batch_size`` at a time, truncated to
     the model's limit."""

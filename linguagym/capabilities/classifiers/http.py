@@ -22,7 +22,7 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import ClassifierError, Prediction
+from linguagym.capabilities.classifiers.base import Classifier, ClassifierError, Prediction
 from linguagym.capabilities.classifiers.python_callable import EXPECTED_SHAPES, check_label_map, normalise_outputs
 
 TOKEN_ENV = "LINGUAGYM_HTTP_TOKEN"
@@ -39,7 +39,7 @@ class _Retryable(Exception):
         self.wait = wait
 
 
-class HTTPClassifier:
+class HTTPClassifier(Classifier):
     """POST ``{"texts": [...]}`` to ``url``, ``batch_size`` texts a request.
 
     ``timeout``: seconds per request; ``retries``: further tries after a retryable failure, waiting

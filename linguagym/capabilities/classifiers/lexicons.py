@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import ClassifierError, Prediction
+from linguagym.capabilities.classifiers.base import Classifier, ClassifierError, Prediction
 
 VADER_THRESHOLD = 0.05  # Hutto & Gilbert's documented cut-off on the compound score
 TEXTBLOB_THRESHOLD = 0.0
@@ -42,7 +42,7 @@ def _label(score: float, threshold: float, *, inclusive: bool) -> str:
     return "neutral"
 
 
-class VaderClassifier:
+class VaderClassifier(Classifier):
     """VADER (vaderSentiment): compound >= ``threshold`` positive, <= -``threshold`` negative, else neutral."""
 
     def __init__(self, threshold: float = VADER_THRESHOLD) -> None:
@@ -84,7 +84,7 @@ class VaderClassifier:
         return predictions
 
 
-class TextBlobClassifier:
+class TextBlobClassifier(Classifier):
     """TextBlob's pattern analyser: polarity > ``threshold`` positive, < -``threshold`` negative, else neutral."""
 
     def __init__(self, threshold: float = TEXTBLOB_THRESHOLD) -> None:

@@ -20,7 +20,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import LABELS, ClassifierError, Prediction, from_binary, from_probabilities
+from linguagym.capabilities.classifiers.base import (
+    LABELS,
+    Classifier,
+    ClassifierError,
+    Prediction,
+    from_binary,
+    from_probabilities,
+)
 
 SYNONYMS = {
     "negative": "negative",
@@ -209,7 +216,7 @@ def _module_fingerprint(function: Callable[..., Any]) -> str:
         return "unknown"
 
 
-class CallableClassifier:
+class CallableClassifier(Classifier):
     """``function(texts) -> one item per text`` (see ``normalise_output``) as a Classifier.
 
     ``version``: a tag of your own, recorded in the identity; change it when the function's answers change

@@ -25,13 +25,14 @@ import random
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import ClassifierError
-from linguagym.capabilities.datasets import Dataset, Example
+from linguagym.capabilities.data.datasets import Dataset, Example
+from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
 
 METADATA_FILE = "linguagym-classifier.json"
 DEFAULT_BASE = "minilm-l6-v2"  # an encoder asset of linguagym.assets
@@ -53,16 +54,15 @@ def text_key(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-def texts_to_exclude(document: Mapping[str, Any]) -> list[str]:
-    """The texts of a capability-test document a classifier must not train on: every seed test's text and the
+def texts_to_exclude(document: CapabilityTestFile) -> list[str]:
+    """The texts of a capability-test file a classifier must not train on: every seed test's text and the
     dataset sentences any test was made from (``provenance.rows[].text``)."""
     found: dict[str, None] = {}
-    for test in document.get("tests", []):
-        if test.get("kind") == "seed":
-            found[str(test["text"])] = None
-        for row in (test.get("provenance") or {}).get("rows") or []:
-            if isinstance(row, Mapping) and isinstance(row.get("text"), str):
-                found[row["text"]] = None
+    for test in require_test_file(document, "texts_to_exclude").tests:
+        if test.kind == "seed":
+            found[test.text] = None
+        for row in test.provenance.rows or ():
+            found[row.text] = None
     return list(found)
 
 
@@ -211,8 +211,8 @@ def _check_target(output_dir: Path) -> None:
 def _resolve_base(base: str | None, cache_dir: Path | None) -> tuple[dict[str, Any], Path]:
     """What the base encoder is (for the metadata) and the directory to load it from."""
     from linguagym import assets
+    from linguagym.hashing import HashMemo
     from linguagym.scoring.cache import resolve_cache_dir
-    from linguagym.scoring.fingerprint import HashMemo
 
     root = resolve_cache_dir(cache_dir)
     name = base or DEFAULT_BASE

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from linguagym.capabilities.classifiers.base import ClassifierError, Prediction, from_binary
+from linguagym.capabilities.classifiers.base import Classifier, ClassifierError, Prediction, from_binary
 
 
 @pytest.fixture(autouse=True)
@@ -16,7 +16,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LINGUAGYM_HTTP_TOKEN", raising=False)
 
 
-class CountingClassifier:
+class CountingClassifier(Classifier):
     """Positive when the text contains 'good'; records every batch; can fail from a given call on."""
 
     def __init__(self, fail_on_call: int | None = None, tag: str = "v1") -> None:

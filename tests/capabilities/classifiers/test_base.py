@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linguagym.capabilities.classifiers.base import LABELS, Prediction, from_binary, from_probabilities
+from linguagym.capabilities.classifiers.base import LABELS, Classifier, Prediction, from_binary, from_probabilities
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,53 @@ def test_prediction_round_trips_through_a_dict() -> None:
     data = prediction.as_dict()
     assert set(data["probabilities"]) == set(LABELS)
     assert Prediction.from_dict(data) == prediction
+
+
+def test_every_classifier_kind_is_a_classifier_with_the_defaults(tmp_path) -> None:
+    """What callers rely on without probing: close, warm_up and batch_size on every kind of classifier."""
+    from linguagym.capabilities.classifiers.cache import CachedClassifier
+    from linguagym.capabilities.classifiers.http import HTTPClassifier
+    from linguagym.capabilities.classifiers.lexicons import TextBlobClassifier, VaderClassifier
+    from linguagym.capabilities.classifiers.python_callable import CallableClassifier, load_callable
+
+    kinds = [VaderClassifier(), TextBlobClassifier(), HTTPClassifier("http://127.0.0.1:9/x", batch_size=5),
+             CallableClassifier(lambda texts: ["neutral"] * len(texts)), load_callable("python:json:dumps")]
+    for classifier in kinds:
+        assert isinstance(classifier, Classifier)
+        classifier.warm_up()
+        classifier.close()
+    assert [c.batch_size for c in kinds] == [None, None, 5, None, None]
+    cached = CachedClassifier(kinds[2], tmp_path)
+    assert isinstance(cached, Classifier) and cached.batch_size == 5 and cached.chunk_size == 32
+    cached.close()
+    cached.close()  # closing twice is harmless
+
+
+def test_a_cached_classifier_warms_up_and_closes_the_one_inside(tmp_path, counting) -> None:
+    from linguagym.capabilities.classifiers.cache import CachedClassifier
+
+    events: list[str] = []
+
+    class Local(counting):
+        batch_size = 16
+
+        def warm_up(self) -> None:
+            events.append("warm")
+
+        def close(self) -> None:
+            events.append("closed")
+
+    cached = CachedClassifier(Local(), tmp_path)
+    assert cached.chunk_size == 64  # four of the inner classifier's batches
+    cached.warm_up()
+    cached.close()
+    assert events == ["warm", "closed"]
+
+
+def test_a_classifier_must_say_what_it_is_and_predict() -> None:
+    class Nameless(Classifier):
+        def predict(self, texts):
+            return []
+
+    with pytest.raises(TypeError, match="abstract"):
+        Nameless()

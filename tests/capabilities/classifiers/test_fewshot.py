@@ -116,7 +116,7 @@ def test_identity_does_not_load_or_fetch(tmp_path: Path) -> None:
     cache = tmp_path / "empty-cache"
     classifier = FewShotClassifier("smollm2-135m", cache_dir=cache, device="cpu")
     identity = classifier.identity
-    assert classifier._loaded is None
+    assert not classifier.lm.is_loaded
     assert not (cache / "models").exists()
     assert identity["kind"] == "fewshot"
     assert identity["model"] == "smollm2-135m"
@@ -124,6 +124,9 @@ def test_identity_does_not_load_or_fetch(tmp_path: Path) -> None:
     assert identity["prompt_sha256"] == fewshot.prompt_sha256()
     assert identity["label_words"] == [" negative", " neutral", " positive"]
     json.dumps(identity)  # recordable as provenance
+    assert set(identity) == {  # the prediction cache's key: a key that came or went would orphan every cache
+        "kind", "model", "source_kind", "source", "revision", "dtype", "device", "bos_token", "bos_token_id",
+        "prompt_version", "prompt_sha256", "label_words", "versions"}
     assert classifier.name == "fewshot:smollm2-135m"
 
 
@@ -153,15 +156,15 @@ def test_bad_batch_size_and_too_long_text(lm_single: Path) -> None:
         FewShotClassifier(str(lm_single), batch_size=0)
     classifier = FewShotClassifier(str(lm_single), device="cpu")
     classifier.predict(["short."])
-    classifier._loaded.max_length = len(classifier._prepared.prefix_ids) + 12
+    classifier.lm.loaded.max_length = len(classifier._prepared.prefix_ids) + 12
     with pytest.raises(ClassifierError, match="accepts at most"):
         classifier.predict(["a much longer text " * 5])
 
 
 @pytest.mark.slow
 def test_prompt_examples_are_not_dataset_sentences() -> None:
-    from linguagym.capabilities.catalog import load_dataset
     from linguagym.capabilities.classifiers.train import text_key
+    from linguagym.capabilities.data.catalog import load_dataset
 
     keys = {text_key(e.text) for e in load_dataset("rotten-tomatoes", cache_dir=REAL_CACHE).examples}
     assert not [text for text, _ in fewshot.EXAMPLES if text_key(text) in keys]

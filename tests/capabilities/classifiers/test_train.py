@@ -22,8 +22,9 @@ from linguagym.capabilities.classifiers.train import (
     texts_to_exclude,
     train_classifier,
 )
-from linguagym.capabilities.classifiers.train_cli import add_train_parser
-from linguagym.capabilities.datasets import Dataset, Example
+from linguagym.capabilities.data.datasets import Dataset, Example
+from linguagym.capabilities.testing.testfile import load_document
+from linguagym.cli.train import add_train_parser
 from linguagym.errors import ConfigurationError
 from linguagym.scoring.cache import resolve_cache_dir
 
@@ -222,14 +223,16 @@ def test_missing_base_is_a_user_error(dataset: Dataset, tmp_path: Path) -> None:
 
 
 def test_texts_to_exclude_takes_seeds_and_their_sources() -> None:
-    document = {"tests": [
-        {"id": "LC2/1/5", "kind": "seed", "text": "I think this film is good.",
-         "provenance": {"dataset": "d", "rows": [{"id": "5", "text": "This film is good."}]}},
-        {"id": "LC2/1/5/x1", "kind": "expansion", "text": "I think this new film is good.",
-         "provenance": {"dataset": "d", "seed": "LC2/1/5"}},
-        {"id": "LC1/1/8", "kind": "seed", "text": "A red car.", "provenance": {"dataset": "d"}},
+    document = {**_test_document([]), "tests": [
+        {"id": "LC2/1/5", "capability": "LC2", "kind": "seed", "text": "I think this film is good.",
+         "expected": ["positive"], "provenance": {"dataset": "d", "rows": [{"id": "5", "text": "This film is good."}]}},
+        {"id": "LC2/1/5/x1", "capability": "LC2", "kind": "expansion", "text": "I think this new film is good.",
+         "expected": ["positive"], "provenance": {"dataset": "d", "seed": "LC2/1/5"}},
+        {"id": "LC1/1/8", "capability": "LC1", "kind": "seed", "text": "A red car.", "expected": ["neutral"],
+         "provenance": {"dataset": "d"}},
     ]}
-    assert texts_to_exclude(document) == ["I think this film is good.", "This film is good.", "A red car."]
+    assert texts_to_exclude(load_document(document)) == ["I think this film is good.", "This film is good.",
+                                                         "A red car."]
 
 
 def test_default_output_dir_is_under_the_cache(tmp_path: Path) -> None:
@@ -334,7 +337,7 @@ def test_minilm_trains_on_a_small_sample(tmp_path: Path) -> None:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from linguagym.capabilities.catalog import load_dataset
+    from linguagym.capabilities.data.catalog import load_dataset
 
     dataset = load_dataset("rotten-tomatoes", cache_dir=REAL_CACHE)
     output = tmp_path / "minilm"

@@ -1,0 +1,218 @@
+"""Syntax-based expansion of seed tests: parse the dataset sentence S of each seed, differentiate its
+productions against the reference grammar, fill the masks, validate, select, and re-render the template.
+
+Only S changes; the template's text, its chosen alternatives and the partner sentences stay as they were.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from linguagym.capabilities.data.analysis import Analyser
+from linguagym.capabilities.data.datasets import Dataset
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.expansion.differentiate import MaskedSentence, differentiate, render
+from linguagym.capabilities.expansion.fill import Fill, Filler
+from linguagym.capabilities.expansion.selection import select, selection_score
+from linguagym.capabilities.expansion.validate import Validator, shape_problems
+from linguagym.capabilities.seeds.generate import CapabilityResult
+from linguagym.capabilities.seeds.search import search_match
+from linguagym.capabilities.seeds.specs import Case
+from linguagym.capabilities.seeds.templates import Slot
+from linguagym.capabilities.seeds.templates import render as render_template
+from linguagym.capabilities.syntax.grammar import Grammar
+from linguagym.capabilities.syntax.parsers import ConstituencyParser
+from linguagym.capabilities.testing.testfile_model import CapabilityTest, Mask
+
+STAGES = ("parse", "differentiate", "fill", "validate", "select")
+
+
+@dataclass(frozen=True)
+class ExpansionSettings:
+    seeds_per_capability: int | None = 5  # seeds expanded per capability (a seeded sample); None: all
+    per_seed: int = 3  # expansions kept per seed
+    masked_per_seed: int = 12  # masked sentences filled per seed (most probable productions first)
+    fills_per_mask: int = 4  # candidate fills kept per masked sentence
+    max_masks: int = 2
+    max_disruption: float = 3.5  # bits the words after a fill may lose (causal filler): the fluency check
+    selection: str = "score"  # or "random" (the paper's baseline)
+
+
+@dataclass
+class ExpansionReport:
+    timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # per capability
+    rejections: dict[str, int] = field(default_factory=dict)  # by check
+
+    def add_time(self, stage: str, started: float) -> None:
+        self.timings[stage] += time.perf_counter() - started
+
+
+class Expander:
+    def __init__(self, parser: ConstituencyParser, grammar: Grammar, filler: Filler, analyser: Analyser,
+                 settings: ExpansionSettings = ExpansionSettings(), seed: int = 0) -> None:
+        self.parser = parser
+        self.grammar = grammar
+        self.filler = filler
+        self.analyser = analyser
+        self.validator = Validator(analyser)
+        self.settings = settings
+        self.seed = seed
+        self.report = ExpansionReport()
+
+    def expand(self, results: list[CapabilityResult], dataset: Dataset, analyses: list,
+               progress: Callable[[int], None] | None = None) -> dict[str, list[CapabilityTest]]:
+        """Expansion tests per capability id."""
+        index = {example.id: i for i, example in enumerate(dataset.examples)}
+        out: dict[str, list[CapabilityTest]] = {}
+        for result in results:
+            out[result.spec.id] = self._expand_capability(result, dataset, analyses, index)
+            if progress:
+                progress(1)
+        return out
+
+    def _chosen_seeds(self, result: CapabilityResult) -> list[CapabilityTest]:
+        tests = result.tests
+        cap = self.settings.seeds_per_capability
+        if cap is not None and len(tests) > cap:
+            keep = set(random.Random(f"{self.seed}/{result.spec.id}/expand").sample(range(len(tests)), cap))
+            tests = [t for i, t in enumerate(tests) if i in keep]
+        return tests
+
+    def _expand_capability(self, result: CapabilityResult, dataset: Dataset, analyses: list,
+                           index: dict[str, int]) -> list[CapabilityTest]:
+        spec = result.spec
+        seeds = self._chosen_seeds(result)
+        counts = {"seeds_expanded": len(seeds), "masked": 0, "candidates": 0, "valid": 0, "expansions": 0}
+        self.report.counts[spec.id] = counts
+        if not seeds:
+            return []
+        s_texts = [_sentence(t) for t in seeds]
+        started = time.perf_counter()
+        parsed = self.parser.parse(s_texts)
+        self.report.add_time("parse", started)
+        started = time.perf_counter()
+        masked_by_seed = [differentiate(p, self.grammar, max_masks=self.settings.max_masks)
+                          [: self.settings.masked_per_seed] for p in parsed]
+        self.report.add_time("differentiate", started)
+        flat = [(s, m) for s, ms in enumerate(masked_by_seed) for m in ms]
+        counts["masked"] = len(flat)
+        started = time.perf_counter()
+        fills = self.filler.fill([m for _, m in flat], self.settings.fills_per_mask)
+        self.report.add_time("fill", started)
+        # candidates: (seed number, masked sentence, fill, text, spans)
+        started = time.perf_counter()
+        candidates = []
+        for (s, m), options in zip(flat, fills, strict=True):
+            for option in options:
+                if option.disruption > self.settings.max_disruption:
+                    self._reject([f"fluency: the words after the fill lose {option.disruption:.1f} bits"])
+                    continue
+                text, spans = render(m, list(option.words))
+                candidates.append((s, m, option, text, spans))
+        counts["candidates"] = len(candidates)
+        shaped = []
+        for candidate in candidates:
+            problems = shape_problems(candidate[2].words, candidate[4], candidate[3])
+            if problems:
+                self._reject(problems)
+            else:
+                shaped.append(candidate)
+        new_analyses = self.analyser.analyse([c[3] for c in shaped])
+        seen = {t.text for t in result.tests}
+        valid_by_seed: dict[int, list[tuple[CapabilityTest, float]]] = {}
+        for (s, m, option, text, spans), analysis in zip(shaped, new_analyses, strict=True):
+            seed_test = seeds[s]
+            case = spec.cases[_case_number(seed_test) - 1]
+            slots = self._slots(seed_test, case, dataset, analyses, index)
+            if slots is None:
+                continue
+            example = slots["S"].example
+            checked = self.validator.check_analysed(analysis, option.words, spans, [x.tag for x in m.masks],
+                                                    case.search, example)
+            if not checked.ok:
+                self._reject(checked.reasons)
+                continue
+            assert checked.match is not None and checked.analysis is not None
+            slots["S"] = Slot(replace(example, text=text), checked.analysis, checked.match)
+            test_text, _ = render_template(case.template, slots, case.alternatives, None,
+                                           chosen=dict(seed_test.provenance.alternatives or {}))
+            if test_text in seen or text == example.text:
+                self._reject(["duplicate"])
+                continue
+            seen.add(test_text)
+            counts["valid"] += 1
+            score = selection_score(option.confidence, m.probability)
+            valid_by_seed.setdefault(s, []).append((self._test(seed_test, m, option, text, spans, test_text,
+                                                               score), score))
+        self.report.add_time("validate", started)
+        started = time.perf_counter()
+        tests: list[CapabilityTest] = []
+        for s in sorted(valid_by_seed):
+            items = valid_by_seed[s]
+            rng = random.Random(f"{self.seed}/{seeds[s].id}/select")
+            chosen = select([t for t, _ in items], [sc for _, sc in items], self.settings.per_seed,
+                            self.settings.selection, rng)
+            tests.extend(replace(test, id=f"{seeds[s].id}/x{number}") for number, test in enumerate(chosen, start=1))
+        counts["expansions"] = len(tests)
+        self.report.add_time("select", started)
+        return tests
+
+    def _reject(self, reasons) -> None:
+        for reason in reasons:
+            check = reason.split(":", 1)[0]
+            self.report.rejections[check] = self.report.rejections.get(check, 0) + 1
+
+    def _slots(self, seed_test: CapabilityTest, case: Case, dataset: Dataset, analyses: list,
+               index: dict[str, int]) -> dict[str, Slot] | None:
+        slots = {}
+        for row in seed_test.provenance.rows or ():
+            i = index.get(row.id or "")
+            if i is None or row.slot is None:
+                return None
+            search = case.search if row.slot == "S" else case.sources[row.slot]
+            match = search_match(search, dataset.examples[i], analyses[i])
+            if match is None:
+                return None
+            slots[row.slot] = Slot(dataset.examples[i], analyses[i], match)
+        return slots
+
+    def _test(self, seed_test: CapabilityTest, masked: MaskedSentence, option: Fill, text: str,
+              spans: list[tuple[int, int]], test_text: str, score: float) -> CapabilityTest:
+        """The expansion of ``seed_test``: its provenance, extended by what changed S (its id is set on
+        selection)."""
+        provenance = replace(
+            seed_test.provenance,
+            seed=seed_test.id,
+            seed_text=masked.text,
+            expanded_text=text,
+            production=masked.production,
+            masked=masked.masked_text,
+            masks=tuple(Mask(tag=m.tag, start=a, end=b) for m, (a, b) in zip(masked.masks, spans, strict=True)),
+            fills=tuple(option.words),
+            confidence=round(option.confidence, 4),
+            disruption=round(option.disruption, 4),
+            score=round(score, 4),
+            selection=self.settings.selection,
+        )
+        return CapabilityTest(id=seed_test.id + "/x", capability=seed_test.capability, text=test_text,
+                              expected=seed_test.expected, kind="expansion", provenance=provenance)
+
+
+def _sentence(seed_test: CapabilityTest) -> str:
+    """The dataset sentence S of a generated seed test (the sentence expansion changes)."""
+    row = seed_test.provenance.row("S")
+    if row is None:
+        raise CapabilityError(f"test {seed_test.id!r} names no dataset sentence S in its provenance",
+                              hint="only seeds made by the generator can be expanded")
+    return row.text
+
+
+def _case_number(seed_test: CapabilityTest) -> int:
+    if seed_test.provenance.case is None:
+        raise CapabilityError(f"test {seed_test.id!r} names no template case in its provenance",
+                              hint="only seeds made by the generator can be expanded")
+    return seed_test.provenance.case

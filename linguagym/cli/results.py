@@ -1,0 +1,109 @@
+"""Commands over results already made: ``score`` (per-item results into accuracy, the collection's score and its
+groups) and ``compare`` (runs side by side); and the summary options and table they share with ``run``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def summary_options(p: argparse.ArgumentParser) -> None:
+    """The options of a summary table (collection, policy, bootstrap) and where else it is written."""
+    p.add_argument("--collection", default="auto", metavar="NAME|FILE",
+                   help="suite collection for the score and groups: syntaxgym-2020, a .toml file, or auto "
+                   "(syntaxgym-2020 when every suite belongs to it; default)")
+    p.add_argument("--policy", choices=("all", "first"), default=None,
+                   help="item correct when all its predictions hold, or only the first "
+                   "(default: the collection's; syntaxgym-2020 uses first, as the paper did)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples over items for 95%% intervals (0: none; default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument("--intervals", choices=("none", "aggregates", "all"), default="aggregates",
+                   help="which rows show intervals (default: score and groups)")
+    p.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
+    p.add_argument("--markdown", type=Path, default=None, metavar="FILE", help="also write it as Markdown")
+
+
+def add_score_parser(commands) -> argparse.ArgumentParser:
+    p = commands.add_parser("score", help="aggregate per-item results: suite accuracy, SG score, circuits",
+                            description="Aggregate per-item results (items.csv of linguagym runs, run directories, "
+                            "or per-item files of Hu et al. 2020: model,suite,item,correct) into suite accuracy, "
+                            "the collection score and group scores, per model.")
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="items.csv files, run directories, paper CSVs")
+    summary_options(p)
+    p.set_defaults(func=cmd_score)
+    return p
+
+
+def add_compare_parser(commands) -> argparse.ArgumentParser:
+    p = commands.add_parser("compare", help="compare runs: one table, models across; optionally an HTML report",
+                            description="Compare the runs in RUN_DIRs (directories with run.json, or folders of them).")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--report", type=Path, default=None, metavar="DIR", help="write report.html and plots into DIR")
+    summary_options(p)
+    p.set_defaults(func=cmd_compare)
+    return p
+
+
+def summary_settings(args: argparse.Namespace):
+    """The library's ``SummarySettings`` from the summary options."""
+    from linguagym.evaluation.summary import SummarySettings
+
+    return SummarySettings(collection=args.collection, policy=args.policy, bootstrap=args.bootstrap, seed=args.seed)
+
+
+def check_table_files(args: argparse.Namespace) -> None:
+    """--csv and --markdown can be written (checked before any work)."""
+    from linguagym.destinations import check_file
+
+    for path in (getattr(args, "csv", None), getattr(args, "markdown", None)):
+        if path is not None:
+            check_file(path)
+
+
+def print_summary(summary, args: argparse.Namespace) -> None:
+    """The summary as a table on stdout, and as --csv and --markdown files."""
+    from linguagym.cli.output import console
+    from linguagym.evaluation.tables import notes, rich_table, write_summary_csv
+
+    out = console(wide=True)
+    out.print(rich_table(summary, intervals=args.intervals))
+    for line in notes(summary):
+        out.print(line, style="dim", highlight=False)
+    if getattr(args, "csv", None):
+        write_summary_csv(summary, args.csv)
+        print(f"wrote {args.csv}", file=sys.stderr)
+    if getattr(args, "markdown", None):
+        from linguagym.atomic import atomic_write_text
+        from linguagym.evaluation.tables import summary_markdown
+
+        atomic_write_text(args.markdown, summary_markdown(summary, intervals=args.intervals))
+        print(f"wrote {args.markdown}", file=sys.stderr)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from linguagym.evaluation.report import check_report_destination, write_report
+    from linguagym.evaluation.summary import summarize_runs
+
+    check_table_files(args)
+    if args.report:
+        check_report_destination(args.report)
+    runs, summary = summarize_runs(args.runs, summary_settings(args))
+    print_summary(summary, args)
+    if args.report:
+        path = write_report(runs, args.report, summary)
+        print(f"report: {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from linguagym.evaluation.aggregate import read_item_outcomes, summarize
+    from linguagym.evaluation.summary import summary_collection
+
+    outcomes = [o for path in args.results for o in read_item_outcomes(path)]
+    settings = summary_settings(args)
+    collection = summary_collection(settings, [o.suite for o in outcomes])
+    print_summary(summarize(outcomes, collection, policy=settings.policy, bootstrap=settings.bootstrap,
+                            seed=settings.seed), args)
+    return 0

@@ -1,0 +1,256 @@
+"""Commands that score suites with language models: ``run`` (the main job: ``run_models``), ``surprisals``,
+``models`` (named models) and ``demo`` (``run`` on the bundled examples)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from linguagym.cli.output import console, styled
+from linguagym.cli.progress import ProgressBars, scoring_announcement
+from linguagym.cli.results import check_table_files, print_summary, summary_options, summary_settings
+from linguagym.cli.suites import cmd_show, cmd_validate, suite_paths
+from linguagym.errors import LinguagymError
+
+# -------------------------------------------------------------------------------------------- parsers
+
+
+def model_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
+    """The options of a language model (``repeatable``: --model more than once, and --models-file)."""
+    from linguagym.evaluation.run import DEFAULT_MODEL
+
+    g = p.add_argument_group("model")
+    if repeatable:
+        g.add_argument("--model", "-m", action="append", metavar="M",
+                       help="a named model, a hub id (id@revision: one checkpoint), a local directory, a .gguf "
+                       f"file or an lm-zoo .tsv; repeat to compare models (default: {DEFAULT_MODEL})")
+        g.add_argument("--models-file", type=Path, metavar="FILE",
+                       help="more models, one per line (# comments; globs such as checkpoints/step-* expand "
+                       "in natural order): every checkpoint of a training run, fifty models")
+    else:
+        g.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M",
+                       help=f"a named model, a hub id, a local directory, a .gguf file or an lm-zoo .tsv "
+                       f"(default: {DEFAULT_MODEL})")
+    g.add_argument("--bos", default="auto", metavar="POLICY",
+                   help="start-of-sentence: auto (the model's BOS, else EOS), none, or a token (default: auto)")
+    g.add_argument("--spacing", default="natural", choices=("natural", "spaces"),
+                   help="how regions are joined (default: natural, no space before , . ! ? ; :)")
+    g.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
+    g.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, cuda:1, mps")
+    g.add_argument("--batch-size", type=int, default=16, metavar="N")
+    g.add_argument("--pll", choices=("original", "within_word_l2r"), default=None,
+                   help="pseudo-log-likelihood variant for masked LMs (default: original)")
+    g.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="score cache (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
+    g.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
+
+
+def add_run_parser(commands) -> argparse.ArgumentParser:
+    from linguagym.executors import EXECUTORS
+
+    p = commands.add_parser("run", help="score suites with models and evaluate their predictions",
+                            description="Score suites with one or more language models, evaluate every prediction, "
+                            "print accuracy (suites and the collection's score and groups down, models across), and "
+                            "write results into DIR/<model>/ and a report into DIR/report.html.")
+    p.add_argument("suites", nargs="*", metavar="SUITE", help="suite .json files or directories of them")
+    p.add_argument("-o", "--output", type=Path, default=Path("linguagym-results"), metavar="DIR",
+                   help="output directory (default: ./linguagym-results)")
+    p.add_argument("--metric", default=None, help="evaluate predictions on this metric instead of the suite's")
+    p.add_argument("--suites-dir", type=Path, default=None, metavar="DIR",
+                   help="with --collection: the directory holding its suites (else they are fetched when online)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML report and plots")
+    g = p.add_argument_group("execution")
+    g.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="local: score in this process (default); ray: on a Ray cluster, one model copy per worker")
+    g.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with --executor ray: the cluster to join (default: start a local one)")
+    g.add_argument("--ray-workers", type=int, default=None, metavar="N",
+                   help="with --executor ray: workers (default: the cluster's GPUs, else its CPUs)")
+    model_options(p, repeatable=True)
+    summary_options(p)
+    p.set_defaults(func=cmd_run)
+    return p
+
+
+def add_surprisals_parser(commands) -> argparse.ArgumentParser:
+    p = commands.add_parser("surprisals", help="write token surprisals of suite sentences as lm-zoo TSV")
+    p.add_argument("suites", nargs="+", metavar="SUITE")
+    p.add_argument("-o", "--output", required=True, metavar="TSV")
+    model_options(p)
+    p.set_defaults(func=cmd_surprisals)
+    return p
+
+
+def add_models_parser(commands) -> argparse.ArgumentParser:
+    p = commands.add_parser("models", help="list named models, or fetch them into the cache")
+    p.add_argument("--fetch", nargs="+", metavar="NAME", help="fetch (and de-quantise) these named models now")
+    p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR")
+    p.set_defaults(func=cmd_models)
+    return p
+
+
+def add_demo_parser(commands) -> argparse.ArgumentParser:
+    p = commands.add_parser("demo", help="the main job: run the bundled example suites with the default model")
+    p.add_argument("-o", "--output", type=Path, default=Path("linguagym-results") / "demo", metavar="DIR")
+    p.set_defaults(func=cmd_demo)
+    return p
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+def _settings(args: argparse.Namespace):
+    """The library's ``RunSettings`` from the model options (the first --model of a run)."""
+    from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings
+
+    model = (args.model or [DEFAULT_MODEL])[0] if isinstance(args.model, list | None) else args.model
+    return RunSettings(
+        model=model, bos=args.bos, spacing=args.spacing, dtype=args.dtype, device=args.device,
+        batch_size=args.batch_size, pll=args.pll, metric=getattr(args, "metric", None),
+        policy=getattr(args, "policy", None) or "all", cache=not args.no_cache,
+        cache_dir=str(args.cache_dir) if args.cache_dir else None,
+    )
+
+
+def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
+    """Suites named on the command line, or a collection's suites (from --suites-dir or fetched)."""
+    if args.suites:
+        return suite_paths(args.suites)
+    if args.collection in (None, "auto"):
+        raise LinguagymError("no suite files given",
+                             hint="pass .json files or directories, or --collection syntaxgym-2020 --suites-dir DIR")
+    from linguagym.evaluation.collections import fetch_suites, load_collection
+    from linguagym.evaluation.collections import suite_paths as collection_paths
+    from linguagym.scoring.cache import resolve_cache_dir
+
+    collection = load_collection(args.collection)
+    if args.suites_dir:
+        return collection_paths(collection, args.suites_dir)
+    return collection_paths(collection, fetch_suites(collection, resolve_cache_dir(args.cache_dir)))
+
+
+def _run_models(args: argparse.Namespace) -> list[str]:
+    """The models of a run: each --model, then those of --models-file, each once; the default model if none."""
+    from linguagym.evaluation.models_file import read_models_file
+    from linguagym.evaluation.run import DEFAULT_MODEL
+
+    models = list(args.model or [])
+    if getattr(args, "models_file", None):
+        models += read_models_file(args.models_file)
+    return list(dict.fromkeys(models)) or [DEFAULT_MODEL]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.run import check_settings
+    from linguagym.executors import make_executor
+
+    paths = _run_suite_paths(args)
+    if not paths:
+        raise LinguagymError("no suite files given", hint="pass .json files or a directory that holds them")
+    base = _settings(args)
+    check_settings(base)
+    models = _run_models(args)
+    check_table_files(args)  # (run_models checks the model folders and the report) before any scoring
+    err = console(stderr=True)
+    bars = ProgressBars(err, scoring_announcement)
+
+    def finished(settings, outcome) -> None:
+        bars.stop()
+        if isinstance(outcome, LinguagymError):
+            err.print(styled("", "", f"{settings.model}: failed: {outcome.message}"), soft_wrap=True, highlight=False)
+        else:
+            _report_model_run(outcome, err)
+
+    with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor, bars:
+        done = run_models(paths, [replace(base, model=model) for model in models], output=args.output,
+                          summary=summary_settings(args), report=not args.no_report, progress=bars,
+                          finished=finished, executor=executor)
+    if done.summary is not None:
+        print_summary(done.summary, args)
+    if done.report is not None:
+        err.print(f"report: {done.report}", soft_wrap=True, highlight=False)
+    if done.failed:
+        lines = "\n  ".join(f"{one.model}: {error.message}" + (f" ({error.hint})" if error.hint else "")
+                            for one, error in done.failed)
+        ran = len(done) - len(done.failed)
+        note = f"; the results of the other {ran} are in {args.output}" if ran else ""
+        raise LinguagymError(f"{len(done.failed)} of {len(models)} models failed{note}\n  {lines}",
+                             hint="mend the cause and run the same command again: finished scores are cached")
+    return 0
+
+
+def _report_model_run(result, err) -> Path:
+    """Say what a model's run (written by run_models) cost and where its files are."""
+    model = result.settings.model
+    err.print(f"{model}: {result.unique_sentences} unique sentences, {result.tokens} tokens, "
+              f"{result.seconds:.1f} s; results in {result.directory}/", soft_wrap=True, highlight=False)
+    for suite_result in result.suites:
+        if suite_result.crossings:
+            err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
+                      "boundary (kept in the region of their first character)", highlight=False)
+    return result.directory
+
+
+def cmd_surprisals(args: argparse.Namespace) -> int:
+    from linguagym.atomic import output_error
+    from linguagym.destinations import check_file
+    from linguagym.evaluation.evaluate import suite_sentences
+    from linguagym.evaluation.run import load_suites
+    from linguagym.scoring.order import score_texts
+    from linguagym.scoring.precomputed import write_surprisals_tsv
+    from linguagym.scoring.registry import load_scorer
+
+    check_file(args.output)  # before any scoring
+    suites, _ = load_suites(suite_paths(args.suites))
+    texts = [s.text for suite in suites for s in suite_sentences(suite, args.spacing)]
+    settings = _settings(args)
+    scorer = load_scorer(settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
+                         batch_size=settings.batch_size, pll=settings.pll,
+                         cache_dir=Path(settings.cache_dir) if settings.cache_dir else None,
+                         score_cache=settings.cache)
+    scores = score_texts(scorer, texts)
+    try:
+        write_surprisals_tsv([scores[text] for text in texts], Path(args.output))
+    except OSError as error:
+        raise output_error(error, args.output) from error
+    print(f"wrote {len(texts)} sentences to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from linguagym import assets
+    from linguagym.scoring.cache import resolve_cache_dir
+
+    cache_dir = resolve_cache_dir(Path(args.cache_dir) if args.cache_dir else None)
+    if args.fetch:
+        for name in args.fetch:
+            path = assets.fetch_named_model(name, cache_dir)
+            print(f"{name}: {path}")
+        return 0
+    for entry in assets.named_models():
+        print(entry.name)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on embedded defaults: the bundled example suites, scored by the default model."""
+    from linguagym.evaluation.run import DEFAULT_MODEL
+    from linguagym.suites.examples import example_suite_paths
+
+    paths = [str(p) for p in example_suite_paths()]
+    out = console()
+    out.rule("linguagym demo: the bundled example suites")
+    status = cmd_validate(argparse.Namespace(suites=paths, quiet=False, strict=False))
+    if status:
+        return status
+    out.print()
+    cmd_show(argparse.Namespace(suites=paths[:1], items=1))
+    out.print()
+    out.rule(f"scoring them with {DEFAULT_MODEL}")
+    parser = argparse.ArgumentParser(prog="linguagym")
+    add_run_parser(parser.add_subparsers(dest="command"))
+    return cmd_run(parser.parse_args(["run", *paths, "-o", str(args.output)]))

@@ -1,0 +1,210 @@
+"""``run_models``: the one entry point for scoring suites with language models. The command line (``linguagym
+run``), the web app's run worker and Python users all call it; they only parse, show progress and cancel.
+
+It reads every suite, resolves every model and checks every destination before any work; scores (on an executor
+that can, all models side by side first); evaluates each model in turn, letting each model's weights go before
+the next one loads; writes each model's files whole into a folder of its own as soon as it is done; then
+summarizes the models that ran and writes the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, overload
+
+from linguagym.errors import Cancelled, ConfigurationError, LinguagymError, OutputError
+from linguagym.evaluation.aggregate import Summary
+from linguagym.evaluation.outputs import check_run_destination, write_run
+from linguagym.evaluation.report import RunData, check_report_destination, write_report
+from linguagym.evaluation.run import (
+    RunResult,
+    RunSettings,
+    check_settings,
+    load_suites,
+    run_suites,
+    settings_scorer,
+    suite_texts,
+)
+from linguagym.evaluation.summary import SummarySettings, check_summary_settings, summarize_runs
+from linguagym.executors.base import SideBySide
+from linguagym.names import model_folders, model_labels
+from linguagym.progress import IsCancelled, Progress, begin, check_cancelled
+from linguagym.scoring.order import work_to_do
+from linguagym.scoring.protocol import Scorer
+from linguagym.scoring.registry import release_scorer
+from linguagym.suites.model import Suite
+
+if TYPE_CHECKING:
+    from linguagym.executors.base import Executor
+
+ScorerFactory = Callable[[RunSettings], Scorer]
+DEFAULT_SUMMARY = SummarySettings()
+Finished = Callable[[RunSettings, "RunResult | LinguagymError"], None]
+
+
+@dataclass
+class ModelRuns(Sequence["RunResult | LinguagymError"]):
+    """What ``run_models`` did: one outcome per model, in the order given (a ``RunResult``, or the error that
+    stopped that model), and, where it wrote an output folder, the summary of the models that ran and the
+    report's path. Reads as the list of outcomes: ``good, bad = run_models(...)``."""
+
+    outcomes: list[RunResult | LinguagymError]
+    settings: list[RunSettings]
+    summary: Summary | None = None
+    report: Path | None = None
+    runs: list[RunData] = field(default_factory=list)  # the written model folders, as the report read them
+
+    @overload
+    def __getitem__(self, index: int) -> RunResult | LinguagymError: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RunResult | LinguagymError]: ...
+
+    def __getitem__(self, index):
+        return self.outcomes[index]
+
+    def __len__(self) -> int:
+        return len(self.outcomes)
+
+    def __iter__(self) -> Iterator[RunResult | LinguagymError]:
+        return iter(self.outcomes)
+
+    @property
+    def failed(self) -> list[tuple[RunSettings, LinguagymError]]:
+        """Each model that failed, with its error."""
+        return [(one, o) for one, o in zip(self.settings, self.outcomes, strict=True) if isinstance(o, LinguagymError)]
+
+
+def run_models(
+    suites: Sequence[str | Path | Suite],
+    settings: Sequence[RunSettings],
+    *,
+    output: str | Path | None = None,
+    summary: SummarySettings | None = DEFAULT_SUMMARY,
+    report: bool = True,
+    progress: Progress | None = None,
+    cancelled: IsCancelled | None = None,
+    finished: Finished | None = None,
+    executor: Executor | None = None,
+    scorers: ScorerFactory | None = None,
+) -> ModelRuns:
+    """Score and evaluate ``suites`` (files, or ``Suite`` objects) with each model of ``settings`` (one
+    ``RunSettings`` per model).
+
+    With ``output``, each model's files go whole into a folder of its own there (labels and folders that never
+    collide: ``runA/checkpoint-1000`` and ``runB/checkpoint-1000`` keep their full names), then, with
+    ``summary``, the models that ran are summarized (``ModelRuns.summary``) and, with ``report``,
+    ``report.html`` and ``plots/`` are written. A model that fails is returned as its error and the others go
+    on; a write that fails stops the run with an ``OutputError``.
+
+    ``progress(label, total, unit)`` is told each piece of work (each model, or all models at once on an
+    executor that scores them side by side); ``cancelled()`` is asked between steps and stops the run with
+    ``Cancelled``, keeping the folders already written. ``finished(settings, outcome)`` is called as each model
+    is done (and written). ``executor`` scores the texts (default: in this process; ``make_executor("ray")``: on
+    a Ray cluster). ``scorers(settings)`` builds a model's scorer instead of the registry (your own scorer).
+    """
+    for one in settings:
+        check_settings(one)
+    _refuse_repeated_models(settings)
+    if summary is not None:
+        check_summary_settings(summary)
+    loaded = load_suites(suites)
+    labels = model_labels([one.model for one in settings])  # checkpoint-1000 of two runs: full names, not one
+    folders = model_folders(labels.values())
+    if output is not None:
+        check_run_destination(output, folders.values())
+        if summary is not None and report:
+            check_report_destination(output)
+    make_scorer = scorers or settings_scorer
+    pending: list[Scorer | None] = [make_scorer(one) for one in settings]  # resolves names; loads no weights
+    if executor is None:
+        from linguagym.executors.local import LocalExecutor
+
+        executor = LocalExecutor()
+    errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
+    if errors is not None:
+        progress = None  # what is left is read from the cache
+    outcomes: list[RunResult | LinguagymError] = []
+    for index, one in enumerate(settings):
+        check_cancelled(cancelled)
+        scorer, pending[index] = pending[index], None  # let each model's weights go once it is done
+        label = f"model {index + 1} of {len(settings)}: {labels[one.model]}" if len(settings) > 1 else labels[one.model]
+        outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress, cancelled,
+                           executor)
+        release_scorer(scorer)
+        del scorer
+        if isinstance(outcome, RunResult):
+            outcome.label = labels[one.model]
+            if output is not None:
+                outcome.directory = _write(outcome, Path(output) / folders[outcome.label])
+        outcomes.append(outcome)
+        if finished is not None:
+            finished(one, outcome)
+    return _summarized(outcomes, list(settings), output, summary, report)
+
+
+def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequence[RunSettings], suites: list[Suite],
+             progress: Progress | None, cancelled: IsCancelled | None) -> list[LinguagymError | None] | None:
+    """On an executor that scores several models side by side (Ray), score what all of them miss first, in one
+    piece of work; each model's error, or None. None where the executor cannot (each model then scores alone)."""
+    if not isinstance(executor, SideBySide) or len(settings) < 2:
+        return None
+    texts = [suite_texts(suites, one.spacing) for one in settings]
+    work = [work_to_do(scorer, t) for scorer, t in zip(scorers, texts, strict=True)]
+    units = {unit for _, unit in work}
+    total = sum(n for n, _ in work) if len(units) == 1 else sum(len(set(t)) for t in texts)
+    unit = units.pop() if len(units) == 1 else "sentences"
+    advance = begin(progress, cancelled, f"{len(settings)} models side by side", total, unit)
+    return list(executor.prefill_scores(list(zip(scorers, texts, settings, strict=True)), advance))
+
+
+def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Suite], list[dict[str, str]]],
+             error: LinguagymError | None, label: str, progress: Progress | None, cancelled: IsCancelled | None,
+             executor: Executor) -> RunResult | LinguagymError:
+    if error is not None:
+        return error
+
+    def announce(total: int, unit: str) -> Callable[[int], None] | None:
+        return begin(progress, cancelled, label, total, unit)
+
+    try:
+        return run_suites([], settings, scorer=scorer, progress=announce if progress or cancelled else None,
+                          executor=executor, loaded_suites=loaded)
+    except (OutputError, Cancelled):
+        raise
+    except LinguagymError as failure:
+        return failure
+
+
+def _summarized(outcomes: list[RunResult | LinguagymError], settings: list[RunSettings], output: str | Path | None,
+                summary: SummarySettings | None, report: bool) -> ModelRuns:
+    written = [o.directory for o in outcomes if isinstance(o, RunResult) and o.directory is not None]
+    if output is None or summary is None or not written:
+        return ModelRuns(outcomes, settings)
+    runs, numbers = summarize_runs(written, summary)
+    page = write_report(runs, output, numbers) if report else None
+    return ModelRuns(outcomes, settings, numbers, page, runs)
+
+
+def _refuse_repeated_models(settings: Sequence[RunSettings]) -> None:
+    """One model twice would share one label and one folder: its two results would overwrite each other."""
+    seen: set[str] = set()
+    for one in settings:
+        if one.model in seen:
+            raise ConfigurationError(f"model {one.model!r} is given twice in one run",
+                                     hint="give each model once; to compare settings of one model, run each into "
+                                     "its own output folder")
+        seen.add(one.model)
+
+
+def _write(result: RunResult, directory: Path) -> Path:
+    """Write one model's files; a failure says that a re-run costs nothing where the scores were cached."""
+    try:
+        return write_run(result, directory).parent
+    except OutputError as error:
+        if result.cache is not None and not result.cache.get("not_saved"):  # (the scores were saved in a cache)
+            error.hint = "; ".join(filter(None, (error.hint, "the scores are cached, so running the same command "
+                                                 "again recomputes nothing")))
+        raise

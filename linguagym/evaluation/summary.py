@@ -1,0 +1,54 @@
+"""How the models of a run are summarized (collection, policy, bootstrap), checked before any work, and the
+summary of run folders as written (``items.csv`` of each), for tables and the report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation.aggregate import Summary, summarize
+from linguagym.evaluation.collections import Collection, covering_collection, load_collection
+from linguagym.evaluation.report import RunData, find_runs
+
+POLICIES = ("all", "first")
+
+
+@dataclass(frozen=True)
+class SummarySettings:
+    """``collection``: a collection name or ``.toml`` file whose score and groups are computed, or ``auto`` (the
+    built-in collection that holds every suite, else none); ``policy``: an item is correct when ``all`` its
+    predictions hold, or only the ``first`` (None: the collection's); ``bootstrap`` resamples over items for 95%
+    intervals (0: none), drawn with ``seed``."""
+
+    collection: str = "auto"
+    policy: str | None = None
+    bootstrap: int = 1000
+    seed: int = 0
+
+
+def check_summary_settings(settings: SummarySettings) -> None:
+    """Refuse an unknown collection or policy, or a negative bootstrap, before any work."""
+    if settings.policy not in (None, *POLICIES):
+        raise ConfigurationError(f"unknown policy {settings.policy!r}", hint="use one of " + ", ".join(POLICIES))
+    if settings.bootstrap < 0:
+        raise ConfigurationError(f"bootstrap must be 0 or more, not {settings.bootstrap}")
+    if settings.collection != "auto":
+        load_collection(settings.collection)
+
+
+def summary_collection(settings: SummarySettings, suites: Sequence[str]) -> Collection:
+    if settings.collection == "auto":
+        return covering_collection(suites)
+    return load_collection(settings.collection)
+
+
+def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> tuple[list[RunData], Summary]:
+    """The run folders (as ``find_runs`` finds them) and the summary of every model in them."""
+    runs = find_runs(list(folders))
+    outcomes = [o for run in runs for o in run.outcomes]
+    collection = summary_collection(settings, [o.suite for o in outcomes])
+    numbers = summarize(outcomes, collection, policy=settings.policy, bootstrap=settings.bootstrap,
+                        seed=settings.seed)
+    return runs, numbers

@@ -1,0 +1,64 @@
+"""Content hashes of files (models, data sets, wheels), remembered by (path, size, mtime) so that a 500 MB file is
+hashed once. Ground floor: imports nothing of linguagym, so assets, scoring and capabilities can all use it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+# Files that cannot change the numbers; everything else in a model directory is hashed.
+_IGNORED = {"README.md", "readme.md", ".gitattributes", "LICENSE", "LICENSE.txt", "NOTICE", "linguagym-asset.json"}
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class HashMemo:
+    """A small JSON file under the cache directory mapping a file's stat to its sha256."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._entries: dict[str, str] = {}
+        if path is not None and path.exists():
+            try:
+                self._entries = dict(json.loads(path.read_text()))
+            except (OSError, ValueError, TypeError):
+                self._entries = {}  # a damaged memo only costs re-hashing
+
+    def file(self, path: Path) -> str:
+        stat = path.stat()
+        key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+        found = self._entries.get(key)
+        if found is None:
+            found = sha256_file(path)
+            self._entries[key] = found
+            self._save()
+        return found
+
+    def directory(self, path: Path) -> str:
+        """One hash over the names and contents of the files directly in ``path``."""
+        digest = hashlib.sha256()
+        for child in sorted(path.iterdir()):
+            if child.is_file() and child.name not in _IGNORED and not child.name.startswith("."):
+                digest.update(f"{child.name}\0{self.file(child)}\n".encode())
+        return digest.hexdigest()
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".hashes-")
+            with os.fdopen(fd, "w") as handle:
+                json.dump(self._entries, handle)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a read-only cache directory only costs re-hashing next time

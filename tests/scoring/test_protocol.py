@@ -1,0 +1,43 @@
+"""The optional capabilities of scorers are declared, and found by ``isinstance``: the score cache, token counts,
+progress; what a run records of a cache."""
+
+from __future__ import annotations
+
+from linguagym.scoring.cache import CachedScorer, cache_stats
+from linguagym.scoring.order import counts_in_tokens, work_to_do
+from linguagym.scoring.protocol import CachingScorer, Closes, CountsCacheUse, CountsTokens, ReportsProgress
+from linguagym.scoring.registry import release_scorer
+from tests.evaluation.fakes import WordScorer
+
+
+class CountingScorer(WordScorer):
+    """A fake that counts tokens ahead and reports them as it scores, as the HF scorers do."""
+
+    progress = None
+
+    def count_tokens(self, texts) -> int:
+        return sum(len(text.split()) for text in dict.fromkeys(texts))
+
+
+def test_the_score_cache_is_a_caching_scorer_and_a_plain_scorer_is_not(tmp_path):
+    cached = CachedScorer(WordScorer(), tmp_path)
+    assert isinstance(cached, CachingScorer) and isinstance(cached, Closes)
+    assert not isinstance(WordScorer(), CachingScorer) and not isinstance(WordScorer(), CountsCacheUse)
+    cached.score(["A dog ran."])
+    cached.score(["A dog ran.", "The cat sat."])
+    assert cache_stats(cached) == {"path": str(cached.path), "hits": 1, "misses": 2, "dropped_corrupt": 0,
+                                   "not_saved": None}
+    assert cache_stats(WordScorer()) is None
+    release_scorer(cached)  # closes it
+    release_scorer(WordScorer())  # nothing to close
+
+
+def test_work_is_counted_in_tokens_only_where_the_scorer_counts_and_reports_them(tmp_path):
+    texts = ["A dog ran.", "The cat sat down."]
+    assert isinstance(CountingScorer(), CountsTokens) and isinstance(CountingScorer(), ReportsProgress)
+    assert counts_in_tokens(CountingScorer()) and not counts_in_tokens(WordScorer())
+    assert work_to_do(CountingScorer(), texts * 2) == (7, "tokens")
+    assert work_to_do(WordScorer(), texts * 2) == (2, "sentences")
+    cached = CachedScorer(CountingScorer(), tmp_path)
+    cached.score(texts[:1])
+    assert work_to_do(cached, texts) == (4, "tokens")  # cache misses only
