@@ -147,7 +147,7 @@ def cmd_lct_show(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from linguagym.capabilities.testing.show import samples, summary_rows
+    from linguagym.capabilities.reports.show import samples, summary_rows
     from linguagym.capabilities.testing.testfile import read_tests
 
     if args.samples < 0:

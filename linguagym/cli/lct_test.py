@@ -23,7 +23,7 @@ from linguagym.errors import LinguagymError
 
 def add_test_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``test`` to the ``lct`` command group (``subparsers``: its subparsers object)."""
-    from linguagym.capabilities.testing.report import DEFAULT_OUTPUT
+    from linguagym.capabilities.reports.results import DEFAULT_OUTPUT
 
     p = subparsers.add_parser(
         "test", help="run a capability-test file against sentiment classifiers",

@@ -2,7 +2,7 @@
 capability, expansions beside their seed), and a finished test job's results read back from its folder: the
 outcomes from each classifier's ``tests.csv``, the numbers per capability from the library's own aggregation
 (``failures.summarize``, as ``write_results`` made them), the failure-rate chart (``charts.grouped_bars``) and
-examples of failures. The words an expansion added are marked by ``testing.html.highlight``.
+examples of failures. The words an expansion added are marked by ``reports.html.highlight``.
 
 Nothing is kept in memory between requests: the job's folder is the record, like a run's."""
 
@@ -16,9 +16,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from linguagym.capabilities.reports.results import read_tests_csv
 from linguagym.capabilities.testing.classifier_run import Outcome
 from linguagym.capabilities.testing.failures import FailureSummary, summarize
-from linguagym.capabilities.testing.report import read_tests_csv
 from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile
 
 
@@ -70,7 +70,7 @@ def failure_examples(results: JobResults, document: CapabilityTestFile, limit: i
     """Per capability with failures: per classifier up to ``limit`` failing seeds and failing expansions (those
     whose seed passed first, as the report orders them), each expansion with its seed and the added words
     marked."""
-    from linguagym.capabilities.testing.html import highlight_outcome
+    from linguagym.capabilities.reports.html import highlight_outcome
 
     tests = document.by_id()
     names = {c.id: c.name for c in document.capabilities}
@@ -104,8 +104,8 @@ def failure_examples(results: JobResults, document: CapabilityTestFile, limit: i
 def file_overview(document: CapabilityTestFile, samples: int) -> list[dict[str, Any]]:
     """A test file's page: per capability its counts (``show.summary_rows``) and up to ``samples`` seeds, each with its
     expansions beside it (seeds that have expansions first, then a reproducible random sample)."""
-    from linguagym.capabilities.testing.html import highlight
-    from linguagym.capabilities.testing.show import summary_rows
+    from linguagym.capabilities.reports.html import highlight
+    from linguagym.capabilities.reports.show import summary_rows
 
     matches = {c.id: c.matches for c in document.capabilities}
     seeds: dict[str, list[CapabilityTest]] = {}

@@ -240,7 +240,7 @@ def job(job_id: int):
 
 @blueprint.get("/capabilities/jobs/<int:job_id>/chart/<kind>.svg")
 def chart(job_id: int, kind: str):
-    from linguagym.capabilities.testing.html import failure_chart
+    from linguagym.capabilities.reports.html import failure_chart
 
     if kind not in ("seeds", "expansions"):
         raise ConfigurationError(f"no chart {kind!r}", hint="seeds or expansions")

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.capabilities.testing.classifier_run import run_tests
-from linguagym.capabilities.testing.html import highlight
-from linguagym.capabilities.testing.report import (
+from linguagym.capabilities.reports.html import highlight
+from linguagym.capabilities.reports.results import (
     SUMMARY_COLUMNS,
     TEST_COLUMNS,
     classifier_labels,
     directory_names,
     write_results,
 )
+from linguagym.capabilities.testing.classifier_run import run_tests
 from linguagym.version import __version__
 from tests.capabilities.lct_fakes import (
     EXPECTED,

@@ -19,6 +19,7 @@ from linguagym.capabilities.classifiers.base import Classifier
 from linguagym.capabilities.classifiers.cache import CachedClassifier
 from linguagym.capabilities.classifiers.registry import load_classifier, runs_code
 from linguagym.capabilities.classifiers.task import ClassifyingTask
+from linguagym.capabilities.reports.results import Written, write_results
 from linguagym.capabilities.testing.classifier_run import (
     ClassifierRun,
     failed_run,
@@ -26,7 +27,6 @@ from linguagym.capabilities.testing.classifier_run import (
     run_tests,
     unique_texts,
 )
-from linguagym.capabilities.testing.report import Written, write_results
 from linguagym.capabilities.testing.testfile import read_tests
 from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
 from linguagym.errors import ConfigurationError, LinguagymError
