@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -16,18 +16,23 @@ from linguagym.capabilities.testing.testfile_model import (
     DatasetInfo,
     GenerationSettings,
 )
+from linguagym.progress import IsCancelled, Progress, begin
+
+STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching capabilities",
+          "expand": "expanding seeds"}
 
 
 def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all", spec_paths: list[Path] | None = None,
                    seed: int = 0, max_seeds: int | None = None, lexicon_path: Path | None = None,
                    cache_dir: Path | None = None, dataset_options: Mapping | None = None,
-                   progress: Callable[[str, int], Callable[[int], None]] | None = None,
+                   progress: Progress | None = None, cancelled: IsCancelled | None = None,
                    expansion: ExpansionOptions | None = None) -> CapabilityTestFile:
     """The capability-test file (``testfile.write_tests`` writes it) of seed tests for the chosen capabilities,
     and their expansions unless ``expansion`` is None or has ``enabled=False``.
 
-    ``progress(stage, total)`` may return a callback advanced as work is done (stages: analyse, search,
-    expand).
+    ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
+    searching capabilities, expanding seeds); ``cancelled()`` is asked between steps and stops the work with
+    ``Cancelled``.
     """
     from linguagym.capabilities.data.analysis import Analyser, tagger_identity
     from linguagym.capabilities.data.catalog import load_dataset
@@ -44,14 +49,14 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
                                                                      **dict(dataset_options or {}))
     lexicon = load_lexicon(lexicon_path, cache_dir)
     analyser = Analyser(lexicon)
-    tick = progress("analyse", len(data.examples)) if progress else None
+    tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
     analyses = analyser.analyse([e.text for e in data.examples], progress=tick)
-    tick = progress("search", len(specs)) if progress else None
+    tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
     results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick)
     expanded: dict[str, list[CapabilityTest]] = {}
     expansion_block = None
     if expansion is not None and expansion.enabled:
-        tick = progress("expand", len(specs)) if progress else None
+        tick = begin(progress, cancelled, STAGES["expand"], len(specs), "capabilities")
         expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, seed, cache_dir, tick)
     return CapabilityTestFile(
         created_by=CreatedBy(tool="linguagym", version=__version__),

@@ -125,10 +125,10 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
         settings=ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
                                    max_masks=args.max_masks, selection=args.selection))
     started = time.perf_counter()
-    with ProgressBars(err) as bars:  # a bar per stage (analyse, search, expand), no announcement
+    with ProgressBars(err) as bars:  # a bar per stage (analysing, searching, expanding), no announcement
         document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,
                                   max_seeds=args.max_seeds, lexicon_path=args.lexicon, cache_dir=args.cache_dir,
-                                  dataset_options=options, progress=lambda stage, total: bars(stage, total, ""),
+                                  dataset_options=options, progress=bars,
                                   expansion=expansion)
     write_tests(document, args.output)
     counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")

@@ -20,9 +20,6 @@ from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, now
 from linguagym.web.jobs import JobContext, JobProgress
 
-GENERATE_STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching capabilities",
-                   "expand": "expanding seeds"}
-
 
 def job_directory(config: WebConfig, job_id: int) -> Path:
     return config.data_dir / "capability-jobs" / str(job_id)
@@ -77,7 +74,7 @@ def _generate(context: JobContext, job_id: int, settings: dict, progress: JobPro
         settings.get("dataset") or "rotten-tomatoes", lcs=settings.get("lcs") or "all",
         seed=int(settings.get("seed", 0)), max_seeds=settings.get("max_seeds"),
         cache_dir=context.config.score_cache_dir, expansion=expansion,
-        progress=lambda stage, total: progress.stage(GENERATE_STAGES.get(stage, stage), total))
+        progress=progress, cancelled=progress.cancelled)
     path = job_directory(context.config, job_id) / "tests.json"
     write_tests(document, path)
     text = path.read_text(encoding="utf-8")

@@ -25,7 +25,7 @@ from linguagym.web.db import CapabilityJob, RunRecord, now
 
 log = logging.getLogger("linguagym.web")
 
-VERBS = {"tokens": "scoring", "sentences": "scoring", "texts": "predicting"}
+UNIT_PHRASES = {"tokens": "tokens scored", "texts": "texts predicted"}  # beside done / total on the page
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,7 @@ class JobProgress:
             raise Cancelled("cancelled")
 
     def __call__(self, label: str, total: int, unit: str) -> Advance:
-        verb = VERBS.get(unit)
-        self.write(progress_label=f"{label}: {verb} {unit}" if verb else label, progress_total=total,
+        self.write(progress_label=f"{label}: {UNIT_PHRASES.get(unit, f'{unit} done')}", progress_total=total,
                    progress_done=0)
         state = {"done": 0, "written": time.monotonic()}
 
@@ -74,15 +73,9 @@ class JobProgress:
             moment = time.monotonic()
             if moment - state["written"] >= self.interval or state["done"] >= total:
                 state["written"] = moment
-                self.write(progress_done=state["done"])
-                if self.cancel_asked:  # (for work that takes no ``cancelled`` callback: generate_suite)
-                    raise Cancelled("cancelled")
+                self.write(progress_done=state["done"])  # (the library asks ``cancelled`` after each step)
 
         return advance
-
-    def stage(self, label: str, total: int) -> Advance:
-        """The shape of ``generate_suite``'s progress (a stage and its count)."""
-        return self(label, total, "")
 
     def record(self, work: Callable[[], None], what: str) -> None:
         """Do ``work``, recording how it ended: done (``work`` sets it), cancelled, or failed with the message of an

@@ -149,3 +149,27 @@ def test_lower_first_keeps_names_and_i(swn_file):
                            ("I hate it.", "I hate it")]:
         slot = Slot(Example("1", text, "neutral"), analyser.analyse_one(text), Match({}))
         assert render(template, {"S": slot}, {}, __import__("random").Random(0))[0] == expected
+
+
+def test_generation_reports_each_stage_in_the_one_progress_shape_and_can_be_cancelled(generated):
+    from linguagym.errors import Cancelled
+
+    stages, done = [], []
+
+    def progress(label, total, unit):
+        stages.append((label, total, unit))
+        return done.append
+
+    generated(lcs="LC2,LC4", progress=progress)
+    assert [(label, unit) for label, _, unit in stages] == [
+        ("analysing the dataset's sentences", "sentences"), ("searching capabilities", "capabilities")]
+    assert stages[1][1] == 2 and sum(done) == stages[0][1] + stages[1][1]
+
+    asked = []
+
+    def cancel_after_the_analysis() -> bool:
+        asked.append(1)
+        return len(asked) > stages[0][1]  # the first step after every sentence was analysed
+
+    with pytest.raises(Cancelled):
+        generated(lcs="LC2,LC4", progress=progress, cancelled=cancel_after_the_analysis)

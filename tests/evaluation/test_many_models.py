@@ -101,3 +101,25 @@ def test_each_model_is_let_go_before_the_next_one_runs(tiny_lm_dir: Path, tmp_pa
     assert all(not isinstance(o, Exception) for o in outcomes)
     assert [o.label for o in outcomes] == [tiny_lm_dir.name, "second"]  # the API labels results as the CLI does
     assert alive_when_done == [[False, True], [False, False]]  # the first model is gone before the second runs
+
+
+def test_a_cancelled_run_keeps_the_models_written_before_it_stopped(tiny_lm_dir: Path, tmp_path: Path) -> None:
+    from linguagym.errors import Cancelled
+    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.run import RunSettings
+
+    second = shutil.copytree(tiny_lm_dir, tmp_path / "second")
+    labels: list[str] = []
+
+    def progress(label: str, total: int, unit: str):
+        labels.append(label)
+        return None
+
+    out = tmp_path / "out"
+    with pytest.raises(Cancelled):
+        run_models(example_suite_paths(), [RunSettings(model=str(m), device="cpu", cache_dir=str(tmp_path / "c"))
+                                           for m in (tiny_lm_dir, second)],
+                   output=out, progress=progress, cancelled=lambda: bool(list(out.glob("*/run.json"))))
+    assert labels == [f"model 1 of 2: {tiny_lm_dir.name}"]  # the second model never began
+    assert [p.parent.name for p in out.glob("*/run.json")] == [tiny_lm_dir.name]  # the first is kept, whole
+    assert not (out / "report.html").exists()

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.progress import begin
 from linguagym.web.db import CapabilityJob
 from tests.capabilities.lct_fakes import EXPECTED, capability_file, document
 from tests.web.test_capabilities_pages import KEYWORDS, start_test, upload
@@ -138,7 +139,7 @@ class FakeGeneration:
 
     def __call__(self, *args, **kwargs):
         self.calls.append((args, kwargs))
-        advance = kwargs["progress"]("analyse", 10)
+        advance = begin(kwargs["progress"], kwargs["cancelled"], "analysing", 10, "sentences")
         if self.cancel_with is not None:
             self.cancel_with()
         advance(10)
