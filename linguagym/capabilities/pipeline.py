@@ -6,8 +6,19 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from linguagym.capabilities.data.analysis import Analyser, tagger_identity
+from linguagym.capabilities.data.catalog import load_dataset
 from linguagym.capabilities.data.datasets import DEFAULT_DATASET, Dataset
-from linguagym.capabilities.expansion.expand import ExpansionSettings
+from linguagym.capabilities.data.lexicon import load_lexicon
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.expansion import fill
+from linguagym.capabilities.expansion.expand import Expander, ExpansionSettings
+from linguagym.capabilities.expansion.validate import prefilter
+from linguagym.capabilities.seeds.generate import generate_seeds
+from linguagym.capabilities.seeds.specs import load_specs, select_specs
+from linguagym.capabilities.syntax import treebank
+from linguagym.capabilities.syntax.grammar import induced_grammar, load_reference_grammar
+from linguagym.capabilities.syntax.parsers import load_parser
 from linguagym.capabilities.testing.testfile_model import (
     CapabilityInfo,
     CapabilityTest,
@@ -17,6 +28,7 @@ from linguagym.capabilities.testing.testfile_model import (
     GenerationSettings,
 )
 from linguagym.progress import IsCancelled, Progress, begin
+from linguagym.version import __version__
 
 STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching capabilities",
           "expand": "expanding seeds"}
@@ -34,13 +46,6 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     searching capabilities, expanding seeds); ``cancelled()`` is asked between steps and stops the work with
     ``Cancelled``.
     """
-    from linguagym.capabilities.data.analysis import Analyser, tagger_identity
-    from linguagym.capabilities.data.catalog import load_dataset
-    from linguagym.capabilities.data.lexicon import load_lexicon
-    from linguagym.capabilities.errors import CapabilityError
-    from linguagym.capabilities.seeds.generate import generate_seeds
-    from linguagym.capabilities.seeds.specs import load_specs, select_specs
-    from linguagym.version import __version__
 
     if max_seeds is not None and max_seeds < 0:
         raise CapabilityError(f"--max-seeds must be 0 or more, not {max_seeds}")
@@ -88,11 +93,9 @@ class ExpansionOptions:
 def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
     """``auto``: NLTK's gold treebank when it is installed, else a grammar induced by parsing the dataset's own
     sentences (cached), so expansion works offline with nothing but the registries."""
-    from linguagym.capabilities.syntax.grammar import induced_grammar, load_reference_grammar
-    from linguagym.capabilities.syntax.treebank import default_treebank
 
     if reference == "auto":
-        if default_treebank() is not None:
+        if treebank.default_treebank() is not None:
             reference = "treebank"
         else:
             texts = [e.text for e in data.examples]
@@ -105,16 +108,12 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, seed: 
             tick) -> tuple[dict[str, list[CapabilityTest]], dict]:
     import time
 
-    from linguagym.capabilities.expansion.expand import Expander
-    from linguagym.capabilities.expansion.fill import load_filler
-    from linguagym.capabilities.expansion.validate import prefilter
-    from linguagym.capabilities.syntax.parsers import load_parser
 
     started = time.perf_counter()
     parser = load_parser(options.parser)
     grammar = _reference_grammar(options.reference, data, parser, cache_dir)
     accept = prefilter(analyser.lexicon)
-    filler = load_filler(options.filler, cache_dir=cache_dir, accept=accept)
+    filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept)
     setup = time.perf_counter() - started
     expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
     expanded = expander.expand(results, data, analyses, progress=tick)

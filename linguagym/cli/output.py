@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from linguagym.printable import printable
+
 
 def console(stderr: bool = False, *, wide: bool = False):
     """A rich console; ``wide`` lets tables keep their natural width when output goes to a file or pipe."""
@@ -17,7 +19,5 @@ def styled(prefix: str, style: str, message: str):
     """Plain text after a coloured prefix; the message is never read as rich markup (it holds '[3]'), and
     characters that would steer the terminal (from a suite, a file name) are shown escaped."""
     from rich.text import Text
-
-    from linguagym.printable import printable
 
     return Text.assemble((prefix, style), printable(message, keep="\n\t"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from linguagym.cli.output import console as make_console
 from linguagym.progress import Advance
 
 Announce = Callable[[int, str], "str | None"]
@@ -36,8 +37,6 @@ class ProgressBars:
 
     def __init__(self, console: Any = None, announce: Announce | None = None) -> None:
         if console is None:
-            from linguagym.cli.output import console as make_console
-
             console = make_console(stderr=True)
         self.console, self.announce, self.bar = console, announce, None
 

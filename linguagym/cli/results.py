@@ -7,6 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from linguagym.atomic import atomic_write_text
+from linguagym.cli.output import console
+from linguagym.destinations import check_file
+
 
 def summary_options(p: argparse.ArgumentParser) -> None:
     """The options of a summary table (collection, policy, bootstrap) and where else it is written."""
@@ -48,15 +52,13 @@ def add_compare_parser(commands) -> argparse.ArgumentParser:
 
 def summary_settings(args: argparse.Namespace):
     """The library's ``SummarySettings`` from the summary options."""
-    from linguagym.evaluation.summary import SummarySettings
+    from linguagym.evaluation.summary import SummarySettings  # off --help's path (~40 ms)
 
     return SummarySettings(collection=args.collection, policy=args.policy, bootstrap=args.bootstrap, seed=args.seed)
 
 
 def check_table_files(args: argparse.Namespace) -> None:
     """--csv and --markdown can be written (checked before any work)."""
-    from linguagym.destinations import check_file
-
     for path in (getattr(args, "csv", None), getattr(args, "markdown", None)):
         if path is not None:
             check_file(path)
@@ -64,8 +66,7 @@ def check_table_files(args: argparse.Namespace) -> None:
 
 def print_summary(summary, args: argparse.Namespace) -> None:
     """The summary as a table on stdout, and as --csv and --markdown files."""
-    from linguagym.cli.output import console
-    from linguagym.evaluation.tables import notes, rich_table, write_summary_csv
+    from linguagym.evaluation.tables import notes, rich_table, write_summary_csv  # off --help's path (~30 ms)
 
     out = console(wide=True)
     out.print(rich_table(summary, intervals=args.intervals))
@@ -75,16 +76,15 @@ def print_summary(summary, args: argparse.Namespace) -> None:
         write_summary_csv(summary, args.csv)
         print(f"wrote {args.csv}", file=sys.stderr)
     if getattr(args, "markdown", None):
-        from linguagym.atomic import atomic_write_text
-        from linguagym.evaluation.tables import summary_markdown
+        from linguagym.evaluation.tables import summary_markdown  # off --help's path
 
         atomic_write_text(args.markdown, summary_markdown(summary, intervals=args.intervals))
         print(f"wrote {args.markdown}", file=sys.stderr)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from linguagym.evaluation.report import check_report_destination, write_report
-    from linguagym.evaluation.summary import summarize_runs
+    from linguagym.evaluation.report import check_report_destination, write_report  # off --help's path (~40 ms)
+    from linguagym.evaluation.summary import summarize_runs  # off --help's path
 
     check_table_files(args)
     if args.report:
@@ -98,8 +98,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from linguagym.evaluation.aggregate import read_item_outcomes, summarize
-    from linguagym.evaluation.summary import summary_collection
+    from linguagym.evaluation.aggregate import read_item_outcomes, summarize  # off --help's path (~25 ms)
+    from linguagym.evaluation.summary import summary_collection  # off --help's path
 
     outcomes = [o for path in args.results for o in read_item_outcomes(path)]
     settings = summary_settings(args)

@@ -7,19 +7,28 @@ import argparse
 import sys
 from pathlib import Path
 
+from linguagym import assets
+from linguagym.atomic import output_error
 from linguagym.cli.output import console, styled
 from linguagym.cli.progress import ProgressBars, scoring_announcement
 from linguagym.cli.results import check_table_files, print_summary, summary_options, summary_settings
 from linguagym.cli.suites import cmd_show, cmd_validate, suite_paths
+from linguagym.destinations import check_file
 from linguagym.errors import LinguagymError
+from linguagym.evaluation.evaluate import suite_sentences
+from linguagym.evaluation.models_file import read_models_file
+from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings, check_settings, load_suites
+from linguagym.executors import EXECUTORS, make_executor
+from linguagym.scoring import registry
+from linguagym.scoring.cache import resolve_cache_dir
+from linguagym.scoring.order import score_texts
+from linguagym.suites.examples import example_suite_paths
 
 # -------------------------------------------------------------------------------------------- parsers
 
 
 def model_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
     """The options of a language model (``repeatable``: --model more than once, and --models-file)."""
-    from linguagym.evaluation.run import DEFAULT_MODEL
-
     g = p.add_argument_group("model")
     if repeatable:
         g.add_argument("--model", "-m", action="append", metavar="M",
@@ -47,8 +56,6 @@ def model_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
 
 
 def add_run_parser(commands) -> argparse.ArgumentParser:
-    from linguagym.executors import EXECUTORS
-
     p = commands.add_parser("run", help="score suites with models and evaluate their predictions",
                             description="Score suites with one or more language models, evaluate every prediction, "
                             "print accuracy (suites and the collection's score and groups down, models across), and "
@@ -102,8 +109,6 @@ def add_demo_parser(commands) -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace):
     """The library's ``RunSettings`` from the model options (the first --model of a run)."""
-    from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings
-
     model = (args.model or [DEFAULT_MODEL])[0] if isinstance(args.model, list | None) else args.model
     return RunSettings(
         model=model, bos=args.bos, spacing=args.spacing, dtype=args.dtype, device=args.device,
@@ -120,9 +125,8 @@ def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
     if args.collection in (None, "auto"):
         raise LinguagymError("no suite files given",
                              hint="pass .json files or directories, or --collection syntaxgym-2020 --suites-dir DIR")
-    from linguagym.evaluation.collections import fetch_suites, load_collection
-    from linguagym.evaluation.collections import suite_paths as collection_paths
-    from linguagym.scoring.cache import resolve_cache_dir
+    from linguagym.evaluation.collections import fetch_suites, load_collection  # off --help's path (~20 ms)
+    from linguagym.evaluation.collections import suite_paths as collection_paths  # off --help's path
 
     collection = load_collection(args.collection)
     if args.suites_dir:
@@ -132,9 +136,6 @@ def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
 
 def _run_models(args: argparse.Namespace) -> list[str]:
     """The models of a run: each --model, then those of --models-file, each once; the default model if none."""
-    from linguagym.evaluation.models_file import read_models_file
-    from linguagym.evaluation.run import DEFAULT_MODEL
-
     models = list(args.model or [])
     if getattr(args, "models_file", None):
         models += read_models_file(args.models_file)
@@ -144,9 +145,7 @@ def _run_models(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from linguagym.evaluation.models import run_models
-    from linguagym.evaluation.run import check_settings
-    from linguagym.executors import make_executor
+    from linguagym.evaluation.models import run_models  # off --help's path (~40 ms)
 
     paths = _run_suite_paths(args)
     if not paths:
@@ -196,25 +195,19 @@ def _report_model_run(result, err) -> Path:
 
 
 def cmd_surprisals(args: argparse.Namespace) -> int:
-    from linguagym.atomic import output_error
-    from linguagym.destinations import check_file
-    from linguagym.evaluation.evaluate import suite_sentences
-    from linguagym.evaluation.run import load_suites
-    from linguagym.scoring.order import score_texts
-    from linguagym.scoring.precomputed import write_surprisals_tsv
-    from linguagym.scoring.registry import load_scorer
+    from linguagym.scoring import precomputed  # off --help's path
 
     check_file(args.output)  # before any scoring
     suites, _ = load_suites(suite_paths(args.suites))
     texts = [s.text for suite in suites for s in suite_sentences(suite, args.spacing)]
     settings = _settings(args)
-    scorer = load_scorer(settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
-                         batch_size=settings.batch_size, pll=settings.pll,
-                         cache_dir=Path(settings.cache_dir) if settings.cache_dir else None,
-                         score_cache=settings.cache)
+    scorer = registry.load_scorer(settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
+                                  batch_size=settings.batch_size, pll=settings.pll,
+                                  cache_dir=Path(settings.cache_dir) if settings.cache_dir else None,
+                                  score_cache=settings.cache)
     scores = score_texts(scorer, texts)
     try:
-        write_surprisals_tsv([scores[text] for text in texts], Path(args.output))
+        precomputed.write_surprisals_tsv([scores[text] for text in texts], Path(args.output))
     except OSError as error:
         raise output_error(error, args.output) from error
     print(f"wrote {len(texts)} sentences to {args.output}", file=sys.stderr)
@@ -222,9 +215,6 @@ def cmd_surprisals(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from linguagym import assets
-    from linguagym.scoring.cache import resolve_cache_dir
-
     cache_dir = resolve_cache_dir(Path(args.cache_dir) if args.cache_dir else None)
     if args.fetch:
         for name in args.fetch:
@@ -238,9 +228,6 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on embedded defaults: the bundled example suites, scored by the default model."""
-    from linguagym.evaluation.run import DEFAULT_MODEL
-    from linguagym.suites.examples import example_suite_paths
-
     paths = [str(p) for p in example_suite_paths()]
     out = console()
     out.rule("linguagym demo: the bundled example suites")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from linguagym.errors import ConfigurationError
+
 
 def add_serve_parser(commands) -> argparse.ArgumentParser:
     """Add the ``serve`` command to ``commands`` (the main parser's subparsers object)."""
@@ -41,9 +43,8 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
-    from linguagym.errors import ConfigurationError
-    from linguagym.web.app import create_app
-    from linguagym.web.config import WebConfig
+    from linguagym.web.app import create_app  # loads flask and sqlalchemy
+    from linguagym.web.config import WebConfig  # off --help's path
 
     if not 0 < args.max_upload_mb <= 1024:
         raise ConfigurationError("--max-upload-mb must be between 0 and 1024")
@@ -58,7 +59,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              port=args.port, allowed_hosts=tuple(args.allowed_host),
                              allow_python_classifiers=args.allow_python_classifiers)
     app = create_app(config)
-    from linguagym.web.server import create_server
+    from linguagym.web.server import create_server  # off --help's path
 
     try:
         try:

@@ -8,7 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linguagym.cli.output import console, styled
-from linguagym.errors import LinguagymError
+from linguagym.errors import LinguagymError, SuiteError
+from linguagym.suites.examples import example_suite_paths
+from linguagym.suites.load import read_suite
+from linguagym.suites.save import save_suite, suite_to_json
 
 
 def suite_paths(values: Sequence[str]) -> list[Path]:
@@ -61,9 +64,6 @@ def add_examples_parser(commands) -> argparse.ArgumentParser:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from linguagym.errors import SuiteError
-    from linguagym.suites.load import read_suite
-
     out, err = console(), console(stderr=True)
     paths = suite_paths(args.suites)
     if not paths:
@@ -105,9 +105,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
-    from linguagym.suites.load import read_suite
-    from linguagym.suites.save import save_suite, suite_to_json
-
     loaded = read_suite(args.suite)
     for warning in loaded.warnings:
         console(stderr=True).print(styled("warning ", "yellow", warning.render(args.suite)), soft_wrap=True)
@@ -120,8 +117,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from linguagym.suites.display import suite_view
-    from linguagym.suites.load import read_suite
+    from linguagym.suites.display import suite_view  # loads rich
 
     out = console(wide=True)
     for i, path in enumerate(suite_paths(args.suites)):
@@ -132,8 +128,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
-    from linguagym.suites.examples import example_suite_paths
-
     for path in example_suite_paths():
         print(path)
     return 0

@@ -29,6 +29,7 @@ from linguagym.evaluation.run import (
 )
 from linguagym.evaluation.summary import SummarySettings, check_summary_settings, summarize_runs
 from linguagym.executors.base import SideBySide
+from linguagym.executors.local import LocalExecutor
 from linguagym.names import model_folders, model_labels
 from linguagym.progress import IsCancelled, Progress, begin, check_cancelled
 from linguagym.scoring.order import work_to_do
@@ -120,8 +121,6 @@ def run_models(
     make_scorer = scorers or settings_scorer
     pending: list[Scorer | None] = [make_scorer(one) for one in settings]  # resolves names; loads no weights
     if executor is None:
-        from linguagym.executors.local import LocalExecutor
-
         executor = LocalExecutor()
     errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
     if errors is not None:

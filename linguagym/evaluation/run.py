@@ -13,13 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.evaluate import SuiteResult, evaluate_suite, suite_sentences
+from linguagym.evaluation.evaluate import POLICIES, SuiteResult, evaluate_suite, suite_sentences
+from linguagym.evaluation.sentences import SPACING_OPTIONS
+from linguagym.executors.local import LocalExecutor
 from linguagym.scoring.cache import cache_stats as _cache_stats
 from linguagym.scoring.order import work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.spec import ScorerSpec
 from linguagym.suites.formula import Tolerance
 from linguagym.suites.load import read_suite
+from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
 from linguagym.version import __version__
@@ -112,11 +115,6 @@ def _environment() -> dict[str, str]:
 
 def check_settings(settings: RunSettings) -> None:
     """Refuse bad options before any model is loaded or any sentence scored."""
-    from linguagym.errors import ConfigurationError
-    from linguagym.evaluation.evaluate import POLICIES
-    from linguagym.evaluation.sentences import SPACING_OPTIONS
-    from linguagym.suites.metrics import METRIC_NAMES
-
     choices = {"metric": (settings.metric, (None, *METRIC_NAMES)), "policy": (settings.policy, POLICIES),
                "spacing": (settings.spacing, SPACING_OPTIONS)}
     for name, (value, allowed) in choices.items():
@@ -196,8 +194,6 @@ def run_suites(
     unique = len(set(texts))
     advance = progress(*work_to_do(scorer, texts)) if progress else None
     if executor is None:
-        from linguagym.executors.local import LocalExecutor
-
         executor = LocalExecutor()
     scores = executor.score(scorer, texts, settings.scorer_spec(), advance)
     tolerance = Tolerance(settings.atol, settings.rtol)

@@ -25,6 +25,7 @@ from linguagym.executors.base import RAY_INSTALL_HINT, ClosingExecutor, Executor
 from linguagym.executors.ray_pool import Job, Pool
 from linguagym.executors.shards import CacheWriter, Shard, plan_shards
 from linguagym.executors.task import AnswerCache, TaskFor
+from linguagym.scoring.device import available_cpus
 from linguagym.scoring.order import counts_in_tokens, score_texts
 from linguagym.scoring.protocol import CachingScorer, ScoredText, Scorer
 from linguagym.scoring.spec import DescribesScorer, ScorerSpec, as_spec
@@ -86,8 +87,6 @@ class RayExecutor(ClosingExecutor):
                 _check_reachable(address)  # ray.init itself retries an unreachable address for minutes
                 ray.init(address=address, **quiet)
             else:
-                from linguagym.scoring.device import available_cpus
-
                 ray.init(num_cpus=max(self.workers or 0, available_cpus()), **quiet)
                 self.started_cluster = True
         except (ConnectionError, RuntimeError, ValueError) as error:

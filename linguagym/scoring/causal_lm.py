@@ -11,10 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from linguagym import assets
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import device as devices
+from linguagym.scoring.cache import resolve_cache_dir
 from linguagym.scoring.hf_base import Loaded, TokenizerAccess, load_hf
-from linguagym.scoring.sources import ModelSource
+from linguagym.scoring.sources import ModelSource, resolve_source
 
 
 class NotCausalError(ConfigurationError):
@@ -26,8 +28,6 @@ def resolve_bos(policy: str, source: ModelSource) -> tuple[str | None, int | Non
     if policy == "none":
         return None, None
     if policy == "auto":
-        from linguagym import assets
-
         named = assets.NAMED_MODELS.get(source.name) if source.kind == "named" else None
         if named is not None and named.bos_token is not None:
             return named.bos_token, named.bos_token_id
@@ -76,9 +76,6 @@ class CausalLM(TokenizerAccess):
     ) -> CausalLM:
         """The causal LM ``model`` names: a named model, a local directory, a ``.gguf`` file or a hub id.
         A ConfigurationError when it cannot be found; a NotCausalError when it is a masked LM."""
-        from linguagym.scoring.cache import resolve_cache_dir
-        from linguagym.scoring.sources import resolve_source
-
         return cls(resolve_source(model, resolve_cache_dir(cache_dir)), bos=bos, dtype=dtype, device=device)
 
     @property

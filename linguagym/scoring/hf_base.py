@@ -12,6 +12,7 @@ from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import device as devices
+from linguagym.scoring.memory import check_weights_fit
 from linguagym.scoring.sources import ModelSource
 
 log = logging.getLogger(__name__)
@@ -79,8 +80,6 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     torch_dtype = devices.torch_dtype(dtype, target)
     directory, gguf_file = source.files()
     if not gguf_file:
-        from linguagym.scoring.memory import check_weights_fit
-
         check_weights_fit(source.name, directory, dtype, target)  # refused with sizes, not killed half-way
     extra = {"gguf_file": gguf_file} if gguf_file else {}
     loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM

@@ -1,5 +1,9 @@
 """``load_scorer``: one entry point from a model string and options to a (cached) scorer; ``release_scorer``: its
-end."""
+end.
+
+``linguagym.scoring`` imports this module, so every import of the scoring package (and ``linguagym --help``)
+loads it: the scorers and the resolution of sources (about 25 ms) are imported by ``load_scorer`` when it needs
+them."""
 
 from __future__ import annotations
 
@@ -41,10 +45,10 @@ def load_scorer(
     ``prefix_sharing``: causal LMs compute each shared token prefix once (same numbers within rounding).
     """
     if model.lower().endswith(".tsv"):
-        from linguagym.scoring.precomputed import PrecomputedScorer
+        from linguagym.scoring.precomputed import PrecomputedScorer  # lazy: see the module doc
 
         return PrecomputedScorer(Path(model))
-    from linguagym.scoring.sources import resolve_source
+    from linguagym.scoring.sources import resolve_source  # lazy: see the module doc
 
     root = resolve_cache_dir(cache_dir)
     source = resolve_source(model, root)
@@ -55,7 +59,7 @@ def load_scorer(
                 f"bos={bos!r} applies to causal models; {model!r} is a masked LM and uses its own special tokens",
                 hint="leave bos at 'auto' for masked models",
             )
-        from linguagym.scoring.masked import MaskedScorer
+        from linguagym.scoring.masked import MaskedScorer  # lazy: see the module doc
 
         scorer = MaskedScorer(
             source, pll=pll or "original", dtype=dtype, device=device, batch_size=batch_size,
@@ -66,7 +70,7 @@ def load_scorer(
             raise ConfigurationError(
                 f"pll={pll!r} applies to masked LMs; {model!r} is a causal LM", hint="leave pll unset"
             )
-        from linguagym.scoring.causal import CausalScorer
+        from linguagym.scoring.causal import CausalScorer  # lazy: see the module doc
 
         scorer = CausalScorer(
             source, bos=bos, dtype=dtype, device=device, batch_size=batch_size, batch_tokens=batch_tokens,

@@ -11,9 +11,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from linguagym.atomic import atomic_write_text
+from linguagym.capabilities import pipeline
 from linguagym.capabilities.classifiers.base import Classifier
+from linguagym.capabilities.expansion.expand import ExpansionSettings
 from linguagym.capabilities.testing.run import ClassifierOptions, run_classifiers
 from linguagym.capabilities.testing.run import open_classifier as open_library_classifier
+from linguagym.capabilities.testing.testfile import write_tests
 from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
 from linguagym.web.capability_store import get_test_file, save_test_file
 from linguagym.web.config import WebConfig
@@ -61,9 +65,6 @@ def execute_job(context: JobContext, job_id: int) -> None:
 
 
 def _generate(context: JobContext, job_id: int, settings: dict, progress: JobProgress) -> None:
-    from linguagym.capabilities import pipeline
-    from linguagym.capabilities.expansion.expand import ExpansionSettings
-    from linguagym.capabilities.testing.testfile import write_tests
 
     expansion = pipeline.ExpansionOptions(
         enabled=bool(settings.get("expand")),
@@ -92,7 +93,6 @@ def _default_name(document: CapabilityTestFile) -> str:
 
 
 def _test(config: WebConfig, job_id: int, settings: dict, content: str, progress: JobProgress) -> None:
-    from linguagym.atomic import atomic_write_text
 
     path = job_directory(config, job_id) / "tests.json"
     atomic_write_text(path, content)

@@ -16,7 +16,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from linguagym.capabilities.reports.html import highlight, highlight_outcome
 from linguagym.capabilities.reports.results import read_tests_csv
+from linguagym.capabilities.reports.show import summary_rows
 from linguagym.capabilities.testing.classifier_run import Outcome
 from linguagym.capabilities.testing.failures import FailureSummary, summarize
 from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile
@@ -70,8 +72,6 @@ def failure_examples(results: JobResults, document: CapabilityTestFile, limit: i
     """Per capability with failures: per classifier up to ``limit`` failing seeds and failing expansions (those
     whose seed passed first, as the report orders them), each expansion with its seed and the added words
     marked."""
-    from linguagym.capabilities.reports.html import highlight_outcome
-
     tests = document.by_id()
     names = {c.id: c.name for c in document.capabilities}
     first = next(iter(results.summaries.values()), None)
@@ -104,9 +104,6 @@ def failure_examples(results: JobResults, document: CapabilityTestFile, limit: i
 def file_overview(document: CapabilityTestFile, samples: int) -> list[dict[str, Any]]:
     """A test file's page: per capability its counts (``show.summary_rows``) and up to ``samples`` seeds, each with its
     expansions beside it (seeds that have expansions first, then a reproducible random sample)."""
-    from linguagym.capabilities.reports.html import highlight
-    from linguagym.capabilities.reports.show import summary_rows
-
     matches = {c.id: c.matches for c in document.capabilities}
     seeds: dict[str, list[CapabilityTest]] = {}
     grown: dict[str, list[CapabilityTest]] = {}

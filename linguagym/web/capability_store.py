@@ -18,6 +18,7 @@ from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.testing.testfile import parse_tests
 from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import CapabilityJob, TestFileRecord, now
@@ -34,7 +35,6 @@ def parse_test_file(raw: bytes | str, source: str) -> CapabilityTestFile:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as error:
         raise CapabilityError(f"{source}: not UTF-8 text (byte {error.start})", hint="save the file as UTF-8") from None
-    from linguagym.capabilities.testing.testfile import parse_tests
 
     return parse_tests(text, source)
 
@@ -98,8 +98,6 @@ def get_test_file(session: Session, file_id: int) -> TestFileRecord:
 def load_test_file(record: TestFileRecord) -> CapabilityTestFile:
     """The stored file, checked again: a row stored by an older linguagym that cannot be shown (a lone surrogate,
     a non-finite number) is a located 400 page, not a 500."""
-    from linguagym.capabilities.testing.testfile import parse_tests
-
     try:
         return parse_tests(record.content, source=f"stored test file {record.name!r}")
     except CapabilityError as error:

@@ -10,7 +10,13 @@ from pathlib import Path
 
 from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
+from linguagym.capabilities.classifiers.registry import describe_classifiers
+from linguagym.capabilities.data.datasets import parse_label_map
+from linguagym.capabilities.reports.html import failure_chart
+from linguagym.capabilities.seeds.specs import load_specs
 from linguagym.errors import ConfigurationError, LinguagymError
+from linguagym.web.capability_jobs import job_results_directory, open_classifier
+from linguagym.web.capability_results import failure_examples, file_overview, read_results
 from linguagym.web.capability_store import (
     create_generate_job,
     create_test_job,
@@ -39,14 +45,10 @@ DATASETS = ("rotten-tomatoes", "sentence-polarity")
 
 @lru_cache(maxsize=1)
 def _shipped_specs() -> tuple[tuple[str, str], ...]:
-    from linguagym.capabilities.seeds.specs import load_specs
-
     return tuple((spec.id, spec.name) for spec in load_specs())
 
 
 def _named_classifiers() -> list[tuple[str, str]]:
-    from linguagym.capabilities.classifiers.registry import describe_classifiers
-
     return [(name, about) for name, about in describe_classifiers() if re.fullmatch(r"[a-z0-9][a-z0-9.-]*", name)]
 
 
@@ -92,8 +94,6 @@ def upload():
 
 @blueprint.get("/capabilities/files/<int:file_id>")
 def show(file_id: int):
-    from linguagym.web.capability_results import file_overview
-
     record = get_test_file(db_session(), file_id)
     document = load_test_file(record)
     samples = max(0, min(request.args.get("samples", 5, type=int) or 0, 100))
@@ -164,8 +164,6 @@ def start_generate():
 
 @blueprint.post("/capabilities/jobs/test")
 def start_test():
-    from linguagym.web.capability_jobs import open_classifier
-
     form = request.form
     session = db_session()
     file_id = form.get("test_file", "")
@@ -181,8 +179,6 @@ def start_test():
     device = device_choice(form)
     label_map = None
     if form.get("label_map", "").strip():
-        from linguagym.capabilities.data.datasets import parse_label_map
-
         label_map = parse_label_map(form["label_map"])
     settings = {"device": device, "batch_size": _number("batch_size", 1, 4096), "label_map": label_map,
                 "examples": _number("examples", 0, 50, blank=3)}
@@ -216,9 +212,6 @@ def cancel(job_id: int):
 
 
 def _results(job):
-    from linguagym.web.capability_jobs import job_results_directory
-    from linguagym.web.capability_results import read_results
-
     if job.kind != "test" or job.status != "done" or job.test_file is None:
         return None, None
     document = load_test_file(job.test_file)
@@ -227,9 +220,6 @@ def _results(job):
 
 @blueprint.get("/capabilities/jobs/<int:job_id>")
 def job(job_id: int):
-    from linguagym.web.capability_jobs import job_results_directory
-    from linguagym.web.capability_results import failure_examples
-
     record = get_job(db_session(), job_id)
     results, document = _results(record)
     examples = max(0, min(request.args.get("examples", 3, type=int) or 0, 50))
@@ -240,8 +230,6 @@ def job(job_id: int):
 
 @blueprint.get("/capabilities/jobs/<int:job_id>/chart/<kind>.svg")
 def chart(job_id: int, kind: str):
-    from linguagym.capabilities.reports.html import failure_chart
-
     if kind not in ("seeds", "expansions"):
         raise ConfigurationError(f"no chart {kind!r}", hint="seeds or expansions")
     results, _ = _results(get_job(db_session(), job_id))
@@ -253,8 +241,6 @@ def chart(job_id: int, kind: str):
 
 @blueprint.get("/capabilities/jobs/<int:job_id>/files/<path:relative>")
 def file(job_id: int, relative: str):
-    from linguagym.web.capability_jobs import job_results_directory
-
     get_job(db_session(), job_id)
     return send_result_file(job_results_directory(config(), job_id), relative,
                             download=bool(request.args.get("download")))

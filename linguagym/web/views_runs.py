@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING
 from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
 from linguagym.errors import ConfigurationError
+from linguagym.evaluation import plots
+from linguagym.evaluation.aggregate import summarize
+from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
+from linguagym.evaluation.report import find_runs, region_plot_names
+from linguagym.evaluation.tables import format_value, summary_rows
+from linguagym.scoring.registry import named_models
 from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
@@ -28,8 +34,6 @@ MAX_MODELS = 8
 
 
 def _named_models() -> list[str]:
-    from linguagym.scoring.registry import named_models
-
     return named_models()
 
 
@@ -82,14 +86,10 @@ def cancel(run_id: int):
 def _region_plot_paths(runs: list[RunData], suites: dict[str, list[str]]) -> dict[tuple[str, str], str]:
     """(model, suite) -> the path of its region plot among a run's files, as the report named it. ``suites``: each
     model's suites in the order of its results (the report hashes the later of two names that would clash)."""
-    from linguagym.evaluation.report import region_plot_names
-
     return {key: f"plots/{name}" for key, name in region_plot_names(runs, suites).items()}
 
 
 def _collection_choice():
-    from linguagym.evaluation.collections import builtin_collections
-
     choices = builtin_collections()
     chosen = request.args.get("collection", "")
     return choices, (chosen if chosen in choices else "")
@@ -98,10 +98,6 @@ def _collection_choice():
 def _summary(directories: list[Path], collection_name: str, labels: list[str] | None = None):
     """``labels``: one prefix per directory, so the same model in two runs stays two columns."""
     from dataclasses import replace
-
-    from linguagym.evaluation.aggregate import summarize
-    from linguagym.evaluation.collections import covering_collection, load_collection
-    from linguagym.evaluation.report import find_runs
 
     runs, outcomes = [], []
     for index, directory in enumerate(directories):
@@ -120,8 +116,6 @@ def show(run_id: int):
     results = results_directory(config(), run_id)
     context = {"run": run, "files": listing(results), "summary": None}
     if run.status == "done" and (results / "report.html").is_file():
-        from linguagym.evaluation.tables import format_value, summary_rows
-
         choices, chosen = _collection_choice()
         runs, summary = _summary([results], chosen)
         formulas: dict[str, list[str]] = {}
@@ -165,7 +159,6 @@ def items(run_id: int):
         raise ConfigurationError(f"run {run_id} has no results for a suite named {suite!r}")
     plots = []
     if (results / "plots").is_dir():  # the report is written, and with it every model's folder
-        from linguagym.evaluation.report import find_runs
 
         paths = _region_plot_paths(find_runs([results]), {model: list(s) for model, s in suites_of.items()})
         plots = [(model, paths[(model, suite)]) for model in models
@@ -188,8 +181,6 @@ def compare():
     chosen = [parse_id(value, "run") for value in request.args.getlist("run")]
     context = {"runs": done, "chosen": chosen, "summary": None}
     if chosen:
-        from linguagym.evaluation.tables import format_value, summary_rows
-
         directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
         choices, collection = _collection_choice()
         _, summary = _summary(directories, collection, [f"run {i}" for i in chosen])
@@ -200,8 +191,6 @@ def compare():
 
 @blueprint.get("/compare/accuracy.svg")
 def compare_plot():
-    from linguagym.evaluation import plots
-
     session = db_session()
     chosen = [parse_id(value, "run") for value in request.args.getlist("run")]
     directories = [results_directory(config(), get_run(session, i).id) for i in chosen]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
 from linguagym.errors import FormulaError, SuiteError
-from linguagym.suites.formula import parse_formula, region_refs
+from linguagym.names import suite_file_name
+from linguagym.suites.formula import format_formula, parse_formula, region_refs
 from linguagym.suites.load import parse_suite_data, parse_suite_text
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.save import suite_to_dict
@@ -77,7 +78,6 @@ def show(suite_id: int):
 def download(suite_id: int):
     record = get_suite(db_session(), suite_id)
     version = get_version(record, request.args.get("version", type=int))
-    from linguagym.names import suite_file_name
 
     filename = suite_file_name(record.name, set()).removesuffix(".json") + f".v{version.number}.json"
     return Response(version.content, mimetype="application/json",
@@ -141,7 +141,6 @@ def check_formula():
             notes.append(f"{ref} names condition {ref.condition!r}, which this suite does not have")
         if regions is not None and ref.region is not None and not 1 <= ref.region <= regions:
             notes.append(f"{ref} refers to region {ref.region}; this suite has regions 1..{regions}")
-    from linguagym.suites.formula import format_formula
 
     return jsonify({"ok": not notes, "canonical": format_formula(parsed.tree), "notes": notes})
 

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction, from_probabilities
+from linguagym.scoring.causal_lm import CausalLM, NotCausalError
+from linguagym.scoring.hf_base import library_versions
 
 PROMPT_VERSION = 1
 INSTRUCTION = (
@@ -110,8 +112,6 @@ class FewShotClassifier(Classifier):
     def __init__(
         self, model: str, *, cache_dir: Path | None = None, device: str = "auto", batch_size: int | None = None
     ) -> None:
-        from linguagym.scoring.causal_lm import CausalLM, NotCausalError
-
         if batch_size is not None and batch_size < 1:
             raise ClassifierError(f"batch_size must be at least 1, not {batch_size}")
         self.model_name = model
@@ -132,8 +132,6 @@ class FewShotClassifier(Classifier):
 
     @property
     def identity(self) -> dict[str, Any]:
-        from linguagym.scoring.hf_base import library_versions
-
         return {
             "kind": "fewshot",
             **self.lm.identity,

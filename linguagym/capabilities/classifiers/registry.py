@@ -5,7 +5,8 @@ Resolution order: ``vader``, ``textblob``; an ``http(s)://`` URL; ``python:modul
 named language models and ``fewshot:MODEL`` (a language model prompted with examples); ``minilm-baseline``
 (the model ``linguagym lct train-classifier`` writes); an existing directory (its config.json says whether
 it is a sequence classifier or a causal LM) or ``.gguf`` file; anything else is a hub id of a sequence
-classifier. Heavy modules are imported inside their branch, so resolving a spec costs nothing it need not.
+classifier. The adapters import their heavy libraries (torch, transformers, the lexicons) only when they
+load, so resolving a spec costs nothing it need not.
 The result is not cached: wrap it in ``cache.CachedClassifier``.
 """
 
@@ -16,6 +17,12 @@ from pathlib import Path
 
 from linguagym import assets
 from linguagym.capabilities.classifiers.base import Classifier, ClassifierError
+from linguagym.capabilities.classifiers.fewshot import FewShotClassifier
+from linguagym.capabilities.classifiers.hf import HFClassifier, looks_like_hub_id, read_model_config
+from linguagym.capabilities.classifiers.http import HTTPClassifier
+from linguagym.capabilities.classifiers.lexicons import TextBlobClassifier, VaderClassifier
+from linguagym.capabilities.classifiers.python_callable import load_callable
+from linguagym.capabilities.classifiers.train import default_output_dir
 from linguagym.scoring.cache import resolve_cache_dir
 
 TRAIN_COMMAND = "linguagym lct train-classifier"
@@ -90,16 +97,10 @@ def load_classifier(
     lowered = text.lower()
     if lowered in ("vader", "textblob"):
         _no_label_map(label_map, text)
-        from linguagym.capabilities.classifiers.lexicons import TextBlobClassifier, VaderClassifier
-
         return VaderClassifier() if lowered == "vader" else TextBlobClassifier()
     if lowered.startswith(("http://", "https://")):
-        from linguagym.capabilities.classifiers.http import HTTPClassifier
-
         return HTTPClassifier(text, batch_size=batch_size, timeout=timeout, retries=retries, label_map=label_map)
     if runs_code(text):
-        from linguagym.capabilities.classifiers.python_callable import load_callable
-
         return load_callable(text, batch_size=batch_size, label_map=label_map)
     if text in assets.NAMED_MODELS or lowered.startswith("fewshot:"):
         model = text.split(":", 1)[1].strip() if lowered.startswith("fewshot:") else text
@@ -121,7 +122,6 @@ def load_classifier(
         raise ClassifierError(
             f"{text!r} is a file but not a classifier (expected a model directory or a .gguf file)", hint=_accepted()
         )
-    from linguagym.capabilities.classifiers.hf import HFClassifier, looks_like_hub_id
 
     if not looks_like_hub_id(text):
         raise ClassifierError(f"unknown classifier {text!r}", hint=_accepted())
@@ -143,26 +143,12 @@ def _no_label_map(label_map: Mapping[str, str] | None, spec: str) -> None:
 
 
 def _fewshot(model: str, *, cache_dir: Path | None, device: str, batch_size: int | None) -> Classifier:
-    try:
-        from linguagym.capabilities.classifiers.fewshot import FewShotClassifier
-    except ImportError as error:
-        raise ClassifierError(
-            f"the few-shot classifier is not available in this installation ({error})",
-            hint="reinstall linguagym; " + _accepted(),
-        ) from None
     return FewShotClassifier(model, cache_dir=cache_dir, device=device, batch_size=batch_size)
 
 
 def _baseline(
     *, cache_dir: Path | None, device: str, batch_size: int | None, label_map: Mapping[str, str] | None
 ) -> Classifier:
-    try:
-        from linguagym.capabilities.classifiers.train import default_output_dir
-    except ImportError as error:
-        raise ClassifierError(
-            f"the baseline classifier is not available in this installation ({error})",
-            hint="reinstall linguagym; " + _accepted(),
-        ) from None
     directory = Path(default_output_dir(resolve_cache_dir(cache_dir)))
     weights = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
     if not (directory / "config.json").is_file() or not any((directory / name).is_file() for name in weights):
@@ -170,7 +156,6 @@ def _baseline(
             f"the minilm-baseline classifier has not been trained yet (no model in {directory})",
             hint=f"run `{TRAIN_COMMAND}` first (it writes the model there), or choose another classifier",
         )
-    from linguagym.capabilities.classifiers.hf import HFClassifier
 
     return HFClassifier(
         directory, cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map,
@@ -181,13 +166,9 @@ def _baseline(
 def _directory(
     path: Path, *, cache_dir: Path | None, device: str, batch_size: int | None, label_map: Mapping[str, str] | None
 ) -> Classifier:
-    from linguagym.capabilities.classifiers.hf import read_model_config
-
     config = read_model_config(path)
     architectures = [str(name) for name in config.get("architectures") or []]
     if any(name.endswith("ForSequenceClassification") for name in architectures):
-        from linguagym.capabilities.classifiers.hf import HFClassifier
-
         return HFClassifier(path, cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map)
     if any(name.endswith("ForCausalLM") or name.endswith("LMHeadModel") for name in architectures):
         _no_label_map(label_map, str(path))

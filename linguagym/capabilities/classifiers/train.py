@@ -30,9 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from linguagym import assets
 from linguagym.capabilities.classifiers.base import ClassifierError
 from linguagym.capabilities.data.datasets import Dataset, Example
 from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
+from linguagym.hashing import HashMemo
+from linguagym.scoring import device as devices
+from linguagym.scoring.cache import resolve_cache_dir
+from linguagym.scoring.hf_base import library_versions
+from linguagym.scoring.sources import resolve_source
 
 METADATA_FILE = "linguagym-classifier.json"
 DEFAULT_BASE = "minilm-l6-v2"  # an encoder asset of linguagym.assets
@@ -44,8 +50,6 @@ _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 def default_output_dir(cache_dir: Path | None = None) -> Path:
     """Where ``linguagym lct train-classifier`` writes by default, and where the name ``minilm-baseline``
     looks: ``<cache>/classifiers/minilm-baseline``."""
-    from linguagym.scoring.cache import resolve_cache_dir
-
     return resolve_cache_dir(cache_dir) / "classifiers" / DEFAULT_NAME
 
 
@@ -160,9 +164,6 @@ def train_classifier(
 
     import torch
 
-    from linguagym.scoring import device as devices
-    from linguagym.scoring.hf_base import library_versions
-
     target = devices.torch_device(devices.probe_device(device))
     torch.manual_seed(seed)  # the new classification head and dropout
     model, tokenizer = _load_base(base_dir, base_info["name"])
@@ -210,17 +211,12 @@ def _check_target(output_dir: Path) -> None:
 
 def _resolve_base(base: str | None, cache_dir: Path | None) -> tuple[dict[str, Any], Path]:
     """What the base encoder is (for the metadata) and the directory to load it from."""
-    from linguagym import assets
-    from linguagym.hashing import HashMemo
-    from linguagym.scoring.cache import resolve_cache_dir
-
     root = resolve_cache_dir(cache_dir)
     name = base or DEFAULT_BASE
     if name in assets.ENCODERS:
         entry = assets.ENCODERS[name]
         directory = assets.fetch_encoder(name, root)
         return {"name": name, "kind": "asset", "source": entry.source, "sha256": entry.sha256}, directory
-    from linguagym.scoring.sources import resolve_source
 
     source = resolve_source(name, root)
     directory, gguf_file = source.files()

@@ -15,8 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from linguagym.assets import fetch_data_asset
+from linguagym.capabilities.data import sst
 from linguagym.capabilities.data.datasets import DEFAULT_DATASET, Dataset, read_rotten_tomatoes, read_table
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.scoring.cache import resolve_cache_dir
 
 DATASET_KINDS = ("rotten-tomatoes", "sst", "sst-train", "sst-dev", "sst-test", "sst2", "sentence-polarity",
                  "csv", "tsv", "jsonl")
@@ -27,15 +30,10 @@ def load_dataset(name: str = DEFAULT_DATASET, *, cache_dir: Path | None = None, 
                  label_column: str = "label", score_column: str | None = None, id_column: str | None = None,
                  label_map: Mapping[str, str] | None = None) -> Dataset:
     """The dataset called ``name`` (see the module's table); column options apply to table files only."""
-    from linguagym.capabilities.data import sst
-
     kind, sep, rest = name.partition(":")
     if len(kind) == 1 and sep:  # a Windows drive letter, not a kind
         kind, rest = "", name
     if kind in _ASSETS and not rest:
-        from linguagym.assets import fetch_data_asset
-        from linguagym.scoring.cache import resolve_cache_dir
-
         path = fetch_data_asset(_ASSETS[kind], resolve_cache_dir(cache_dir))
         return read_rotten_tomatoes(path, name=kind)
     if kind == "rotten-tomatoes":

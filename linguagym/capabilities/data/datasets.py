@@ -20,6 +20,7 @@ from pathlib import Path
 
 from linguagym.capabilities.data.detokenize import detokenize, normalise_space, recase
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.hashing import sha256_file
 
 LABELS = ("negative", "neutral", "positive")
 DEFAULT_DATASET = "rotten-tomatoes"
@@ -64,8 +65,6 @@ def band_label(score: float) -> str:
 
 
 def file_sha256(path: Path) -> str:
-    from linguagym.hashing import sha256_file
-
     return sha256_file(path)
 
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from linguagym.assets import fetch_data_asset
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.scoring.cache import resolve_cache_dir
 
 WORD_CLASSES = ("adjective", "noun", "verb", "adverb")
 SENTIMENTS = ("positive", "negative", "neutral", "mixed")
@@ -151,9 +153,6 @@ def _cached(path: str, mtime: float) -> Lexicon:
 def load_lexicon(path: str | Path | None = None, cache_dir: Path | None = None) -> Lexicon:
     """The lexicon at ``path``, or the default SentiWordNet 3.0 asset (fetched into the cache if missing)."""
     if path is None:
-        from linguagym.assets import fetch_data_asset
-        from linguagym.scoring.cache import resolve_cache_dir
-
         path = fetch_data_asset(DEFAULT_LEXICON, resolve_cache_dir(cache_dir))
     path = Path(path)
     if not path.is_file():

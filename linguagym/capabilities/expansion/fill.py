@@ -26,6 +26,7 @@ from typing import Protocol
 
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, render
+from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.causal_lm import CausalLM, NotCausalError
 
 _WORD = re.compile(r"^[A-Za-z]+(?:['-][A-Za-z]+)*$")
@@ -79,8 +80,6 @@ class CausalFiller:
 
     def __init__(self, model: str = "smollm2-135m", *, cache_dir: Path | None = None, beam: int = 4,
                  pool: int = 12, accept: Accept | None = None, left_words: int = 12, right_words: int = 8) -> None:
-        from linguagym.scoring.causal import CausalScorer
-
         self.model = model
         self.beam = beam
         self.pool = max(pool, beam)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from linguagym.capabilities.data.analysis import Analyser, Analysis
+from linguagym.capabilities.data.analysis import Analyser, Analysis, word_class
 from linguagym.capabilities.data.datasets import Example
 from linguagym.capabilities.expansion.fill import is_word
 from linguagym.capabilities.seeds.search import Match, search_match
@@ -190,8 +190,6 @@ def _repeated(tokens, index: int):
 def prefilter(lexicon) -> Callable[[str, str], bool]:
     """A cheap early test for fillers: could ``word`` pass the neutral check as a ``tag``? (Its lemma is guessed
     from common endings; the validator decides with the lemma in context.)"""
-    from linguagym.capabilities.data.analysis import word_class
-
     def accept(word: str, tag: str) -> bool:
         lower = word.lower()
         if lower in BLOCKED:

@@ -22,6 +22,7 @@ from linguagym.capabilities.testing.testfile_model import (
     Provenance,
     require_test_file,
 )
+from linguagym.charts import grouped_bars
 
 e = html.escape
 
@@ -114,8 +115,6 @@ def _summary(summaries: Mapping[str, FailureSummary]) -> list[str]:
 
 def failure_chart(summaries: Mapping[str, FailureSummary], kind: str) -> str:
     """Failure rates on ``kind`` (seeds or expansions) by capability, classifiers side by side, as SVG text."""
-    from linguagym.charts import grouped_bars
-
     first = next(iter(summaries.values()))
     ids = [c.id for c in first.capabilities]
     series = {label: [getattr(c, kind).value for c in s.capabilities] for label, s in summaries.items()}

@@ -181,7 +181,7 @@ def write_results(document: CapabilityTestFile, tests_path: str | Path, runs: Se
                   settings: Mapping[str, Any] | None = None) -> Written:
     """Write every output of one ``lct test`` into ``out_dir``; the report and the record come last.
     ``settings``: how the classifiers were run (device, batch size, label map ...), recorded as given."""
-    from linguagym.capabilities.reports.html import render_report
+    from linguagym.capabilities.reports.html import render_report  # ~10 ms; --help loads this module
 
     document = require_test_file(document, "write_results")
     out = Path(out_dir)

@@ -23,7 +23,10 @@ from pathlib import Path
 
 from linguagym.atomic import atomic_write_text
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.syntax import treebank
+from linguagym.capabilities.syntax.parsers import load_parser, unescape_words
 from linguagym.capabilities.syntax.trees import Tree
+from linguagym.scoring.cache import resolve_cache_dir
 
 GRAMMAR_FORMAT = 1
 
@@ -72,8 +75,6 @@ def grammar_from_trees(trees: Iterable[Tree], source: dict | None = None) -> Gra
 
 def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_dir: Path | None = None) -> Grammar:
     """The reference grammar named by ``reference`` (see the module doc), from the cache when it is there."""
-    from linguagym.capabilities.syntax import treebank
-
     induced = reference.startswith("induced:")
     target = reference.split(":", 1)[1] if induced else reference
     if target == "treebank":
@@ -93,8 +94,6 @@ def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_di
     is_trees = path.is_dir() or path.suffix in (".zip", *treebank.TREE_SUFFIXES[:-1]) or _looks_bracketed(path)
     content = treebank.fingerprint(path) if is_trees else hashlib.sha256(path.read_bytes()).hexdigest()
     if induced and parser is None:
-        from linguagym.capabilities.syntax.parsers import load_parser
-
         parser = load_parser("spacy")
     key_data = {"format": GRAMMAR_FORMAT, "content": content, "induced": induced,
                 "parser": parser.identity if induced else None}
@@ -105,8 +104,6 @@ def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_di
         if not induced:
             return grammar_from_trees(treebank.read_treebank(path), source)
         if is_trees:
-            from linguagym.capabilities.syntax.parsers import unescape_words
-
             sentences = [t.leaves() for t in treebank.read_treebank(path)]
             return grammar_from_trees(parser.parse_words([unescape_words(s) for s in sentences]), source)
         lines = [line.strip() for line in path.read_text("utf-8", errors="replace").splitlines() if line.strip()]
@@ -130,8 +127,6 @@ def induced_grammar(sentences: Sequence[str], *, parser, label: str, cache_dir: 
 
 def _cached(key_data: dict, source: dict, build: Callable[[], Grammar], cache_dir: Path | None) -> Grammar:
     """The grammar from the on-disk cache, or built and stored there (a damaged cache file is rebuilt)."""
-    from linguagym.scoring.cache import resolve_cache_dir
-
     key = hashlib.sha256(json.dumps(key_data, sort_keys=True).encode()).hexdigest()[:24]
     cache = resolve_cache_dir(cache_dir) / "capabilities" / f"grammar-{key}.json"
     if cache.is_file():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.syntax import depconv
 from linguagym.capabilities.syntax.trees import Tree, parse_brackets
 
 PARSERS = ("auto", "spacy", "benepar")
@@ -71,28 +72,22 @@ class SpacyParser:
     def identity(self) -> dict:
         import spacy
 
-        from linguagym.capabilities.syntax import depconv
-
         return {"parser": self.name, "model": self.model, "model_version": self.nlp.meta.get("version"),
                 "spacy": spacy.__version__, "conversion": depconv.VERSION}
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
-        from linguagym.capabilities.syntax.depconv import doc_to_tree
-
         out = []
         for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=self.batch_size), strict=True):
-            out.append(Parsed(text, doc_to_tree(doc), _spans(doc)))
+            out.append(Parsed(text, depconv.doc_to_tree(doc), _spans(doc)))
         return out
 
     def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]:
         """Trees for pre-tokenised sentences, one sentence each (the words are kept as they are)."""
         from spacy.tokens import Doc
 
-        from linguagym.capabilities.syntax.depconv import doc_to_tree
-
         docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=[True] + [False] * (len(words) - 1))
                 for words in sentences if words]
-        return [doc_to_tree(doc) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
+        return [depconv.doc_to_tree(doc) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
 
 
 class BeneparParser:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-import types
 from pathlib import Path
 
 import pytest
 
+from linguagym.capabilities.classifiers import registry
 from linguagym.capabilities.classifiers.base import ClassifierError
 from linguagym.capabilities.classifiers.http import HTTPClassifier
 from linguagym.capabilities.classifiers.lexicons import TextBlobClassifier, VaderClassifier
@@ -23,19 +22,15 @@ class FakeFewShot:
 
 @pytest.fixture
 def fewshot(monkeypatch) -> type[FakeFewShot]:
-    """The few-shot module, replaced: these tests check routing, not the language model."""
-    module = types.ModuleType("linguagym.capabilities.classifiers.fewshot")
-    module.FewShotClassifier = FakeFewShot  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, module.__name__, module)
+    """The few-shot classifier, replaced: these tests check routing, not the language model."""
+    monkeypatch.setattr(registry, "FewShotClassifier", FakeFewShot)
     return FakeFewShot
 
 
 @pytest.fixture
 def baseline_dir(tmp_path, monkeypatch) -> Path:
     directory = tmp_path / "baseline"
-    module = types.ModuleType("linguagym.capabilities.classifiers.train")
-    module.default_output_dir = lambda cache_dir: directory  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(registry, "default_output_dir", lambda cache_dir: directory)
     return directory
 
 
