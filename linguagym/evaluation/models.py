@@ -27,7 +27,7 @@ from linguagym.evaluation.run import (
     settings_scorer,
     suite_texts,
 )
-from linguagym.evaluation.summary import SummarySettings, check_summary_settings, summarize_runs
+from linguagym.evaluation.summary import SummarySettings, check_summary_settings, summarize_results, summarize_runs
 from linguagym.executors.base import SideBySide
 from linguagym.executors.local import LocalExecutor
 from linguagym.names import model_folders, model_labels
@@ -48,8 +48,8 @@ Finished = Callable[[RunSettings, "RunResult | LinguagymError"], None]
 @dataclass
 class ModelRuns(Sequence["RunResult | LinguagymError"]):
     """What ``run_models`` did: one outcome per model, in the order given (a ``RunResult``, or the error that
-    stopped that model), and, where it wrote an output folder, the summary of the models that ran and the
-    report's path. Reads as the list of outcomes: ``good, bad = run_models(...)``."""
+    stopped that model), the summary of the models that ran (None when summarizing was turned off) and, where it
+    wrote an output folder, the report's path. Reads as the list of outcomes: ``good, bad = run_models(...)``."""
 
     outcomes: list[RunResult | LinguagymError]
     settings: list[RunSettings]
@@ -94,11 +94,11 @@ def run_models(
     """Score and evaluate ``suites`` (files, or ``Suite`` objects) with each model of ``settings`` (one
     ``RunSettings`` per model).
 
-    With ``output``, each model's files go whole into a folder of its own there (labels and folders that never
-    collide: ``runA/checkpoint-1000`` and ``runB/checkpoint-1000`` keep their full names), then, with
-    ``summary``, the models that ran are summarized (``ModelRuns.summary``) and, with ``report``,
-    ``report.html`` and ``plots/`` are written. A model that fails is returned as its error and the others go
-    on; a write that fails stops the run with an ``OutputError``.
+    With ``summary``, the models that ran are summarized (``ModelRuns.summary``: accuracy per suite, the
+    collection's score and groups). With ``output``, each model's files go whole into a folder of its own there
+    (labels and folders that never collide: ``runA/checkpoint-1000`` and ``runB/checkpoint-1000`` keep their
+    full names), and, with ``report``, ``report.html`` and ``plots/``. A model that fails is returned as its
+    error and the others go on; a write that fails stops the run with an ``OutputError``.
 
     ``progress(label, total, unit)`` is told each piece of work (each model, or all models at once on an
     executor that scores them side by side); ``cancelled()`` is asked between steps and stops the run with
@@ -179,9 +179,12 @@ def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Su
 
 def _summarized(outcomes: list[RunResult | LinguagymError], settings: list[RunSettings], output: str | Path | None,
                 summary: SummarySettings | None, report: bool) -> ModelRuns:
-    written = [o.directory for o in outcomes if isinstance(o, RunResult) and o.directory is not None]
-    if output is None or summary is None or not written:
+    results = [o for o in outcomes if isinstance(o, RunResult)]
+    if summary is None or not results:
         return ModelRuns(outcomes, settings)
+    if output is None:  # nothing written: summarized from memory (the same numbers the folders would give)
+        return ModelRuns(outcomes, settings, summarize_results(results, summary))
+    written = [o.directory for o in results if o.directory is not None]
     runs, numbers = summarize_runs(written, summary)
     page = write_report(runs, output, numbers) if report else None
     return ModelRuns(outcomes, settings, numbers, page, runs)

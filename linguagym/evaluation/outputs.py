@@ -19,6 +19,7 @@ from pathlib import Path
 
 from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text
 from linguagym.destinations import check_folder, check_replaceable
+from linguagym.evaluation.aggregate import ItemOutcome
 from linguagym.evaluation.evaluate import SuiteResult
 from linguagym.evaluation.run import RunResult
 from linguagym.names import safe_name, short_model_name, suite_file_name
@@ -56,16 +57,20 @@ def write_predictions(result: RunResult, path: Path) -> None:
     _write_csv(path, ["model", "suite", "item", "prediction", "formula", "metric", "holds", "undefined"], rows())
 
 
-def write_items(result: RunResult, path: Path) -> None:
+def item_outcomes(result: RunResult) -> list[ItemOutcome]:
+    """Each item's outcome under both policies, as ``items.csv`` holds it (and ``read_item_outcomes`` reads it)."""
     model = model_label(result)
+    outcomes = []
+    for suite_result in result.suites:
+        first = suite_result.item_correct("first")
+        for item, correct in suite_result.item_correct("all").items():
+            outcomes.append(ItemOutcome(model, suite_result.suite.name, item, correct, first[item]))
+    return outcomes
 
-    def rows():
-        for suite_result in result.suites:
-            first = suite_result.item_correct("first")
-            for item, correct in suite_result.item_correct("all").items():
-                yield [model, suite_result.suite.name, item, correct, first[item]]
 
-    _write_csv(path, ["model", "suite", "item", "correct", "correct_first"], rows())
+def write_items(result: RunResult, path: Path) -> None:
+    rows = ([o.model, o.suite, o.item, o.correct, o.correct_first] for o in item_outcomes(result))
+    _write_csv(path, ["model", "suite", "item", "correct", "correct_first"], rows)
 
 
 def write_regions(result: RunResult, path: Path) -> None:

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.aggregate import Summary, summarize
+from linguagym.evaluation.aggregate import ItemOutcome, Summary, summarize
 from linguagym.evaluation.collections import Collection, covering_collection, load_collection
+from linguagym.evaluation.outputs import item_outcomes
 from linguagym.evaluation.report import RunData, find_runs
+from linguagym.evaluation.run import RunResult
 
 POLICIES = ("all", "first")
 
@@ -44,11 +46,17 @@ def summary_collection(settings: SummarySettings, suites: Sequence[str]) -> Coll
     return load_collection(settings.collection)
 
 
+def summarize_outcomes(outcomes: Sequence[ItemOutcome], settings: SummarySettings) -> Summary:
+    collection = summary_collection(settings, [o.suite for o in outcomes])
+    return summarize(outcomes, collection, policy=settings.policy, bootstrap=settings.bootstrap, seed=settings.seed)
+
+
 def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> tuple[list[RunData], Summary]:
     """The run folders (as ``find_runs`` finds them) and the summary of every model in them."""
     runs = find_runs(list(folders))
-    outcomes = [o for run in runs for o in run.outcomes]
-    collection = summary_collection(settings, [o.suite for o in outcomes])
-    numbers = summarize(outcomes, collection, policy=settings.policy, bootstrap=settings.bootstrap,
-                        seed=settings.seed)
-    return runs, numbers
+    return runs, summarize_outcomes([o for run in runs for o in run.outcomes], settings)
+
+
+def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:
+    """The summary of runs held in memory: the same numbers ``summarize_runs`` reads from their folders."""
+    return summarize_outcomes([o for result in results for o in item_outcomes(result)], settings)

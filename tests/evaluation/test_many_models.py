@@ -123,3 +123,20 @@ def test_a_cancelled_run_keeps_the_models_written_before_it_stopped(tiny_lm_dir:
     assert labels == [f"model 1 of 2: {tiny_lm_dir.name}"]  # the second model never began
     assert [p.parent.name for p in out.glob("*/run.json")] == [tiny_lm_dir.name]  # the first is kept, whole
     assert not (out / "report.html").exists()
+
+
+def test_without_an_output_folder_the_summary_comes_from_memory_with_the_same_numbers(tmp_path: Path) -> None:
+    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.run import RunSettings
+    from tests.evaluation.fakes import WordScorer
+
+    def scorers(settings):
+        return WordScorer(lambda word, index: float(len(word) * (2 if settings.model == "b" else 1) + index % 3))
+
+    models = [RunSettings(model=name) for name in ("a", "b")]
+    in_memory = run_models(example_suite_paths(), models, scorers=scorers)
+    written = run_models(example_suite_paths(), models, scorers=scorers, output=tmp_path / "out")
+    assert in_memory.report is None and written.report == tmp_path / "out" / "report.html"
+    assert [m.model for m in in_memory.summary.models] == ["a", "b"]
+    assert in_memory.summary == written.summary  # accuracies, scores and bootstrap intervals alike
+    assert run_models(example_suite_paths(), models, scorers=scorers, summary=None).summary is None
