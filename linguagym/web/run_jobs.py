@@ -8,7 +8,6 @@ it had; its model folders are replaced whole.
 
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
 
 from linguagym.atomic import atomic_write_text
@@ -34,8 +33,7 @@ def results_directory(config: WebConfig, run_id: int) -> Path:
 
 def run_settings(config: WebConfig, models: list[str], options: dict) -> list[RunSettings]:
     """One ``RunSettings`` per model from a run's stored options, with the server's score cache."""
-    known = {f.name for f in fields(RunSettings)}
-    chosen = {key: value for key, value in options.items() if key in RUN_OPTIONS and key in known}
+    chosen = {key: value for key, value in options.items() if key in RUN_OPTIONS}  # (each a RunSettings field)
     return [RunSettings(model=model, cache_dir=str(config.score_cache_dir), **chosen) for model in models]
 
 
