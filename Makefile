@@ -1,4 +1,5 @@
 # The README's two commands: `make demo` (install + main job) and `make test` (install + tests).
+# `make demo` installs the base package only (what `run` needs); `make test` installs every extra and the test tools.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -6,7 +7,14 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 # torch goes in first, pinned: a bare `torch` requirement on a machine without it pulls the CUDA build.
 TORCH ?= torch==2.13.0
 
-.PHONY: demo test install install-dev lint clean system-deps
+# `make test-floors`: a second venv with the base package only (no extra) at the oldest versions pyproject.toml
+# allows (ci/floors.txt), running the scoring and evaluation tests that use tiny models and the install tests.
+FLOORS_VENV ?= .venv-floors
+FLOORS_BIN := $(FLOORS_VENV)/bin
+FLOORS_PIP := $(FLOORS_BIN)/python -m pip --disable-pip-version-check --quiet
+FLOORS_TESTS ?= tests/scoring tests/evaluation tests/test_install.py
+
+.PHONY: demo test test-floors install install-dev lint clean system-deps
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "linguagym needs Python 3.11 or newer: make PYTHON=python3.11 ...")'
@@ -39,8 +47,19 @@ system-deps:
 test: $(VENV)/.installed-dev system-deps
 	$(BIN)/python -m pytest
 
+$(FLOORS_VENV)/.installed: pyproject.toml ci/floors.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "linguagym needs Python 3.11 or newer: make PYTHON=python3.11 ...")'
+	rm -rf $(FLOORS_VENV)  # afresh: a floor raised, or an extra installed before, must not linger
+	$(PYTHON) -m venv $(FLOORS_VENV)
+	$(FLOORS_PIP) install "$(TORCH)"
+	$(FLOORS_PIP) install -c ci/floors.txt -e . "pytest>=8,<10" "hypothesis>=6.100,<7"
+	@touch $@
+
+test-floors: $(FLOORS_VENV)/.installed
+	$(FLOORS_BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider $(FLOORS_TESTS)
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check linguagym tests benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FLOORS_VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -21,11 +21,14 @@ FORBIDDEN = list(dict.fromkeys([
     ("assets", "scoring"),  # assets are below scoring
     ("executors", "evaluation"), ("executors", "capabilities"),  # an executor knows tasks, not what they are for
     ("evaluation", "capabilities"), ("capabilities", "evaluation"),  # the two kinds of test are siblings
-    *((floor, face) for floor in ("evaluation", "capabilities", "executors", "scoring", "suites", "assets", GROUND)
+    *(("importers", floor) for floor in ("scoring", "executors", "evaluation", "capabilities")),  # format to format
+    *((floor, face) for floor in ("evaluation", "capabilities", "executors", "scoring", "suites", "assets", "importers",
+                                  GROUND)
       for face in ("web", "cli")),  # nothing below the faces knows they exist
-    *((GROUND, floor) for floor in ("suites", "scoring", "assets", "executors", "evaluation", "capabilities")),
+    *((GROUND, floor) for floor in ("suites", "scoring", "assets", "executors", "evaluation", "capabilities",
+                                    "importers")),
 ]))
-HEAVY = ("torch", "transformers", "spacy", "flask", "ray", "sqlalchemy", "numpy")
+HEAVY = ("torch", "transformers", "spacy", "flask", "ray", "sqlalchemy", "numpy", "pandas")
 
 
 def module_name(path: Path) -> str:

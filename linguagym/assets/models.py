@@ -179,7 +179,7 @@ def check_probe(name: str, tokenizer) -> None:
             f"named model {name!r}: this transformers ({transformers.__version__}) converts its GGUF tokenizer "
             f"differently from the tested one: {PROBE_TEXT!r} gives {len(found)} tokens {list(found)[:12]}, "
             f"expected {len(expected)} {list(expected)}",
-            hint="install the tested transformers (pip install 'transformers>=5.23,<6'), then fetch again",
+            hint="install the tested transformers (pip install 'transformers>=5.18,<6'), then fetch again",
         )
 
 

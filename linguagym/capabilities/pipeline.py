@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from linguagym.capabilities.data.analysis import Analyser, tagger_identity
+from linguagym.capabilities.data.analysis import Analyser, load_spacy, tagger_identity
 from linguagym.capabilities.data.catalog import load_dataset
 from linguagym.capabilities.data.datasets import DEFAULT_DATASET, Dataset
 from linguagym.capabilities.data.lexicon import load_lexicon
@@ -27,6 +27,7 @@ from linguagym.capabilities.testing.testfile_model import (
     DatasetInfo,
     GenerationSettings,
 )
+from linguagym.extras import DEFAULT_SPACY_MODEL
 from linguagym.progress import IsCancelled, Progress, begin
 from linguagym.version import __version__
 
@@ -38,22 +39,24 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
                    seed: int = 0, max_seeds: int | None = None, lexicon_path: Path | None = None,
                    cache_dir: Path | None = None, dataset_options: Mapping | None = None,
                    progress: Progress | None = None, cancelled: IsCancelled | None = None,
-                   expansion: ExpansionOptions | None = None) -> CapabilityTestFile:
+                   expansion: ExpansionOptions | None = None, spacy_model: str = DEFAULT_SPACY_MODEL,
+                   ) -> CapabilityTestFile:
     """The capability-test file (``testfile.write_tests`` writes it) of seed tests for the chosen capabilities,
     and their expansions unless ``expansion`` is None or has ``enabled=False``.
 
     ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
     searching capabilities, expanding seeds); ``cancelled()`` is asked between steps and stops the work with
-    ``Cancelled``.
+    ``Cancelled``. ``spacy_model`` tags the sentences and parses them for expansion (needs the ``[lct]`` extra).
     """
 
     if max_seeds is not None and max_seeds < 0:
         raise CapabilityError(f"--max-seeds must be 0 or more, not {max_seeds}")
+    load_spacy(spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
     specs = select_specs(load_specs(spec_paths), lcs)  # specs first: a bad spec fails before slow work
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, cache_dir=cache_dir,
                                                                      **dict(dataset_options or {}))
     lexicon = load_lexicon(lexicon_path, cache_dir)
-    analyser = Analyser(lexicon)
+    analyser = Analyser(lexicon, spacy_model)
     tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
     analyses = analyser.analyse([e.text for e in data.examples], progress=tick)
     tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
@@ -67,7 +70,7 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
         created_by=CreatedBy(tool="linguagym", version=__version__),
         dataset=DatasetInfo.from_json(data.describe()),
         lexicon={"source": lexicon.source, "words": len(lexicon)},
-        tagger=tagger_identity(),
+        tagger=tagger_identity(spacy_model),
         settings=GenerationSettings(seed=seed, max_seeds=max_seeds, lcs=tuple(s.id for s in specs)),
         capabilities=tuple(
             CapabilityInfo(id=r.spec.id, name=r.spec.name, description=r.spec.description, spec=r.spec.path,
@@ -110,7 +113,7 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, seed: 
 
 
     started = time.perf_counter()
-    parser = load_parser(options.parser)
+    parser = load_parser(options.parser, spacy_model=analyser.model)
     grammar = _reference_grammar(options.reference, data, parser, cache_dir)
     accept = prefilter(analyser.lexicon)
     filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept)

@@ -9,9 +9,10 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from linguagym.cli import lct, results, run, serve, suites
+from linguagym.cli import importing, lct, results, run, serve, suites
 from linguagym.cli.output import console, styled
 from linguagym.errors import LinguagymError
+from linguagym.extras import missing_extra_error
 from linguagym.version import __version__
 
 
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (suites.add_validate_parser, suites.add_upgrade_parser, suites.add_show_parser,
                 run.add_run_parser, run.add_surprisals_parser, results.add_score_parser, results.add_compare_parser,
                 run.add_models_parser, lct.add_lct_parser, serve.add_serve_parser, suites.add_examples_parser,
-                run.add_demo_parser):
+                run.add_demo_parser, importing.add_import_parser):
         add(commands)
     return parser
 
@@ -69,6 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a bug of ours: say so briefly; --debug shows the traceback
         if args.debug:
             raise
+        missing = missing_extra_error(error)  # an optional package imported past every check: not a bug
+        if missing is not None:
+            console(stderr=True).print(styled("error: ", "red", str(missing)), soft_wrap=True)
+            return 1
         print(f"internal error: {type(error).__name__}: {error}\n"
               "  this is a bug in linguagym; run again with --debug for the traceback and report it",
               file=sys.stderr)

@@ -15,6 +15,7 @@ from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
 from linguagym.cli.train import add_train_parser
 from linguagym.errors import LinguagymError
+from linguagym.extras import DEFAULT_SPACY_MODEL, require_extra
 
 
 def add_lct_parser(commands) -> argparse.ArgumentParser:
@@ -66,6 +67,9 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--label-map", default=None, metavar="MAP", help="table datasets: e.g. 0=negative,1=positive")
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                    help="where assets are kept (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
+    p.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL, metavar="NAME",
+                   help=f"the spaCy pipeline that tags and parses the sentences: an installed model package or a "
+                   f"saved pipeline's directory (default {DEFAULT_SPACY_MODEL}, which the [lct] extra installs)")
     p.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the test file to write")
     x = p.add_argument_group("expansion", "syntax-based expansion of the seeds (on by default)")
     x.add_argument("--no-expand", dest="expand", action="store_false", help="write the seed tests only")
@@ -117,6 +121,7 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
                "score_column": args.score_column, "id_column": args.id_column,
                "label_map": parse_label_map(args.label_map) if args.label_map else None}
     err = console(stderr=True)
+    require_extra("lct", "spacy", needed_by="linguagym lct generate")
     if args.expansions_per_seed < 0:
         raise LinguagymError(f"--expansions-per-seed must be 0 or more, not {args.expansions_per_seed}")
     if args.max_masks < 1:
@@ -130,7 +135,7 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
         document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,
                                   max_seeds=args.max_seeds, lexicon_path=args.lexicon, cache_dir=args.cache_dir,
                                   dataset_options=options, progress=bars,
-                                  expansion=expansion)
+                                  expansion=expansion, spacy_model=args.spacy_model)
     write_tests(document, args.output)
     counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")
                        for c in document.capabilities)

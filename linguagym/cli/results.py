@@ -10,6 +10,7 @@ from pathlib import Path
 from linguagym.atomic import atomic_write_text
 from linguagym.cli.output import console
 from linguagym.destinations import check_file
+from linguagym.evaluation.limit import describe_limit
 
 
 def summary_options(p: argparse.ArgumentParser) -> None:
@@ -33,7 +34,9 @@ def add_score_parser(commands) -> argparse.ArgumentParser:
     p = commands.add_parser("score", help="aggregate per-item results: suite accuracy, SG score, circuits",
                             description="Aggregate per-item results (items.csv of linguagym runs, run directories, "
                             "or per-item files of Hu et al. 2020: model,suite,item,correct) into suite accuracy, "
-                            "the collection score and group scores, per model.")
+                            "the collection score and group scores, per model. In every one, correct means the "
+                            "item's first prediction holds; items.csv adds correct_all (every prediction holds), and "
+                            "items.csv of earlier versions (correct, correct_first) is read with its old meaning.")
     p.add_argument("results", nargs="+", metavar="RESULTS", help="items.csv files, run directories, paper CSVs")
     summary_options(p)
     p.set_defaults(func=cmd_score)
@@ -72,13 +75,17 @@ def print_summary(summary, args: argparse.Namespace) -> None:
     out.print(rich_table(summary, intervals=args.intervals))
     for line in notes(summary):
         out.print(line, style="dim", highlight=False)
+    limited = describe_limit(getattr(args, "limit", None))  # a run of the first items only must not pass for a full one
+    if limited:
+        out.print(limited, style="bold yellow", highlight=False)
     if getattr(args, "csv", None):
         write_summary_csv(summary, args.csv)
         print(f"wrote {args.csv}", file=sys.stderr)
     if getattr(args, "markdown", None):
         from linguagym.evaluation.tables import summary_markdown  # off --help's path
 
-        atomic_write_text(args.markdown, summary_markdown(summary, intervals=args.intervals))
+        table = summary_markdown(summary, intervals=args.intervals)
+        atomic_write_text(args.markdown, table + (f"\n{limited}\n" if limited else ""))
         print(f"wrote {args.markdown}", file=sys.stderr)
 
 

@@ -15,12 +15,12 @@ from linguagym.cli.results import check_table_files, print_summary, summary_opti
 from linguagym.cli.suites import cmd_show, cmd_validate, suite_paths
 from linguagym.destinations import check_file
 from linguagym.errors import LinguagymError
-from linguagym.evaluation.evaluate import suite_sentences
+from linguagym.evaluation.evaluate import COMPAT_OPTIONS, suite_sentences
 from linguagym.evaluation.models_file import read_models_file
 from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings, check_settings, load_suites
 from linguagym.executors import EXECUTORS, make_executor
-from linguagym.scoring import registry
 from linguagym.scoring.cache import resolve_cache_dir
+from linguagym.scoring.memory import is_auto_batch_size
 from linguagym.scoring.order import score_texts
 from linguagym.suites.examples import example_suite_paths
 
@@ -45,9 +45,16 @@ def model_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
                    help="start-of-sentence: auto (the model's BOS, else EOS), none, or a token (default: auto)")
     g.add_argument("--spacing", default="natural", choices=("natural", "spaces"),
                    help="how regions are joined (default: natural, no space before , . ! ? ; :)")
-    g.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
+    g.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16", "auto"),
+                   help="float32 (default), bfloat16, float16, or auto: the checkpoint's own torch_dtype")
+    g.add_argument("--model-args", "--model_args", default="", metavar="K=V,...",
+                   help="Hugging Face model arguments, as in lm-evaluation-harness: revision, trust_remote_code, "
+                   "dtype, device_map (parallelize=true: auto), load_in_8bit, load_in_4bit, peft (an adapter), "
+                   "subfolder, gguf_file, tokenizer; e.g. revision=step1000,trust_remote_code=true")
     g.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, cuda:1, mps")
-    g.add_argument("--batch-size", type=int, default=16, metavar="N")
+    g.add_argument("--batch-size", "--batch_size", type=batch_size_argument, default=16, metavar="N|auto",
+                   help="texts per forward pass; auto: as many as the GPU's free memory holds (16 on a CPU); "
+                   "lm-eval's auto:N is taken as auto (default: 16)")
     g.add_argument("--pll", choices=("original", "within_word_l2r"), default=None,
                    help="pseudo-log-likelihood variant for masked LMs (default: original)")
     g.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
@@ -61,9 +68,15 @@ def add_run_parser(commands) -> argparse.ArgumentParser:
                             "print accuracy (suites and the collection's score and groups down, models across), and "
                             "write results into DIR/<model>/ and a report into DIR/report.html.")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="suite .json files or directories of them")
-    p.add_argument("-o", "--output", type=Path, default=Path("linguagym-results"), metavar="DIR",
+    p.add_argument("-o", "--output", "--output_path", type=Path, default=Path("linguagym-results"), metavar="DIR",
                    help="output directory (default: ./linguagym-results)")
     p.add_argument("--metric", default=None, help="evaluate predictions on this metric instead of the suite's")
+    p.add_argument("--compat", choices=COMPAT_OPTIONS, default=None,
+                   help="syntaxgym-core: count an lm-zoo TSV's <eos> as a token of the last region, as syntaxgym-core "
+                   "does (its mean, median, min and range then match; sums match either way)")
+    p.add_argument("--limit", type=limit_argument, default=None, metavar="N",
+                   help="only the first N items of each suite, or (N below 1) that share of them, as lm-eval's "
+                   "--limit: a quick look, marked as not a full run")
     p.add_argument("--suites-dir", type=Path, default=None, metavar="DIR",
                    help="with --collection: the directory holding its suites (else they are fetched when online)")
     p.add_argument("--no-report", action="store_true", help="skip the HTML report and plots")
@@ -104,6 +117,27 @@ def add_demo_parser(commands) -> argparse.ArgumentParser:
     return p
 
 
+def batch_size_argument(text: str) -> int | str:
+    """--batch-size: a whole number, or auto (lm-evaluation-harness's auto:N too, kept as written)."""
+    if is_auto_batch_size(text.strip().lower()):
+        return text.strip().lower()
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number or auto (e.g. 16, auto)") from None
+
+
+def limit_argument(text: str) -> int | float:
+    """--limit: a number of items (10), or a share of each suite below 1 (0.1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of items (10) or a share below 1 (0.1)") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number above 0 (10 items, or 0.1 of each suite)")
+    return value if value < 1 else int(value)
+
+
 # ------------------------------------------------------------------------------------------- commands
 
 
@@ -114,24 +148,19 @@ def _settings(args: argparse.Namespace):
         model=model, bos=args.bos, spacing=args.spacing, dtype=args.dtype, device=args.device,
         batch_size=args.batch_size, pll=args.pll, metric=getattr(args, "metric", None),
         policy=getattr(args, "policy", None) or "all", cache=not args.no_cache,
-        cache_dir=str(args.cache_dir) if args.cache_dir else None,
+        cache_dir=str(args.cache_dir) if args.cache_dir else None, model_args=args.model_args,
+        limit=getattr(args, "limit", None), compat=getattr(args, "compat", None),
     )
 
 
 def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
     """Suites named on the command line, or a collection's suites (from --suites-dir or fetched)."""
-    if args.suites:
-        return suite_paths(args.suites)
-    if args.collection in (None, "auto"):
+    if not args.suites and args.collection in (None, "auto"):
         raise LinguagymError("no suite files given",
                              hint="pass .json files or directories, or --collection syntaxgym-2020 --suites-dir DIR")
-    from linguagym.evaluation.collections import fetch_suites, load_collection  # off --help's path (~20 ms)
-    from linguagym.evaluation.collections import suite_paths as collection_paths  # off --help's path
+    from linguagym.evaluation.api import resolve_suites  # off --help's path (with run_models, ~40 ms)
 
-    collection = load_collection(args.collection)
-    if args.suites_dir:
-        return collection_paths(collection, args.suites_dir)
-    return collection_paths(collection, fetch_suites(collection, resolve_cache_dir(args.cache_dir)))
+    return resolve_suites(args.suites, args.collection, args.suites_dir, args.cache_dir)
 
 
 def _run_models(args: argparse.Namespace) -> list[str]:
@@ -201,10 +230,7 @@ def cmd_surprisals(args: argparse.Namespace) -> int:
     suites, _ = load_suites(suite_paths(args.suites))
     texts = [s.text for suite in suites for s in suite_sentences(suite, args.spacing)]
     settings = _settings(args)
-    scorer = registry.load_scorer(settings.model, bos=settings.bos, dtype=settings.dtype, device=settings.device,
-                                  batch_size=settings.batch_size, pll=settings.pll,
-                                  cache_dir=Path(settings.cache_dir) if settings.cache_dir else None,
-                                  score_cache=settings.cache)
+    scorer = settings.scorer_spec().load()  # every model option, model_args included, as a run takes them
     scores = score_texts(scorer, texts)
     try:
         precomputed.write_surprisals_tsv([scores[text] for text in texts], Path(args.output))

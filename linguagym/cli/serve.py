@@ -7,6 +7,10 @@ import argparse
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
+from linguagym.extras import require_database_driver, require_extra
+
+# what the web app imports, all brought by the [web] extra
+WEB_MODULES = ("flask", "werkzeug", "markupsafe", "sqlalchemy", "alembic", "waitress")
 
 
 def add_serve_parser(commands) -> argparse.ArgumentParser:
@@ -43,6 +47,7 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
+    require_extra("web", *WEB_MODULES, needed_by="linguagym serve")
     from linguagym.web.app import create_app  # loads flask and sqlalchemy
     from linguagym.web.config import WebConfig  # off --help's path
 
@@ -58,6 +63,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              max_upload=int(args.max_upload_mb * 1024 * 1024), cache_dir=args.cache_dir,
                              port=args.port, allowed_hosts=tuple(args.allowed_host),
                              allow_python_classifiers=args.allow_python_classifiers)
+    require_database_driver(config.database_url, needed_by="--database-url")
     app = create_app(config)
     from linguagym.web.server import create_server  # off --help's path
 

@@ -1,9 +1,15 @@
 """From per-item outcomes to suite accuracy, collection score (SG score), group (circuit) scores and bootstrap
 confidence intervals over items.
 
-Item outcomes come from linguagym's ``items.csv`` (``model,suite,item,correct,correct_first``), from a run
-directory holding one, or from the per-item files of Hu et al. (2020) (``model,suite,item,correct``, where
-``correct`` is the item's first prediction: policy ``first``).
+Item outcomes come from linguagym's ``items.csv``, from a run directory holding one, or from the per-item files
+of Hu et al. (2020). Three headers, told apart by their columns:
+
+- ``model,suite,item,correct`` (the paper's files): ``correct`` is whether the item's first prediction holds
+  (policy ``first``); nothing says whether all hold;
+- ``model,suite,item,correct,correct_all`` (``items.csv`` now): ``correct`` as in the paper, ``correct_all``
+  whether every prediction holds (policy ``all``);
+- ``model,suite,item,correct,correct_first`` (``items.csv`` of earlier versions): there ``correct`` meant all
+  predictions and ``correct_first`` the first; read with those meanings.
 """
 
 from __future__ import annotations
@@ -27,11 +33,11 @@ class ItemOutcome:
     model: str
     suite: str
     item: int
-    correct: bool | None  # policy "all"; None when the source does not say
-    correct_first: bool | None  # policy "first"
+    correct_all: bool | None  # policy "all": every prediction holds; None when the source does not say
+    correct_first: bool | None  # policy "first": the first prediction holds (the paper's "correct")
 
     def under(self, policy: str) -> bool | None:
-        return self.correct if policy == "all" else self.correct_first
+        return self.correct_all if policy == "all" else self.correct_first
 
 
 def _bool(value: str, where: str) -> bool:
@@ -74,7 +80,7 @@ def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
                 "model, suite, item, correct",
                 hint="pass items.csv from a linguagym run, or a per-item file in the format of Hu et al. (2020)",
             )
-        ours = "correct_first" in columns
+        layout = item_columns_layout(columns)
         outcomes = []
         for row in reader:
             where = f"{path}:{reader.line_num}"
@@ -84,16 +90,29 @@ def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
             if not (item_text.isascii() and item_text.lstrip("-").isdigit() and len(item_text) <= 18):
                 raise ConfigurationError(f"{where}: item must be a whole number, found {row['item'][:40]!r}")
             correct = _bool(row["correct"], where)
-            if ours:
-                outcomes.append(ItemOutcome(row["model"], row["suite"], int(item_text), correct,
-                                            _bool(row["correct_first"], where)))
+            if layout == "current":
+                all_hold, first_holds = _bool(row["correct_all"], where), correct
+            elif layout == "old":  # before correct_all existed, "correct" meant every prediction
+                all_hold, first_holds = correct, _bool(row["correct_first"], where)
             else:  # the paper's files hold the first-prediction outcome only
-                outcomes.append(ItemOutcome(row["model"], row["suite"], int(item_text), None, correct))
+                all_hold, first_holds = None, correct
+            outcomes.append(ItemOutcome(row["model"], row["suite"], int(item_text), all_hold, first_holds))
     except csv.Error as error:
         raise ConfigurationError(f"{path}:{reader.line_num}: not a readable CSV ({error})") from None
     if not outcomes:
         raise ConfigurationError(f"{path}: no results rows")
     return outcomes
+
+
+def item_columns_layout(columns: Iterable[str]) -> str:
+    """Which items.csv header the columns are: ``current`` (correct, correct_all), ``old`` (correct,
+    correct_first: linguagym before correct_all) or ``paper`` (correct only, the first prediction's outcome)."""
+    columns = set(columns)
+    if "correct_all" in columns:
+        return "current"
+    if "correct_first" in columns:
+        return "old"
+    return "paper"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import bisect
 from dataclasses import dataclass
 
 from linguagym.evaluation.sentences import Sentence
+from linguagym.scoring.precomputed import SentenceMarkers
 from linguagym.scoring.protocol import ScoredText, TokenScore
 
 
@@ -77,3 +78,23 @@ def _first_non_space(text: str, start: int, end: int) -> int:
         if not text[position].isspace():
             return position
     return start  # an all-space or zero-width token stays where it starts
+
+
+def count_markers(alignment: Alignment, markers: SentenceMarkers) -> Alignment:
+    """``alignment`` with sentence markers counted as syntaxgym-core counts them (``--compat syntaxgym-core``).
+
+    syntaxgym-core walks tokens and regions together: it adds an opening marker (``<s>``) to the region it is in,
+    region 1 (even when empty), and a closing one (``<eos>``) to the region after the one holding the last word,
+    or to that one when it is the last region: its walk moves on once a region's text is used up, unless that
+    region is the last. So ``<eos>`` (surprisal 0 in most lm-zoo files) lowers the last region's mean, median
+    and min, and lands in an empty last region when there is one.
+    """
+    if not (markers.opening or markers.closing) or not alignment.regions:
+        return alignment
+    assigned = {region.number: list(region.tokens) for region in alignment.regions}
+    assigned[1][:0] = markers.opening
+    holding_words = [region.number for region in alignment.regions if region.tokens]
+    closing_region = min(holding_words[-1] + 1, len(assigned)) if holding_words else 1
+    assigned[closing_region].extend(markers.closing)
+    regions = tuple(AlignedRegion(number, tuple(tokens)) for number, tokens in assigned.items())
+    return Alignment(regions, alignment.crossings)

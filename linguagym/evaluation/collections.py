@@ -95,8 +95,12 @@ def parse_collection(text: str, *, source: str = "<collection>") -> Collection:
     unknown = [s for s in exclude if s not in suites]
     if unknown:
         raise ConfigurationError(f"{source}: exclude_from_score names suites not in suites: {', '.join(unknown)}")
+    raw_groups = data.get("groups", [])
+    if not isinstance(raw_groups, list):
+        raise ConfigurationError(f"{source}: groups must be a list of tables",
+                                 hint='write each group as [[groups]] with name = "..." and suites = [...]')
     groups = []
-    for i, raw in enumerate(data.get("groups", [])):
+    for i, raw in enumerate(raw_groups):
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or "suites" not in raw:
             raise ConfigurationError(f"{source}: groups[{i}] needs a name and suites (names or patterns)")
         group = Group(raw["name"], str(raw.get("short", raw["name"])), strings(f"groups[{i}].suites", raw["suites"]))

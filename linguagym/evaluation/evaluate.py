@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.alignment import Alignment, Crossing, align
+from linguagym.evaluation.alignment import Alignment, Crossing, align, count_markers
 from linguagym.evaluation.sentences import Sentence, build_sentence
-from linguagym.scoring.protocol import ScoredText
+from linguagym.scoring.precomputed import PrecomputedScorer, SentenceMarkers
+from linguagym.scoring.protocol import ScoredText, Scorer
 from linguagym.suites.formula import RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate
 from linguagym.suites.model import Suite
 
 POLICIES = ("all", "first")  # item correct when all its predictions hold / when prediction 0 holds
+COMPAT_OPTIONS = ("syntaxgym-core",)  # whose way of counting sentence markers (<eos>) in regions to follow
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,12 @@ def region_values(alignment: Alignment, metrics: tuple[str, ...] = METRIC_NAMES)
     return values
 
 
+def sentence_markers(scorer: Scorer, texts: Sequence[str]) -> dict[str, SentenceMarkers]:
+    """The sentence markers (``<eos>``, ...) ``scorer`` read with each text's scores: only lm-zoo TSV files have
+    them; the causal and masked scorers score a text's own tokens, with a start token as context."""
+    return scorer.sentence_markers(texts) if isinstance(scorer, PrecomputedScorer) else {}
+
+
 def evaluate_suite(
     suite: Suite,
     scores: Mapping[str, ScoredText],
@@ -90,27 +98,44 @@ def evaluate_suite(
     spacing: str = "natural",
     metric: str | None = None,
     tolerance: Tolerance | None = None,
+    markers: Mapping[str, SentenceMarkers] | None = None,
 ) -> SuiteResult:
-    """Evaluate every prediction on every item; ``scores`` maps each sentence text to its token scores."""
-    primary = metric or suite.meta.primary_metric
-    if primary not in METRIC_NAMES:
-        raise ConfigurationError(f"unknown metric {primary!r}", hint=f"use one of {', '.join(METRIC_NAMES)}")
+    """Evaluate every prediction on every item; ``scores`` maps each sentence text to its token scores.
+    ``markers`` (``--compat syntaxgym-core``): each text's sentence markers, counted in regions as syntaxgym-core
+    counts them (``alignment.count_markers``); without it they are context, like a start token."""
+    primary = checked_metric(metric or suite.meta.primary_metric)
     scored_conditions = []
-    predictions = []
     for item in suite.items:
-        by_name: dict[str, ScoredCondition] = {}
         for condition in item.conditions:
             sentence = build_sentence(condition, spacing)
             alignment = align(sentence, scores[sentence.text])
-            scored = ScoredCondition(item.number, condition.name, sentence, alignment,
-                                     region_values(alignment))
-            by_name[condition.name] = scored
-            scored_conditions.append(scored)
+            if markers is not None:
+                alignment = count_markers(alignment, markers.get(sentence.text, SentenceMarkers()))
+            scored_conditions.append(ScoredCondition(item.number, condition.name, sentence, alignment,
+                                                     region_values(alignment)))
+    return evaluate_predictions(suite, scored_conditions, primary, tolerance)
+
+
+def checked_metric(metric: str) -> str:
+    if metric not in METRIC_NAMES:
+        raise ConfigurationError(f"unknown metric {metric!r}", hint=f"use one of {', '.join(METRIC_NAMES)}")
+    return metric
+
+
+def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], metric: str,
+                         tolerance: Tolerance | None = None) -> SuiteResult:
+    """Every prediction of every item, on the ``metric`` values of ``conditions`` (every condition of every item)."""
+    by_item: dict[int, dict[str, ScoredCondition]] = {}
+    for scored in conditions:
+        by_item.setdefault(scored.item, {})[scored.condition] = scored
+    predictions = []
+    for item in suite.items:
+        by_name = by_item[item.number]
 
         def lookup(ref: RegionRef, by_name: dict[str, ScoredCondition] = by_name) -> float:
-            return by_name[ref.condition].values[ref.region][primary]
+            return by_name[ref.condition].values[ref.region][metric]
 
         for index, prediction in enumerate(suite.predictions):
             outcome = evaluate(prediction.tree, lookup, tolerance or Tolerance())
             predictions.append(PredictionResult(item.number, index, outcome.holds, outcome.undefined))
-    return SuiteResult(suite, primary, tuple(scored_conditions), tuple(predictions))
+    return SuiteResult(suite, metric, tuple(conditions), tuple(predictions))

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, overload
 
 from linguagym.errors import Cancelled, ConfigurationError, LinguagymError, OutputError
 from linguagym.evaluation.aggregate import Summary
+from linguagym.evaluation.limit import limit_suite
+from linguagym.evaluation.lm_eval_results import write_lm_eval_results
 from linguagym.evaluation.outputs import check_run_destination, write_run
 from linguagym.evaluation.report import RunData, check_report_destination, write_report
 from linguagym.evaluation.run import (
@@ -97,8 +99,10 @@ def run_models(
     With ``summary``, the models that ran are summarized (``ModelRuns.summary``: accuracy per suite, the
     collection's score and groups). With ``output``, each model's files go whole into a folder of its own there
     (labels and folders that never collide: ``runA/checkpoint-1000`` and ``runB/checkpoint-1000`` keep their
-    full names), and, with ``report``, ``report.html`` and ``plots/``. A model that fails is returned as its
-    error and the others go on; a write that fails stops the run with an ``OutputError``.
+    full names), with its results also in lm-evaluation-harness's layout (``results_<time>.json``, see
+    ``lm_eval_results``), and, with ``report``, ``report.html`` and ``plots/``. ``RunSettings.limit`` scores only
+    the first items of each suite. A model that fails is returned as its error and the others go on; a write that
+    fails stops the run with an ``OutputError``.
 
     ``progress(label, total, unit)`` is told each piece of work (each model, or all models at once on an
     executor that scores them side by side); ``cancelled()`` is asked between steps and stops the run with
@@ -137,7 +141,7 @@ def run_models(
         if isinstance(outcome, RunResult):
             outcome.label = labels[one.model]
             if output is not None:
-                outcome.directory = _write(outcome, Path(output) / folders[outcome.label])
+                outcome.directory = _write(outcome, Path(output) / folders[outcome.label], summary)
         outcomes.append(outcome)
         if finished is not None:
             finished(one, outcome)
@@ -150,7 +154,7 @@ def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequenc
     piece of work; each model's error, or None. None where the executor cannot (each model then scores alone)."""
     if not isinstance(executor, SideBySide) or len(settings) < 2:
         return None
-    texts = [suite_texts(suites, one.spacing) for one in settings]
+    texts = [suite_texts([limit_suite(suite, one.limit) for suite in suites], one.spacing) for one in settings]
     work = [work_to_do(scorer, t) for scorer, t in zip(scorers, texts, strict=True)]
     units = {unit for _, unit in work}
     total = sum(n for n, _ in work) if len(units) == 1 else sum(len(set(t)) for t in texts)
@@ -201,10 +205,13 @@ def _refuse_repeated_models(settings: Sequence[RunSettings]) -> None:
         seen.add(one.model)
 
 
-def _write(result: RunResult, directory: Path) -> Path:
-    """Write one model's files; a failure says that a re-run costs nothing where the scores were cached."""
+def _write(result: RunResult, directory: Path, summary: SummarySettings | None) -> Path:
+    """Write one model's files (and, beside them, its results as lm-evaluation-harness lays them out); a failure
+    says that a re-run costs nothing where the scores were cached."""
     try:
-        return write_run(result, directory).parent
+        folder = write_run(result, directory).parent
+        write_lm_eval_results(result, folder, summary)
+        return folder
     except OutputError as error:
         if result.cache is not None and not result.cache.get("not_saved"):  # (the scores were saved in a cache)
             error.hint = "; ".join(filter(None, (error.hint, "the scores are cached, so running the same command "

@@ -1,8 +1,8 @@
 """The files a run writes; each is written whole or not at all, and the run record last.
 
 - ``predictions.csv``: one row per item and prediction;
-- ``items.csv``: one row per item, correct under both policies (``model,suite,item,correct`` first, the
-  format of the Hu et al. 2020 per-item results);
+- ``items.csv``: one row per item, ``model,suite,item,correct,correct_all``: ``correct`` means what it means in the
+  Hu et al. (2020) per-item results (the item's first prediction holds), ``correct_all`` that every one holds;
 - ``regions.csv``: one row per item, condition and region, with every metric;
 - ``suites/<name>.json``: each suite with its surprisals, syntaxgym-core compatible (every region carries
   ``metric_value`` in bits and ``oovs``; ``meta.model`` names the model);
@@ -22,9 +22,9 @@ from linguagym.destinations import check_folder, check_replaceable
 from linguagym.evaluation.aggregate import ItemOutcome
 from linguagym.evaluation.evaluate import SuiteResult
 from linguagym.evaluation.run import RunResult
+from linguagym.evaluation.scored_suites import scored_suite_dict
 from linguagym.names import safe_name, short_model_name, suite_file_name
 from linguagym.suites.metrics import METRIC_NAMES
-from linguagym.suites.save import suite_to_dict
 
 
 def _value(x: float) -> float | str:
@@ -63,14 +63,16 @@ def item_outcomes(result: RunResult) -> list[ItemOutcome]:
     outcomes = []
     for suite_result in result.suites:
         first = suite_result.item_correct("first")
-        for item, correct in suite_result.item_correct("all").items():
-            outcomes.append(ItemOutcome(model, suite_result.suite.name, item, correct, first[item]))
+        for item, all_hold in suite_result.item_correct("all").items():
+            outcomes.append(ItemOutcome(model, suite_result.suite.name, item, correct_all=all_hold,
+                                        correct_first=first[item]))
     return outcomes
 
 
 def write_items(result: RunResult, path: Path) -> None:
-    rows = ([o.model, o.suite, o.item, o.correct, o.correct_first] for o in item_outcomes(result))
-    _write_csv(path, ["model", "suite", "item", "correct", "correct_first"], rows)
+    # "correct" as the paper's per-item files mean it (policy first), so the two kinds of file cannot be misread
+    rows = ([o.model, o.suite, o.item, o.correct_first, o.correct_all] for o in item_outcomes(result))
+    _write_csv(path, ["model", "suite", "item", "correct", "correct_all"], rows)
 
 
 def write_regions(result: RunResult, path: Path) -> None:
@@ -94,20 +96,9 @@ def write_regions(result: RunResult, path: Path) -> None:
 
 
 def suite_with_surprisals(suite_result: SuiteResult, model: str) -> dict:
-    """The suite as syntaxgym-core writes it after scoring: region ``metric_value`` (bits) and ``oovs``."""
-    data = suite_to_dict(suite_result.suite)
-    data["meta"]["model"] = model
-    scored = {(c.item, c.condition): c for c in suite_result.conditions}
-    metrics = tuple(dict.fromkeys(("sum", *suite_result.suite.meta.metrics, suite_result.metric)))
-    for item in data["items"]:
-        for condition in item["conditions"]:
-            result = scored[(item["item_number"], condition["condition_name"])]
-            for region in condition["regions"]:
-                values = result.values[region["region_number"]]
-                aligned = result.alignment.regions[region["region_number"] - 1]
-                region["metric_value"] = {m: None if math.isnan(values[m]) else values[m] for m in metrics}
-                region["oovs"] = list(aligned.unknown)
-    return data
+    """The suite as syntaxgym-core writes it after scoring: region ``metric_value`` (bits) and ``oovs``, and
+    ``meta.metric`` naming the one metric evaluated (syntaxgym-core refuses a list)."""
+    return scored_suite_dict(suite_result, model)
 
 
 def write_run(result: RunResult, out_dir: str | Path) -> Path:

@@ -13,10 +13,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.evaluate import POLICIES, SuiteResult, evaluate_suite, suite_sentences
+from linguagym.evaluation.evaluate import (
+    COMPAT_OPTIONS,
+    POLICIES,
+    SuiteResult,
+    evaluate_suite,
+    sentence_markers,
+    suite_sentences,
+)
+from linguagym.evaluation.limit import check_limit, limit_suite
 from linguagym.evaluation.sentences import SPACING_OPTIONS
 from linguagym.executors.local import LocalExecutor
 from linguagym.scoring.cache import cache_stats as _cache_stats
+from linguagym.scoring.memory import auto_batch_size, is_auto_batch_size
+from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
 from linguagym.scoring.order import work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.spec import ScorerSpec
@@ -42,7 +52,7 @@ class RunSettings:
     spacing: str = "natural"
     dtype: str = "float32"
     device: str = "auto"
-    batch_size: int = 16
+    batch_size: int | str = 16  # or "auto": chosen from the GPU's free memory (16 on a CPU); see resolved_batch_size
     pll: str | None = None
     metric: str | None = None  # None: each suite's own primary metric
     policy: str = "all"
@@ -50,11 +60,28 @@ class RunSettings:
     rtol: float = Tolerance.rtol
     cache: bool = True
     cache_dir: str | None = None
+    limit: int | float | None = None  # only the first items of each suite (a number, or a share below 1): see limit.py
+    compat: str | None = None  # "syntaxgym-core": count sentence markers (<eos>) in regions as it does (evaluate.py)
+    # Hugging Face model arguments (revision, trust_remote_code, dtype, peft, ...: scoring/model_args.py): a dict
+    # or "k=v,..." is accepted and kept as sorted (key, value) pairs, so that the settings stay frozen and hashable
+    model_args: ModelArgPairs = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model_args", model_arg_pairs(self.model_args))
 
     def scorer_spec(self) -> ScorerSpec:
         """The scorer these settings describe (the evaluation options aside)."""
-        return ScorerSpec(self.model, bos=self.bos, dtype=self.dtype, device=self.device, batch_size=self.batch_size,
-                          pll=self.pll, cache_dir=self.cache_dir, score_cache=self.cache)
+        return ScorerSpec(self.model, bos=self.bos, dtype=self.dtype, device=self.device,
+                          batch_size=self.resolved_batch_size(), pll=self.pll, cache_dir=self.cache_dir,
+                          score_cache=self.cache, model_args=self.model_args)
+
+    def resolved_batch_size(self) -> int:
+        """The batch size a run uses: ``batch_size``, or the one ``auto`` (lm-eval's ``auto:N`` too) picks. Scores do
+        not depend on it (it is no part of the cache key): it changes only speed and memory."""
+        if is_auto_batch_size(self.batch_size):
+            return auto_batch_size(self.model, device=self.device, dtype=self.dtype, cache_dir=self.cache_dir,
+                                   model_args=self.model_args)
+        return int(self.batch_size)
 
 
 @dataclass
@@ -73,6 +100,8 @@ class RunResult:
     label: str | None = None  # the model's name in tables when the short name would be ambiguous
     directory: Path | None = None  # where run_models wrote its files, when it was given an output folder
     executor: dict[str, Any] = field(default_factory=lambda: {"name": "local"})  # where texts were scored
+    batch_size: int | None = None  # the batch size used (settings.batch_size may be "auto")
+    items_total: dict[str, int] = field(default_factory=dict)  # suite -> its items, where settings.limit cut some
 
     def record(self) -> dict[str, Any]:
         """The JSON run record: how every number of this run was made."""
@@ -80,7 +109,8 @@ class RunResult:
             "linguagym": __version__,
             "started": self.started,
             "seconds": round(self.seconds, 3),
-            "settings": asdict(self.settings),
+            "settings": {**asdict(self.settings), "model_args": dict(self.settings.model_args)},  # a JSON object
+            "batch_size_used": self.batch_size,
             "scorer": self.scorer,
             "environment": self.environment,
             "executor": self.executor,
@@ -89,7 +119,10 @@ class RunResult:
             "cache": self.cache,
             "suites": [
                 {**source, "name": result.suite.name, "metric": result.metric,
-                 "items": len(result.suite.items), "accuracy": _json_number(result.accuracy(self.settings.policy)),
+                 "items": len(result.suite.items),
+                 **({"items_total": self.items_total[result.suite.name]}
+                    if result.suite.name in self.items_total else {}),
+                 "accuracy": _json_number(result.accuracy(self.settings.policy)),
                  "accuracy_all": _json_number(result.accuracy("all")),
                  "accuracy_first": _json_number(result.accuracy("first")),
                  "predictions": [{"formula": p.formula, "accuracy": _json_number(share)}
@@ -116,13 +149,23 @@ def _environment() -> dict[str, str]:
 def check_settings(settings: RunSettings) -> None:
     """Refuse bad options before any model is loaded or any sentence scored."""
     choices = {"metric": (settings.metric, (None, *METRIC_NAMES)), "policy": (settings.policy, POLICIES),
-               "spacing": (settings.spacing, SPACING_OPTIONS)}
+               "spacing": (settings.spacing, SPACING_OPTIONS), "compat": (settings.compat, (None, *COMPAT_OPTIONS))}
     for name, (value, allowed) in choices.items():
         if value not in allowed:
             shown = ", ".join(a for a in allowed if a)
             raise ConfigurationError(f"unknown {name} {value!r}", hint=f"use one of {shown}")
-    if settings.batch_size < 1:
-        raise ConfigurationError(f"batch size must be at least 1, not {settings.batch_size}")
+    _check_batch_size(settings.batch_size)
+    check_limit(settings.limit)
+
+
+def _check_batch_size(size: object) -> None:
+    if is_auto_batch_size(size):
+        return
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise ConfigurationError(f"batch size must be a whole number or 'auto', not {size!r}",
+                                 hint="give --batch-size 16, or --batch-size auto to fit the GPU's free memory")
+    if size < 1:
+        raise ConfigurationError(f"batch size must be at least 1, not {size}")
 
 
 def load_suites(paths: Sequence[str | Path | Suite]) -> tuple[list[Suite], list[dict[str, str | None]]]:
@@ -188,6 +231,9 @@ def run_suites(
     clock = time.perf_counter()
     check_settings(settings)
     suites, sources = loaded_suites or load_suites(paths)  # (``loaded_suites``: what run_models read already)
+    items_total = {suite.name: len(suite.items) for suite in suites}
+    suites = [limit_suite(suite, settings.limit) for suite in suites]
+    items_total = {s.name: items_total[s.name] for s in suites if len(s.items) < items_total[s.name]}
     if scorer is None:
         scorer = settings_scorer(settings)
     texts = suite_texts(suites, settings.spacing)
@@ -197,11 +243,13 @@ def run_suites(
         executor = LocalExecutor()
     scores = executor.score(scorer, texts, settings.scorer_spec(), advance)
     tolerance = Tolerance(settings.atol, settings.rtol)
-    results = [evaluate_suite(suite, scores, spacing=settings.spacing, metric=settings.metric, tolerance=tolerance)
-               for suite in suites]
+    markers = sentence_markers(scorer, texts) if settings.compat == "syntaxgym-core" else None
+    results = [evaluate_suite(suite, scores, spacing=settings.spacing, metric=settings.metric, tolerance=tolerance,
+                              markers=markers) for suite in suites]
     return RunResult(
         settings=settings, scorer=scorer.identity, suites=results, sources=sources, sentences=len(texts),
         unique_sentences=unique, tokens=sum(len(s.tokens) for s in scores.values()),
         seconds=time.perf_counter() - clock, started=started, environment=_environment(),
-        cache=_cache_stats(scorer), executor=executor.describe(),
+        cache=_cache_stats(scorer), executor=executor.describe(), batch_size=settings.resolved_batch_size(),
+        items_total=items_total,
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from linguagym.executors.base import RAY_INSTALL_HINT, ClosingExecutor, Executor, ExecutorError
 from linguagym.executors.local import LocalExecutor
+from linguagym.extras import require_extra
 
 __all__ = ["EXECUTORS", "RAY_INSTALL_HINT", "ClosingExecutor", "Executor", "ExecutorError", "make_executor"]
 
@@ -28,6 +29,7 @@ def make_executor(name: str = "local", *, address: str | None = None, workers: i
 
         return LocalExecutor()
     if name == "ray":
+        require_extra("ray", "ray", needed_by="--executor ray", error=ExecutorError)  # before any work
         from linguagym.executors.ray_executor import RayExecutor  # ~6 ms; --help loads this package
 
         return RayExecutor(address=address, workers=workers)

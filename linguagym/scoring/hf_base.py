@@ -57,10 +57,9 @@ def load_tokenizer(source: ModelSource) -> Any:
     """The tokenizer of ``source`` alone, without its weights (for counting tokens before a run)."""
     from transformers import AutoTokenizer
 
-    directory, gguf_file = source.files()
-    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    directory, gguf_file = source.tokenizer_files()
     try:
-        return AutoTokenizer.from_pretrained(directory, **extra)
+        return AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file))
     except (OSError, ValueError) as error:
         raise ConfigurationError(
             f"could not load the tokenizer of model {source.name!r} from {directory}: {str(error).splitlines()[0]}",
@@ -68,8 +67,36 @@ def load_tokenizer(source: ModelSource) -> Any:
         ) from None
 
 
+def _tokenizer_options(source: ModelSource, gguf_file: str | None) -> dict[str, Any]:
+    options: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
+    if source.args.trust_remote_code:
+        options["trust_remote_code"] = True
+    return options
+
+
+def _weight_options(source: ModelSource, torch_dtype: Any, gguf_file: str | None) -> dict[str, Any]:
+    """``from_pretrained``'s keyword arguments from the model arguments (where the files are was resolved by the
+    source: revision, subfolder, tokenizer)."""
+    args = source.args
+    options: dict[str, Any] = {"dtype": torch_dtype}
+    if gguf_file:
+        options["gguf_file"] = gguf_file
+    if args.trust_remote_code:
+        options["trust_remote_code"] = True
+    if args.device_map:
+        options["device_map"] = args.device_map
+    if args.quantization:
+        from transformers import BitsAndBytesConfig  # its import is checked by resolve_source already
+
+        bits = {"load_in_8bit": True} if args.load_in_8bit else {"load_in_4bit": True,
+                                                                "bnb_4bit_compute_dtype": torch_dtype}
+        options["quantization_config"] = BitsAndBytesConfig(**bits)
+    return options
+
+
 def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, tokenizer: Any = None) -> Loaded:
-    """Load weights and tokenizer (this is where torch and transformers are first imported).
+    """Load weights and tokenizer (this is where torch and transformers are first imported), with the source's
+    model arguments: remote code, a device map, 8/4-bit quantisation, a PEFT adapter over the weights.
 
     ``tokenizer``: one already loaded by ``load_tokenizer`` for the same source, reused.
     """
@@ -79,9 +106,10 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     target = devices.torch_device(device)
     torch_dtype = devices.torch_dtype(dtype, target)
     directory, gguf_file = source.files()
-    if not gguf_file:
+    # placed by accelerate (device_map) or quantised: neither is the plain dtype x parameters that is checked
+    placed = bool(source.args.device_map or source.args.quantization)
+    if not gguf_file and not placed:
         check_weights_fit(source.name, directory, dtype, target)  # refused with sizes, not killed half-way
-    extra = {"gguf_file": gguf_file} if gguf_file else {}
     loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
     from transformers.utils import logging as hf_logging
 
@@ -89,17 +117,25 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     hf_logging.disable_progress_bar()
     try:
         if tokenizer is None:
-            tokenizer = AutoTokenizer.from_pretrained(directory, **extra)
-        model = loader.from_pretrained(directory, dtype=torch_dtype, **extra)
-    except (OSError, ValueError) as error:
+            tokenizer_dir, tokenizer_gguf = source.tokenizer_files()
+            tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, **_tokenizer_options(source, tokenizer_gguf))
+        model = loader.from_pretrained(directory, **_weight_options(source, torch_dtype, gguf_file))
+    except (OSError, ValueError, ImportError) as error:
         raise ConfigurationError(
             f"could not load model {source.name!r} from {directory}"
             f"{' (' + gguf_file + ')' if gguf_file else ''}: {str(error).splitlines()[0]}",
-            hint="check that the directory holds config.json, the weights and the tokenizer files",
+            hint="check that the directory holds config.json, the weights and the tokenizer files"
+            + ("; a repository with its own modelling code needs trust_remote_code=true" if not
+               source.args.trust_remote_code else ""),
         ) from None
     if gguf_file:  # weights were de-quantised on load; the quantizer would refuse later moves/casts
         model.hf_quantizer = None
-    model.to(target)
+    if source.adapter is not None:
+        model = _with_adapter(model, source)
+    if placed:  # accelerate placed the layers; inputs go where the first layer is
+        target = model.device
+    else:
+        model.to(target)
     model.eval()
     config = model.config
     max_length = None
@@ -112,6 +148,32 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
         max_length -= 2  # RoBERTa's position ids start after the padding index
     torch.set_grad_enabled(False)
     return Loaded(model, tokenizer, target, max_length)
+
+
+def _with_adapter(model: Any, source: ModelSource) -> Any:
+    """``model`` with the source's PEFT adapter injected into its layers (LoRA and the other adapters that
+    wrap layers). Not merged into the weights, so the numbers are the adapter's and a quantised base stays
+    quantised; the transformers model is returned, not the ``PeftModel`` around it, so that scoring (prefix
+    trees call ``model.base_model``) sees the model class it knows, with the adapter's layers inside."""
+    from peft import PeftModel  # an optional dependency; resolve_source checked it can be imported
+
+    adapter = source.adapter
+    assert adapter is not None
+    try:
+        wrapped = PeftModel.from_pretrained(model, str(adapter.directory), is_trainable=False)
+    except (OSError, ValueError, RuntimeError, KeyError, TypeError) as error:
+        raise ConfigurationError(
+            f"could not load PEFT adapter {adapter.given!r} over model {source.name!r}: {str(error).splitlines()[0]}",
+            hint="check that the adapter was trained for this base model (adapter_config.json's "
+            "base_model_name_or_path)",
+        ) from None
+    if wrapped.active_peft_config.is_prompt_learning:  # virtual tokens live outside the layers: unwrapping drops them
+        raise ConfigurationError(
+            f"PEFT adapter {adapter.given!r} is a {wrapped.active_peft_config.peft_type} adapter (prompt learning), "
+            "which linguagym cannot score with",
+            hint="use an adapter that wraps the model's layers (LoRA, IA3, ...), or merge it into a saved model",
+        )
+    return wrapped.get_base_model()
 
 
 @dataclass(frozen=True)

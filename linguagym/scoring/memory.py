@@ -9,6 +9,7 @@ fits; failing it promises one that does not.
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 import struct
@@ -80,3 +81,83 @@ def check_weights_fit(name: str, directory: Path, dtype: str, target: Any) -> No
         f"{where} has {free / 2**30:.1f} GiB free",
         hint=f"use{smaller} a smaller model, or a machine (or Ray workers) with more memory",
     )
+
+
+# ------------------------------------------------------------------------------------------- batch size "auto"
+
+AUTO = "auto"
+CPU_BATCH_SIZE = 16  # the default batch size; on a CPU a larger one buys nothing (see default_batch_tokens)
+MAX_AUTO_BATCH_SIZE = 1024
+_TOKENS_PER_TEXT = 64  # the token budget of a forward pass is 64 tokens a text (hf_base.default_batch_tokens)
+
+
+def is_auto_batch_size(value: object) -> bool:
+    """``auto``, or lm-evaluation-harness's ``auto:N`` (re-tune N times; here the size is chosen once)."""
+    if not isinstance(value, str):
+        return False
+    name, colon, times = value.partition(":")
+    return name == AUTO and (not colon or times.isdigit())
+
+
+def batch_size_for_memory(free: int, weights: int, vocab_size: int, hidden: int, layers: int, dtype: str) -> int:
+    """Texts per forward pass that fit ``free`` bytes next to ``weights`` bytes, half of what is left kept spare.
+
+    Per token, a pass holds the float32 log-probabilities over the vocabulary (logits, log-softmax and a copy)
+    and about sixteen hidden-size activations per layer; 64 tokens a text, as the token budget counts them."""
+    per_token = 3 * 4 * vocab_size + 16 * DTYPE_BYTES.get(dtype, 4) * hidden * max(1, layers)
+    spare = (free - weights) // 2
+    texts = spare // (per_token * _TOKENS_PER_TEXT) if per_token > 0 else 0
+    return int(min(MAX_AUTO_BATCH_SIZE, max(CPU_BATCH_SIZE, texts)))
+
+
+def _model_shape(directory: Path) -> tuple[int, int, int]:
+    """Vocabulary size, hidden size and layers from config.json (GPT-2's and Llama's names); 0 where absent."""
+    try:
+        config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0, 0, 0
+    config = {**config, **(config.get("text_config") or {})}
+
+    def first(*keys: str) -> int:
+        values = [config.get(key) for key in keys]
+        return next((int(v) for v in values if isinstance(v, int) and v > 0), 0)
+
+    return (first("vocab_size"), first("hidden_size", "n_embd", "d_model"),
+            first("num_hidden_layers", "n_layer", "num_layers"))
+
+
+def auto_batch_size(model: str, *, device: str, dtype: str, cache_dir: str | None = None,
+                    model_args: tuple[tuple[str, Any], ...] = ()) -> int:
+    """The batch size ``--batch-size auto`` picks for ``model``: on CUDA from the GPU's free memory and the size of
+    the model (its parameters, vocabulary and hidden size); elsewhere the default, 16. Decided once per process
+    for the same options (the free memory changes once weights are loaded), so every scorer of a run agrees."""
+    from linguagym.scoring.device import probe_device
+
+    if probe_device(device).split(":")[0] != "cuda" or model.lower().endswith(".tsv"):
+        return CPU_BATCH_SIZE
+    return _cuda_batch_size(model, device, dtype, cache_dir, model_args)
+
+
+@functools.cache
+def _cuda_batch_size(model: str, device: str, dtype: str, cache_dir: str | None,
+                     pairs: tuple[tuple[str, Any], ...]) -> int:
+    import torch  # only on CUDA, where the weights are about to be loaded with it anyway
+
+    from linguagym.scoring.cache import resolve_cache_dir
+    from linguagym.scoring.model_args import effective_dtype, model_args
+    from linguagym.scoring.sources import resolve_source
+
+    if not torch.cuda.is_available():
+        return CPU_BATCH_SIZE  # loading the model then says why CUDA cannot be used
+    args = model_args(pairs)  # revision, subfolder, gguf_file pick the files to size
+    dtype = effective_dtype(dtype, args)
+    directory, gguf_file = resolve_source(model, resolve_cache_dir(Path(cache_dir) if cache_dir else None),
+                                          args).files()
+    target = torch.device("cuda" if device.strip().lower() == "auto" else device.strip().lower())
+    torch.cuda.empty_cache()  # blocks the allocator kept from an earlier model are free for this one
+    free = int(torch.cuda.mem_get_info(target)[0])
+    count = None if gguf_file else parameter_count(directory)
+    vocab, hidden, layers = _model_shape(directory)
+    if count is None or not vocab:
+        return CPU_BATCH_SIZE
+    return batch_size_for_memory(free, count * DTYPE_BYTES.get(dtype, 4), vocab, hidden, layers, dtype)

@@ -13,6 +13,7 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,17 @@ def align_tokens(text: str, tokens: Sequence[str]) -> list[tuple[int, int, bool]
     return spans
 
 
+@dataclass(frozen=True)
+class SentenceMarkers:
+    """The sentence markers (``<s>``, ``<eos>``, ...) of one TSV sentence, with their surprisals. Scores leave them
+    out (they are context); ``--compat syntaxgym-core`` counts them in regions as syntaxgym-core does. ``opening``:
+    those before the sentence's first word (span 0..0); ``closing``: those after its last (span at the text's end).
+    A marker between two words stays context in every mode."""
+
+    opening: tuple[TokenScore, ...] = ()
+    closing: tuple[TokenScore, ...] = ()
+
+
 class PrecomputedScorer:
     """Surprisals read from an lm-zoo TSV, for texts that its sentences spell (see ``score``)."""
 
@@ -121,6 +133,7 @@ class PrecomputedScorer:
         self._sentences = _read(self.path)
         self._sha256 = sha256_file(self.path)
         self._cursor = 0  # where the next text's sentence is looked for first
+        self._markers: dict[str, SentenceMarkers] = {}  # each scored text's sentence markers
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -154,7 +167,7 @@ class PrecomputedScorer:
             for step in range(count):
                 index = (self._cursor + step) % count
                 try:
-                    scored = self._match(text, index)
+                    scored, self._markers[text] = self._match(text, index)
                 except ConfigurationError as error:
                     first_error = first_error or error
                     continue
@@ -170,10 +183,19 @@ class PrecomputedScorer:
                 )
         return results
 
-    def _match(self, text: str, index: int) -> ScoredText:
+    def sentence_markers(self, texts: Sequence[str]) -> dict[str, SentenceMarkers]:
+        """The sentence markers of the TSV sentence that spells each text (matched as ``score`` does)."""
+        unseen = [text for text in dict.fromkeys(texts) if text not in self._markers]
+        if unseen:
+            self.score(unseen)
+        return {text: self._markers[text] for text in texts}
+
+    def _match(self, text: str, index: int) -> tuple[ScoredText, SentenceMarkers]:
         number, rows = index + 1, self._sentences[index]
         spans = align_tokens(text, [token for _, token, _ in rows])
         scores: list[TokenScore] = []
+        opening: list[TokenScore] = []
+        closing: list[TokenScore] = []  # markers since the last word: closing ones if no word follows
         for (line, token, value), span in zip(rows, spans, strict=False):
             if span is None:
                 raise ConfigurationError(
@@ -181,7 +203,10 @@ class PrecomputedScorer:
                     f"{text!r} after {text[: max((t.end for t in scores), default=0)]!r}"
                 )
             if token in _SKIPPED:
+                at = len(text) if scores else 0
+                (closing if scores else opening).append(TokenScore(token, -1, at, at, value, False))
                 continue
+            closing.clear()  # markers between words stay context
             start, end, unknown = span
             scores.append(TokenScore(token, -1, start, end, value, unknown))
         covered = max((t.end for t in scores), default=0)
@@ -190,7 +215,7 @@ class PrecomputedScorer:
                 f"{self.path}:{rows[-1][0] if rows else '?'}: the tokens of sentence {number} end at "
                 f"{text[:covered]!r} but the text goes on with {text[covered:]!r}"
             )
-        return ScoredText(text, tuple(scores))
+        return ScoredText(text, tuple(scores)), SentenceMarkers(tuple(opening), tuple(closing))
 
 
 def _read(path: Path) -> list[list[tuple[int, str, float]]]:

@@ -8,11 +8,15 @@ them."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from linguagym import assets
 from linguagym.errors import ConfigurationError
 from linguagym.scoring.cache import CachedScorer, resolve_cache_dir
+from linguagym.scoring.model_args import ModelArgs, effective_dtype
+from linguagym.scoring.model_args import model_args as parse_args
 from linguagym.scoring.protocol import Closes, Scorer
 
 
@@ -33,6 +37,7 @@ def load_scorer(
     score_cache: bool = True,
     batch_tokens: int | None = None,
     prefix_sharing: bool = True,
+    model_args: ModelArgs | Mapping[str, Any] | str | None = None,
 ) -> Scorer:
     """A scorer for ``model``: a named model, a hub id, a local directory, a ``.gguf`` file, or an lm-zoo
     ``.tsv`` of precomputed surprisals. No weights are loaded until the first texts that are not cached.
@@ -43,15 +48,26 @@ def load_scorer(
 
     ``batch_tokens``: tokens per forward pass, padding included (default ``64 * batch_size``, at least 4096).
     ``prefix_sharing``: causal LMs compute each shared token prefix once (same numbers within rounding).
+    ``model_args``: Hugging Face arguments (a dict or ``key=value,...``; see ``linguagym.scoring.model_args``):
+    revision, trust_remote_code, dtype (``auto``: the checkpoint's own), device_map, load_in_8bit/4bit, peft,
+    subfolder, gguf_file, tokenizer. ``dtype=`` there wins over the default ``dtype``; a different non-default
+    ``dtype`` is refused.
     """
+    args = parse_args(model_args)
     if model.lower().endswith(".tsv"):
+        if args.pairs():
+            raise ConfigurationError(f"model arguments do not apply to {model!r}: its surprisals are precomputed",
+                                     hint="leave --model-args out for .tsv files")
         from linguagym.scoring.precomputed import PrecomputedScorer  # lazy: see the module doc
 
         return PrecomputedScorer(Path(model))
     from linguagym.scoring.sources import resolve_source  # lazy: see the module doc
 
     root = resolve_cache_dir(cache_dir)
-    source = resolve_source(model, root)
+    dtype = effective_dtype(dtype, args)
+    source = resolve_source(model, root, args)
+    if dtype == "auto":
+        dtype = source.checkpoint_dtype()
     scorer: Scorer
     if source.masked:
         if bos != "auto":

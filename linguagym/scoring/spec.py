@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.registry import load_scorer
 
@@ -28,6 +29,11 @@ class ScorerSpec:
     pll: str | None = None
     cache_dir: str | None = None
     score_cache: bool = True
+    model_args: ModelArgPairs = ()  # Hugging Face model arguments; a dict or "k=v,..." is accepted and normalised
+
+    def __post_init__(self) -> None:
+        # sorted, checked (key, value) pairs: the spec stays hashable and picklable for Ray workers
+        object.__setattr__(self, "model_args", model_arg_pairs(self.model_args))
 
     def load(self) -> Scorer:
         """The scorer this describes (a ``CachedScorer`` with ``score_cache``); resolving the model loads no
@@ -35,6 +41,7 @@ class ScorerSpec:
         return load_scorer(
             self.model, bos=self.bos, dtype=self.dtype, device=self.device, batch_size=self.batch_size, pll=self.pll,
             cache_dir=Path(self.cache_dir) if self.cache_dir else None, score_cache=self.score_cache,
+            model_args=dict(self.model_args),
         )
 
     def uncached(self) -> ScorerSpec:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -14,6 +15,7 @@ from pathlib import Path
 from linguagym.errors import FormulaError, Problem, SuiteError
 from linguagym.strict_json import data_problems, decode_json, json_path, nesting_problem
 from linguagym.suites.formula import Comparison, RegionRef, parse_formula, region_refs
+from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.model import Condition, Item, Prediction, Region, Suite, SuiteMeta
 from linguagym.suites.schema import schema_problems
 
@@ -264,7 +266,8 @@ class _SuiteBuilder:
             if content != content.strip():
                 stripped += 1
                 content = content.strip()
-            by_number[number] = Region(number, content)
+            values, oovs = self.scores(raw_region, f"{where}.regions[{k}]")
+            by_number[number] = Region(number, content, values, oovs)
         missing = [n for n in range(1, region_count + 1) if n not in by_number]
         if missing and region_count:
             self.problems.append(
@@ -273,6 +276,33 @@ class _SuiteBuilder:
                         "region_meta (use \"content\": \"\" for an empty one)")
             )
         return tuple(by_number[n] for n in sorted(by_number)), stripped
+
+    def scores(self, raw_region: dict, where: str) -> tuple[dict[str, float] | None, tuple[str, ...]]:
+        """A scored suite's region values ("metric_value": metric -> bits, null where undefined) and unknown
+        words ("oovs"), as syntaxgym-core and ``linguagym run`` write them; (None, ()) where absent."""
+        raw_values, raw_oovs = raw_region.get("metric_value"), raw_region.get("oovs", [])
+        values = None
+        if raw_values is not None:
+            if not isinstance(raw_values, dict):
+                self.problems.append(Problem(f"{where}.metric_value", "expected an object of metric values "
+                                             f'({{"sum": 12.5, ...}}), found {type(raw_values).__name__}'))
+            else:
+                values = {}
+                for name, value in raw_values.items():
+                    if name not in METRIC_NAMES:
+                        self.problems.append(Problem(f"{where}.metric_value", f"unknown metric {name!r}; use "
+                                                     f"{', '.join(METRIC_NAMES)}"))
+                    elif value is None:
+                        values[name] = math.nan  # undefined: a metric other than sum of an empty region
+                    elif isinstance(value, int | float) and not isinstance(value, bool):
+                        values[name] = float(value)
+                    else:
+                        self.problems.append(Problem(f"{where}.metric_value.{name}", "expected a number (bits) or "
+                                                     f"null, found {value!r}"))
+        if not (isinstance(raw_oovs, list) and all(isinstance(word, str) for word in raw_oovs)):
+            self.problems.append(Problem(f"{where}.oovs", "expected a list of words (the region's unknown ones)"))
+            raw_oovs = []
+        return values, tuple(raw_oovs)
 
     def predictions(self, region_count: int, items: tuple[Item, ...]) -> tuple[Prediction, ...]:
         predictions = []

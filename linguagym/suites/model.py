@@ -13,6 +13,10 @@ from linguagym.suites.metrics import METRIC_NAMES
 class Region:
     number: int  # from 1
     content: str  # stripped natural text; may be empty
+    # A scored suite's (a run's suites/NAME.json, syntaxgym-core's output): metric -> value in bits (NaN where
+    # undefined), from "metric_value", and the unknown words, from "oovs". None and () in a suite to be run.
+    values: Mapping[str, float] | None = field(default=None, hash=False)
+    oovs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

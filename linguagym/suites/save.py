@@ -1,8 +1,9 @@
-"""Writing suites in the canonical dialect (formula predictions), the output of ``upgrade``."""
+"""Writing suites in the canonical dialect (formula predictions), the output of ``upgrade``; and scored suites."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from linguagym.atomic import atomic_write_text
@@ -36,6 +37,29 @@ def suite_to_dict(suite: Suite) -> dict:
             for item in suite.items
         ],
     }
+
+
+def scored_suite_to_dict(suite: Suite, *, metric: str, model: str | None = None) -> dict:
+    """A scored suite as syntaxgym-core writes one after scoring and reads one to evaluate it: every region carries
+    ``metric_value`` (bits; null where undefined) and ``oovs``. ``meta.metric`` is the one metric predictions are
+    evaluated on (syntaxgym-core takes a single name there: a list fails in its loader), ``meta.metrics`` every
+    metric ``metric_value`` holds, ``meta.model`` the model. ``read_suite`` reads it back, values included."""
+    data = suite_to_dict(suite)
+    metrics: dict[str, None] = {}  # every metric of any region, in first-seen order
+    for item_data, item in zip(data["items"], suite.items, strict=True):
+        for condition_data, condition in zip(item_data["conditions"], item.conditions, strict=True):
+            for region_data, region in zip(condition_data["regions"], condition.regions, strict=True):
+                if region.values is None:
+                    raise ValueError(f"item {item.number}, condition {condition.name!r}, region {region.number} "
+                                     "has no values: only a scored suite is written this way")
+                region_data["metric_value"] = {m: None if math.isnan(v) else v for m, v in region.values.items()}
+                region_data["oovs"] = list(region.oovs)
+                metrics.update(dict.fromkeys(region.values))
+    data["meta"]["metric"] = metric
+    data["meta"]["metrics"] = list(metrics)
+    if model is not None:
+        data["meta"]["model"] = model
+    return data
 
 
 def suite_to_json(suite: Suite) -> str:

@@ -79,11 +79,24 @@ def test_missing_group_members_give_nan_not_a_crash():
 
 
 def test_our_items_csv_and_policies(tmp_path):
+    # correct: the first prediction holds (the paper's meaning); correct_all: every one holds
+    path = tmp_path / "items.csv"
+    path.write_text("model,suite,item,correct,correct_all\nm,s,1,True,False\nm,s,2,True,True\n")
+    outcomes = read_item_outcomes(tmp_path)  # a run directory works too
+    assert [(o.correct_first, o.correct_all) for o in outcomes] == [(True, False), (True, True)]
+    collection = Collection("c", ("s",))
+    assert summarize(outcomes, collection, policy="all", bootstrap=0).models[0].suites["s"] == 0.5
+    assert summarize(outcomes, collection, policy="first", bootstrap=0).models[0].suites["s"] == 1.0
+
+
+def test_items_csv_of_earlier_versions_keeps_its_meaning(tmp_path):
+    # before correct_all, "correct" meant every prediction and correct_first the first
     path = tmp_path / "items.csv"
     path.write_text("model,suite,item,correct,correct_first\nm,s,1,False,True\nm,s,2,True,True\n")
-    outcomes = read_item_outcomes(tmp_path)  # a run directory works too
+    outcomes = read_item_outcomes(tmp_path)
+    assert [(o.correct_first, o.correct_all) for o in outcomes] == [(True, False), (True, True)]
     collection = Collection("c", ("s",))
-    assert summarize(outcomes, collection, bootstrap=0).models[0].suites["s"] == 0.5
+    assert summarize(outcomes, collection, policy="all", bootstrap=0).models[0].suites["s"] == 0.5
     assert summarize(outcomes, collection, policy="first", bootstrap=0).models[0].suites["s"] == 1.0
 
 

@@ -209,10 +209,10 @@ def test_an_output_folder_that_cannot_be_written_is_a_clear_error_before_scoring
 
 
 def test_surprisals_output_problems_are_clear_errors(tmp_path: Path, capsys, monkeypatch) -> None:
-    from linguagym.scoring import precomputed, registry
+    from linguagym.scoring import precomputed, spec
 
     scorers: list[WordScorer] = []
-    monkeypatch.setattr(registry, "load_scorer", lambda *a, **k: scorers.append(WordScorer()) or scorers[-1])
+    monkeypatch.setattr(spec, "load_scorer", lambda *a, **k: scorers.append(WordScorer()) or scorers[-1])
     (tmp_path / "folder.tsv").mkdir()
     assert main(["surprisals", *SUITES, "--model", "fake", "-o", str(tmp_path / "folder.tsv")]) == 1
     err = capsys.readouterr().err

@@ -4,7 +4,8 @@ import json
 import pytest
 
 from linguagym.errors import OutputError
-from linguagym.evaluation.outputs import write_run
+from linguagym.evaluation.aggregate import read_item_outcomes
+from linguagym.evaluation.outputs import item_outcomes, write_run
 from linguagym.evaluation.run import RunSettings, run_suites
 from linguagym.suites import example_suite_paths
 from tests.conftest import minimal_suite
@@ -43,7 +44,7 @@ def test_outputs(examples_run, tmp_path):
 
     with open(out / "items.csv") as handle:
         items = list(csv.DictReader(handle))
-    assert len(items) == 24 and set(items[0]) == {"model", "suite", "item", "correct", "correct_first"}
+    assert len(items) == 24 and list(items[0]) == ["model", "suite", "item", "correct", "correct_all"]
     with open(out / "regions.csv") as handle:
         regions = list(csv.DictReader(handle))
     assert len(regions) == 8 * 4 * 6 + 8 * 2 * 5 + 8 * 4 * 7
@@ -121,3 +122,18 @@ def test_progress_counts_tokens_and_a_cached_run_has_none_to_score(tiny_lm_dir, 
     assert seen["unit"] == "tokens" and seen["total"] == first.tokens == seen["done"] > 0
     _, seen = run_once()
     assert seen == {"total": 0, "unit": "tokens", "done": 0}
+
+
+def test_items_csv_correct_is_the_first_prediction_and_correct_all_every_one(tmp_path):
+    # the first prediction holds (swim is the surprising verb), the second never does (equal subjects)
+    suite = minimal_suite(predictions=[{"type": "formula", "formula": "(2;%mismatch%) > (2;%match%)"},
+                                       {"type": "formula", "formula": "(1;%mismatch%) > (1;%match%)"}])
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(suite))
+    scorer = WordScorer(lambda word, index: {"swim": 5.0}.get(word, 1.0))
+    result = run_suites([path], RunSettings(model="fake"), scorer=scorer)
+    out = write_run(result, tmp_path / "out").parent
+    with open(out / "items.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and all(r["correct"] == "True" and r["correct_all"] == "False" for r in rows)
+    assert read_item_outcomes(out) == item_outcomes(result)  # what is written reads back as it was

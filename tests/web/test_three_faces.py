@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 from linguagym.cli import main
+from linguagym.evaluation.lm_eval_results import RESULTS_FILE
 from linguagym.evaluation.models import run_models
 from linguagym.evaluation.run import RunSettings
 from linguagym.suites import example_suite_paths
@@ -25,6 +26,13 @@ def _volatile_free(path: Path) -> bytes:
     if path.name == "report.html":
         page = re.sub(r"made \d{4}-\d\d-\d\d \d\d:\d\d UTC", "made WHEN", path.read_text(encoding="utf-8"))
         return re.sub(r"(<td>\d+</td><td>)[\d.]+(</td><td class=wrap>linguagym)", r"\1SECONDS\2", page).encode()
+    if RESULTS_FILE.fullmatch(path.name):  # the lm-eval results: when it was made and the suites' hashes set aside
+        results = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("date", "total_evaluation_time_seconds", "versions"):
+            results.pop(key)
+        for config in results["configs"].values():
+            config["metadata"].clear(), config["linguagym"].pop("path")
+        return json.dumps(results, sort_keys=True).encode()
     if path.name != "run.json":
         return path.read_bytes()
     record = json.loads(path.read_text(encoding="utf-8"))
@@ -38,7 +46,9 @@ def _volatile_free(path: Path) -> bytes:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): _volatile_free(p) for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Each file's bytes (``_volatile_free``) by its path, the time in the lm-eval results' name set aside."""
+    return {re.sub(r"results_[\d\-T.]+\.json$", "results_WHEN.json", p.relative_to(folder).as_posix()):
+            _volatile_free(p) for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_cli_api_and_web_write_the_same_files_for_two_models_sharing_a_folder_name(app, client, tiny_lm_dir,
@@ -71,6 +81,7 @@ def test_cli_api_and_web_write_the_same_files_for_two_models_sharing_a_folder_na
     folders = {name.split("/")[0] for name in cli if "/" in name}
     assert len([f for f in folders if f != "plots"]) == 2  # both checkpoints, each in a folder of its own
     assert "report.html" in cli and any(name.endswith("/items.csv") for name in cli)
+    assert len([name for name in cli if name.endswith("/results_WHEN.json")]) == 2  # lm-eval's layout, every face
     assert cli.keys() == api.keys() == web.keys()
     for name in cli:
         assert cli[name] == api[name] == web[name], name

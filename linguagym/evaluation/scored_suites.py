@@ -1,0 +1,74 @@
+"""Scored suites (``suites/NAME.json`` in a model's folder): a suite with each region's values, written so that
+syntaxgym-core reads it, and evaluated again from those stored values, with no model and no token scores."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation.alignment import AlignedRegion, Alignment
+from linguagym.evaluation.evaluate import ScoredCondition, SuiteResult, checked_metric, evaluate_predictions
+from linguagym.evaluation.sentences import build_sentence
+from linguagym.suites.formula import Tolerance
+from linguagym.suites.load import read_suite
+from linguagym.suites.metrics import METRIC_NAMES
+from linguagym.suites.model import Condition, Item, Suite
+from linguagym.suites.save import scored_suite_to_dict
+
+
+def scored_suite(result: SuiteResult) -> Suite:
+    """``result.suite`` with each region's values (sum, the suite's metrics and the one predictions were evaluated
+    on) and unknown tokens."""
+    metrics = tuple(dict.fromkeys(("sum", *result.suite.meta.metrics, result.metric)))
+    scored = {(c.item, c.condition): c for c in result.conditions}
+
+    def condition_with_values(item: Item, condition: Condition) -> Condition:
+        found = scored[(item.number, condition.name)]
+        regions = tuple(
+            dataclasses.replace(region, values={m: found.values[region.number][m] for m in metrics},
+                                oovs=found.alignment.regions[region.number - 1].unknown)
+            for region in condition.regions
+        )
+        return dataclasses.replace(condition, regions=regions)
+
+    items = tuple(dataclasses.replace(item, conditions=tuple(condition_with_values(item, c) for c in item.conditions))
+                  for item in result.suite.items)
+    return dataclasses.replace(result.suite, items=items)
+
+
+def scored_suite_dict(result: SuiteResult, model: str) -> dict:
+    """The JSON of a run's ``suites/NAME.json``: syntaxgym-core's scored-suite form (see ``scored_suite_to_dict``)."""
+    return scored_suite_to_dict(scored_suite(result), metric=result.metric, model=model)
+
+
+def evaluate_scored_suite(source: str | Path | Suite, *, metric: str | None = None,
+                          tolerance: Tolerance | None = None) -> SuiteResult:
+    """Evaluate a scored suite's predictions again from its stored region values (a path, or a ``Suite`` read from
+    one): another metric, policy or tolerance needs no model. The values of the whole sentence (``*``) are not
+    stored: its sum is the sum of the region sums, its other metrics are undefined. The result's alignments hold
+    no tokens, and its sentences are the regions joined by the default spacing."""
+    suite = source if isinstance(source, Suite) else read_suite(source).suite
+    where = str(source) if not isinstance(source, Suite) else f"suite {suite.name!r}"
+    primary = checked_metric(metric or suite.meta.primary_metric)
+    conditions = []
+    for item in suite.items:
+        for condition in item.conditions:
+            values: dict[int | None, dict[str, float]] = {}
+            for region in condition.regions:
+                if region.values is None or primary not in region.values:
+                    stored = ", ".join(region.values) if region.values else "no values"
+                    raise ConfigurationError(
+                        f"{where}: item {item.number}, condition {condition.name!r}, region {region.number} holds "
+                        f"{stored}, not the metric {primary!r}",
+                        hint="give a scored suite (a run's suites/NAME.json) and one of the metrics its "
+                        "metric_value holds" if region.values else "only a scored suite (a run's "
+                        "suites/NAME.json, or syntaxgym-core's output) holds region values; run this suite instead")
+                values[region.number] = dict(region.values)
+            sums = [values[region.number].get("sum", math.nan) for region in condition.regions]
+            values[None] = {**dict.fromkeys(METRIC_NAMES, math.nan), "sum": math.fsum(sums)}
+            alignment = Alignment(tuple(AlignedRegion(region.number, ()) for region in condition.regions), ())
+            conditions.append(ScoredCondition(item.number, condition.name, build_sentence(condition), alignment,
+                                              values))
+    return evaluate_predictions(suite, conditions, primary, tolerance)
