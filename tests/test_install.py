@@ -75,21 +75,9 @@ def cli_without(blocked, *args) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random byte-level GPT-2 whose tokenizer knows the example suites' sentences (as in the evaluation tests)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tests.tiny_models import save_example_suites_lm
 
-    from linguagym.evaluation.evaluate import suite_sentences
-    from linguagym.suites import read_suite
-    from tests.tiny_models import save_causal
-
-    texts = [s.text for p in example_suite_paths() for s in suite_sentences(read_suite(p).suite)]
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<|endoftext|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    backend.train_from_iterator(texts, trainer)
-    return save_causal(tmp_path_factory.mktemp("tiny-lm"), backend, bos="<|endoftext|>", eos="<|endoftext|>",
-                       unk=None, seed=5, n_positions=128)
+    return save_example_suites_lm(tmp_path_factory.mktemp("tiny-lm"), vocab_size=400, seed=5)
 
 
 # --- the base install runs suites ------------------------------------------------------------------------------

@@ -31,3 +31,21 @@ def save_causal(
     )
     GPT2LMHeadModel(config).eval().save_pretrained(directory)
     return directory
+
+
+def save_example_suites_lm(directory: Path, *, vocab_size: int, seed: int) -> Path:
+    """A random byte-level GPT-2 whose BPE tokenizer was trained on the bundled example suites' sentences."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    from linguagym.evaluation.evaluate import suite_sentences
+    from linguagym.suites import example_suite_paths, read_suite
+
+    texts = [s.text for p in example_suite_paths() for s in suite_sentences(read_suite(p).suite)]
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    backend.train_from_iterator(texts, trainer)
+    return save_causal(directory, backend, bos="<|endoftext|>", eos="<|endoftext|>", unk=None, seed=seed,
+                       n_positions=128)
