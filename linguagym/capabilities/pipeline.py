@@ -14,10 +14,10 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion import fill
 from linguagym.capabilities.expansion.expand import Expander, ExpansionSettings
 from linguagym.capabilities.expansion.validate import prefilter
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.generate import generate_seeds
 from linguagym.capabilities.seeds.specs import load_specs, select_specs
-from linguagym.capabilities.syntax import treebank
-from linguagym.capabilities.syntax.grammar import induced_grammar, load_reference_grammar
+from linguagym.capabilities.syntax.grammar import INDUCED, choose_reference, induced_grammar, load_reference_grammar
 from linguagym.capabilities.syntax.parsers import load_parser
 from linguagym.capabilities.testing.testfile_model import (
     CapabilityInfo,
@@ -36,7 +36,7 @@ STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching c
 
 
 def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all", spec_paths: list[Path] | None = None,
-                   seed: int = 0, max_seeds: int | None = None, lexicon_path: Path | None = None,
+                   seed: int = 0, max_seeds: int | None = DEFAULT_MAX_SEEDS, lexicon_path: Path | None = None,
                    cache_dir: Path | None = None, dataset_options: Mapping | None = None,
                    progress: Progress | None = None, cancelled: IsCancelled | None = None,
                    expansion: ExpansionOptions | None = None, spacy_model: str = DEFAULT_SPACY_MODEL,
@@ -44,13 +44,20 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     """The capability-test file (``testfile.write_tests`` writes it) of seed tests for the chosen capabilities,
     and their expansions unless ``expansion`` is None or has ``enabled=False``.
 
+    ``max_seeds``: seeds kept per capability, a seeded random draw from every match (default 50, the paper's
+    protocol); None keeps every match.
+
     ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
     searching capabilities, expanding seeds); ``cancelled()`` is asked between steps and stops the work with
     ``Cancelled``. ``spacy_model`` tags the sentences and parses them for expansion (needs the ``[lct]`` extra).
     """
 
-    if max_seeds is not None and max_seeds < 0:
-        raise CapabilityError(f"--max-seeds must be 0 or more, not {max_seeds}")
+    if max_seeds is not None and max_seeds < 1:
+        raise CapabilityError(f"--max-seeds must be 1 or more, not {max_seeds}",
+                              hint="give a number of seeds per capability, or 'all' (max_seeds=None) for every match")
+    expanding = expansion is not None and expansion.enabled
+    # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
+    reference = choose_reference(expansion.reference) if expanding else None
     load_spacy(spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
     specs = select_specs(load_specs(spec_paths), lcs)  # specs first: a bad spec fails before slow work
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, cache_dir=cache_dir,
@@ -63,9 +70,10 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick)
     expanded: dict[str, list[CapabilityTest]] = {}
     expansion_block = None
-    if expansion is not None and expansion.enabled:
+    if expanding:
         tick = begin(progress, cancelled, STAGES["expand"], len(specs), "capabilities")
-        expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, seed, cache_dir, tick)
+        expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, reference, seed,
+                                            cache_dir, tick)
     return CapabilityTestFile(
         created_by=CreatedBy(tool="linguagym", version=__version__),
         dataset=DatasetInfo.from_json(data.describe()),
@@ -88,33 +96,30 @@ class ExpansionOptions:
 
     enabled: bool = True
     parser: str = "auto"  # auto, spacy, benepar
-    reference: str = "auto"  # auto (treebank if installed, else induced from the dataset), treebank, PATH, induced:PATH
+    reference: str = "auto"  # auto (treebank if found, else induced), treebank, induced (the dataset), PATH,
+    # or induced:PATH (see ``syntax.grammar``)
     filler: str = "smollm2-135m"  # a causal or masked LM (named, path, hub id); masked:MODEL forces a masked LM
     settings: ExpansionSettings = field(default_factory=ExpansionSettings)
 
 
 def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
-    """``auto``: NLTK's gold treebank when it is installed, else a grammar induced by parsing the dataset's own
-    sentences (cached), so expansion works offline with nothing but the registries."""
+    """The reference grammar: ``auto`` is NLTK's gold treebank when it is found, else (with a warning) the grammar
+    ``induced`` by parsing the dataset's own sentences (cached), so expansion still works offline."""
 
-    if reference == "auto":
-        if treebank.default_treebank() is not None:
-            reference = "treebank"
-        else:
-            texts = [e.text for e in data.examples]
-            return induced_grammar(texts, parser=parser, label=data.name,
-                                   cache_dir=cache_dir)
+    reference = choose_reference(reference)
+    if reference == INDUCED:
+        return induced_grammar([e.text for e in data.examples], parser=parser, label=data.name, cache_dir=cache_dir)
     return load_reference_grammar(reference, parser=parser, cache_dir=cache_dir)
 
 
-def _expand(results, data, analyses, analyser, options: ExpansionOptions, seed: int, cache_dir: Path | None,
-            tick) -> tuple[dict[str, list[CapabilityTest]], dict]:
+def _expand(results, data, analyses, analyser, options: ExpansionOptions, reference: str, seed: int,
+            cache_dir: Path | None, tick) -> tuple[dict[str, list[CapabilityTest]], dict]:
     import time
 
 
     started = time.perf_counter()
     parser = load_parser(options.parser, spacy_model=analyser.model)
-    grammar = _reference_grammar(options.reference, data, parser, cache_dir)
+    grammar = _reference_grammar(reference, data, parser, cache_dir)
     accept = prefilter(analyser.lexicon)
     filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept)
     setup = time.perf_counter() - started
@@ -123,7 +128,8 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, seed: 
     report = expander.report
     block = {
         "parser": parser.identity,
-        "reference": {**grammar.source, "productions": grammar.size},
+        "reference": {**grammar.source, "productions": grammar.size,
+                      "requested": options.reference},  # e.g. auto, where the rest says what it chose
         "filler": filler.identity,
         "settings": asdict(options.settings),
         "counts": report.counts,

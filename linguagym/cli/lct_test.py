@@ -18,7 +18,7 @@ from typing import Any
 
 from linguagym.capabilities.classifiers.base import ClassifierError
 from linguagym.capabilities.reports.results import DEFAULT_OUTPUT
-from linguagym.capabilities.testing.failures import summary_table
+from linguagym.capabilities.testing.failures import SOURCE_DEFINITION, has_sources, summary_table
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars, prediction_announcement
 from linguagym.errors import LinguagymError
@@ -117,6 +117,8 @@ def _print_table(summaries: dict, args: argparse.Namespace) -> None:
         return
     header, rows = summary_table(summaries)
     flat = [f"{group} {name}".strip() for group, name in header]
+    # the source columns' meaning under the table (not in --csv: its output stays one table)
+    definition = SOURCE_DEFINITION[0].upper() + SOURCE_DEFINITION[1:] + "." if has_sources(summaries) else None
     if args.csv:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -124,7 +126,7 @@ def _print_table(summaries: dict, args: argparse.Namespace) -> None:
         writer.writerows(rows)
         sys.stdout.write(buffer.getvalue())
     elif args.markdown:
-        sys.stdout.write(markdown_table(flat, rows))
+        sys.stdout.write(markdown_table(flat, rows) + (f"\n{definition}\n" if definition else ""))
     else:
         from rich.console import Console
         from rich.table import Table
@@ -133,7 +135,7 @@ def _print_table(summaries: dict, args: argparse.Namespace) -> None:
         out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
         single = len(summaries) == 1
         title = f"{args.tests}: failure rates by capability" + (f", {next(iter(summaries))}" if single else "")
-        table = Table(title=title)
+        table = Table(title=title, caption=definition, caption_justify="left")
         for i, (group, name) in enumerate(header):
             first = i >= 2 and header[i - 1][0] != group  # the first column of a classifier's group names it
             label = f"{group}\n{name}" if first and not single else ("\n" + name if group and not single else name)

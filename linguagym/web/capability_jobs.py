@@ -15,6 +15,7 @@ from linguagym.atomic import atomic_write_text
 from linguagym.capabilities import pipeline
 from linguagym.capabilities.classifiers.base import Classifier
 from linguagym.capabilities.expansion.expand import ExpansionSettings
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testing.run import ClassifierOptions, run_classifiers
 from linguagym.capabilities.testing.run import open_classifier as open_library_classifier
 from linguagym.capabilities.testing.testfile import write_tests
@@ -73,7 +74,7 @@ def _generate(context: JobContext, job_id: int, settings: dict, progress: JobPro
     progress.say("loading the dataset and the lexicon")
     document = pipeline.generate_suite(
         settings.get("dataset") or "rotten-tomatoes", lcs=settings.get("lcs") or "all",
-        seed=int(settings.get("seed", 0)), max_seeds=settings.get("max_seeds"),
+        seed=int(settings.get("seed", 0)), max_seeds=settings.get("max_seeds", DEFAULT_MAX_SEEDS),
         cache_dir=context.config.score_cache_dir, expansion=expansion,
         progress=progress, cancelled=progress.cancelled)
     path = job_directory(context.config, job_id) / "tests.json"

@@ -20,7 +20,7 @@ from linguagym.capabilities.reports.html import highlight, highlight_outcome
 from linguagym.capabilities.reports.results import read_tests_csv
 from linguagym.capabilities.reports.show import summary_rows
 from linguagym.capabilities.testing.classifier_run import Outcome
-from linguagym.capabilities.testing.failures import FailureSummary, summarize
+from linguagym.capabilities.testing.failures import SOURCE_DEFINITION, FailureSummary, has_sources, summarize
 from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile
 
 
@@ -43,6 +43,15 @@ class JobResults:
     @property
     def has_expansions(self) -> bool:
         return any(c.expansions.total for s in self.summaries.values() for c in s.capabilities)
+
+    @property
+    def has_sources(self) -> bool:
+        """Whether the tests named source sentences with gold labels (the source columns are shown)."""
+        return has_sources(self.summaries)
+
+    @property
+    def source_definition(self) -> str:
+        return SOURCE_DEFINITION
 
     def rows(self) -> list[tuple[Any, list[Any]]]:
         """Per capability (then ``all``): the first classifier's row (names, counts) and every classifier's row."""

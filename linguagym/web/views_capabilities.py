@@ -13,6 +13,7 @@ from flask import Blueprint, Response, flash, jsonify, redirect, render_template
 from linguagym.capabilities.classifiers.registry import describe_classifiers
 from linguagym.capabilities.data.datasets import parse_label_map
 from linguagym.capabilities.reports.html import failure_chart
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.specs import load_specs
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.web.capability_jobs import job_results_directory, open_classifier
@@ -128,7 +129,8 @@ def jobs():
     session = db_session()
     return render_template("capability_jobs.html", jobs=list_jobs(session), files=list_test_files(session),
                            chosen=request.args.get("file", type=int), specs=_shipped_specs(),
-                           default_lcs=DEFAULT_LCS, datasets=DATASETS, classifiers=_named_classifiers(),
+                           default_lcs=DEFAULT_LCS, default_max_seeds=DEFAULT_MAX_SEEDS, datasets=DATASETS,
+                           classifiers=_named_classifiers(),
                            devices=DEVICES, python_allowed=config().allow_python_classifiers)
 
 

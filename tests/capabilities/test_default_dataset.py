@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("spacy_ready")]
 def document() -> dict:
     from linguagym.capabilities.pipeline import generate_suite
 
-    return generate_suite("rotten-tomatoes", seed=0).to_json()
+    return generate_suite("rotten-tomatoes", seed=0, max_seeds=None).to_json()  # every match, not the default 50
 
 
 def test_every_capability_yields_seeds(document):

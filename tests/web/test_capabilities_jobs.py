@@ -176,6 +176,7 @@ def test_generate_form_defaults_and_errors(app, client, monkeypatch):
     form = client.get("/capabilities/jobs").text
     assert 'name="lc" value="LC2" checked' in form and 'name="lc" value="LC3" >' in form
     assert 'name="expand">' in form  # expansion off by default: a quick job
+    assert 'name="max_seeds" value="50"' in form  # the paper's 50 seeds per capability; blank for every match
     assert "no capability chosen" in client.post("/capabilities/jobs/generate", data={"lc": []}).text
     assert "must be between 1 and 50" in client.post("/capabilities/jobs/generate", data={
         "lc": ["LC2"], "per_seed": "500"}).text
@@ -185,6 +186,9 @@ def test_generate_form_defaults_and_errors(app, client, monkeypatch):
     app.extensions["worker"].run_next()
     [(args, kwargs)] = fake.calls
     assert kwargs["max_seeds"] is None and not kwargs["expansion"].enabled and args == ("rotten-tomatoes",)
+    _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC5"], "max_seeds": "50"}))  # as shown
+    app.extensions["worker"].run_next()
+    assert fake.calls[-1][1]["max_seeds"] == 50
     assert _job(app, job_id).status == "done"
 
 

@@ -1,7 +1,8 @@
 """The capability-test report as one self-contained HTML page (inline CSS and SVG, nothing fetched): what was
-tested with what, failure rates by capability and classifier (chart and table, classifiers side by side), and per
-capability the label confusion and a few failing tests, expansions shown beside their seed with the words the
-expansion added highlighted. Every text from a test file or a classifier is HTML-escaped.
+tested with what, failure rates by capability and classifier (chart and table, classifiers side by side; where tests
+name their source sentences, each classifier's accuracy on them and its failure rates given a correctly classified
+source), and per capability the label confusion and a few failing tests, expansions shown beside their seed with
+the words the expansion added highlighted. Every text from a test file or a classifier is HTML-escaped.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS
 from linguagym.capabilities.testing.classifier_run import ClassifierRun, Outcome
-from linguagym.capabilities.testing.failures import FailureSummary, Rate
+from linguagym.capabilities.testing.failures import (
+    SOURCE_COLUMNS,
+    SOURCE_DEFINITION,
+    FailureSummary,
+    Rate,
+    has_sources,
+    source_cells,
+)
 from linguagym.capabilities.testing.testfile_model import (
     CapabilityTest,
     CapabilityTestFile,
@@ -93,8 +101,11 @@ def _summary(summaries: Mapping[str, FailureSummary]) -> list[str]:
     parts.append(f"<div class=figure>{failure_chart(summaries, 'seeds')}</div>")
     if any(c.expansions.total for c in first.capabilities):
         parts.append(f"<div class=figure>{failure_chart(summaries, 'expansions')}</div>")
-    head = "".join(f"<th class=group colspan=3>{e(label)}</th>" for label in summaries)
-    sub = "<th>seed fail %</th><th>exp. fail %</th><th>exp. fail, seed passed</th>" * len(summaries)
+    sources = has_sources(summaries)
+    width = 6 if sources else 3
+    head = "".join(f"<th class=group colspan={width}>{e(label)}</th>" for label in summaries)
+    sub = ("<th>seed fail %</th><th>exp. fail %</th><th>exp. fail, seed passed</th>"
+           + ("".join(f"<th>{e(name)}</th>" for name in SOURCE_COLUMNS) if sources else "")) * len(summaries)
     parts.append("<table><thead><tr><th class=l rowspan=2>LC</th><th class=l rowspan=2>name</th>"
                  f"<th rowspan=2>seeds</th><th rowspan=2>expansions</th>{head}</tr><tr>{sub}</tr></thead><tbody>")
     rows = {label: [*s.capabilities, s.total] for label, s in summaries.items()}
@@ -107,9 +118,17 @@ def _summary(summaries: Mapping[str, FailureSummary]) -> list[str]:
             after = other.after_passing_seed
             cells += [_cell(other.seeds), _cell(other.expansions),
                       f"<td>{after.failed} / {after.total}</td>" if after.total else "<td>-</td>"]
+            if sources:
+                accuracy, *_ = source_cells(other)
+                cells += [f"<td>{e(accuracy)}</td>", _cell(other.seeds_source_right),
+                          _cell(other.expansions_source_right)]
         parts.append(f"<tr{css}><td class=l>{link}</td><td class=l>{e(row.name)}</td><td>{row.seeds.total}</td>"
                      f"<td>{row.expansions.total}</td>{''.join(cells)}</tr>")
     parts.append(f"</tbody></table><p class=notes>{e(NOTES)}</p>")
+    if sources:
+        parts.append(f"<p class='notes sources'>{e(SOURCE_DEFINITION[0].upper() + SOURCE_DEFINITION[1:])}. Where "
+                     "failures rise among the tests whose source was read right, the overall rate flatters the "
+                     "classifier: it passes some tests only by misreading their source.</p>")
     return parts
 
 
@@ -158,6 +177,11 @@ def _capabilities(document: CapabilityTestFile, runs: Sequence[ClassifierRun], l
             numbers = summaries[label].by_id()[row.id]
             shares = [f"{rate.percent()}% of {kind} fail" for rate, kind in
                       ((numbers.seeds, "seeds"), (numbers.expansions, "expansions")) if rate.total]
+            if numbers.sources.total:
+                right = numbers.tests_source_right
+                shares.append(f"source accuracy {numbers.sources.percent()}% ({numbers.sources.correct} of "
+                              f"{numbers.sources.total}), {right.percent()}% of tests fail where the source is "
+                              "read right")
             parts.append(f"<h4>{e(label)}: {', '.join(shares)}</h4>")
             parts += _confusion(numbers.confusion)
             parts += _examples(run, row.id, tests, examples)

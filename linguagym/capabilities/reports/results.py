@@ -1,10 +1,12 @@
 """The files ``linguagym lct test`` writes, each whole or not at all:
 
 - ``<classifier>/tests.csv``: one row per test (id, capability, kind, seed id, text, expected, predicted,
-  p_neg, p_neu, p_pos, passed);
-- ``<classifier>/summary.csv`` and ``summary.csv`` (all classifiers): the numbers per capability;
+  p_neg, p_neu, p_pos, passed; the source sentence, its gold label and the predicted label, empty where the test
+  names no source with a gold label);
+- ``<classifier>/summary.csv`` and ``summary.csv`` (all classifiers): the numbers per capability, with the
+  source accuracy and the failures given a correctly classified source;
 - ``results.json``: how it was made (tool version, the tests file and its sha256, its dataset block, every
-  classifier's identity, timings, errors) and the numbers;
+  classifier's identity, timings, errors, how sources were found and the numbers' definition) and the numbers;
 - ``report.html``: one self-contained page (see ``html``).
 
 A classifier that failed has no CSVs written this time; ``results.json`` and the report say why.
@@ -23,8 +25,8 @@ from typing import Any
 
 from linguagym.atomic import atomic_open, atomic_write_text
 from linguagym.capabilities.classifiers.base import Prediction
-from linguagym.capabilities.testing.classifier_run import ClassifierRun, Outcome
-from linguagym.capabilities.testing.failures import CapabilityFailures, FailureSummary, summarize
+from linguagym.capabilities.testing.classifier_run import SOURCE_SLOT, ClassifierRun, Outcome, source_sentences
+from linguagym.capabilities.testing.failures import SOURCE_DEFINITION, CapabilityFailures, FailureSummary, summarize
 from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
 from linguagym.names import safe_name
 from linguagym.version import __version__
@@ -32,11 +34,14 @@ from linguagym.version import __version__
 DEFAULT_OUTPUT = Path("linguagym-results") / "lct"
 RESULTS_FORMAT = "linguagym-capability-results"
 TEST_COLUMNS = ["id", "capability", "kind", "seed", "text", "expected", "predicted", "p_neg", "p_neu", "p_pos",
-                "passed"]
+                "passed", "source", "source_label", "source_predicted"]
 SUMMARY_COLUMNS = ["classifier", "capability", "name", "seeds", "expansions", "seed_failures", "seed_fail_rate",
                    "seed_fail_low", "seed_fail_high", "expansion_failures", "expansion_fail_rate",
                    "expansion_fail_low", "expansion_fail_high", "expansions_after_passing_seed",
-                   "expansion_failures_after_passing_seed"]
+                   "expansion_failures_after_passing_seed", "sources", "sources_correct", "source_accuracy",
+                   "seeds_source_right", "seed_failures_source_right", "seed_fail_rate_source_right",
+                   "expansions_source_right", "expansion_failures_source_right",
+                   "expansion_fail_rate_source_right"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,8 @@ def write_tests_csv(run: ClassifierRun, path: str | Path) -> None:
         for o in run.outcomes:
             p = o.prediction.probabilities
             yield [o.id, o.capability, o.kind, o.seed or "", o.text, "/".join(o.expected), o.predicted,
-                   round(p[0], 6), round(p[1], 6), round(p[2], 6), o.passed]
+                   round(p[0], 6), round(p[1], 6), round(p[2], 6), o.passed, o.source or "", o.source_label or "",
+                   o.source_predicted or ""]
 
     _write_csv(Path(path), TEST_COLUMNS, rows())
 
@@ -110,8 +116,11 @@ def read_tests_csv(path: str | Path) -> list[Outcome]:
     with Path(path).open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             probabilities = (float(row["p_neg"]), float(row["p_neu"]), float(row["p_pos"]))
+            # files written before sources were recorded have no source columns
             outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
-                                    tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities)))
+                                    tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities),
+                                    row.get("source") or None, row.get("source_label") or None,
+                                    row.get("source_predicted") or None))
     return outcomes
 
 
@@ -123,7 +132,10 @@ def summary_rows(label: str, summary: FailureSummary) -> list[list[Any]]:
                      _rate(row.seeds.value), _rate(seed_ci[0] if seed_ci else None),
                      _rate(seed_ci[1] if seed_ci else None), row.expansions.failed, _rate(row.expansions.value),
                      _rate(exp_ci[0] if exp_ci else None), _rate(exp_ci[1] if exp_ci else None),
-                     row.after_passing_seed.total, row.after_passing_seed.failed])
+                     row.after_passing_seed.total, row.after_passing_seed.failed, row.sources.total,
+                     row.sources.correct, _rate(row.sources.value)]
+                    + [value for rate in (row.seeds_source_right, row.expansions_source_right)
+                       for value in (rate.total, rate.failed, _rate(rate.value))])
     return rows
 
 
@@ -139,7 +151,22 @@ def _numbers(row: CapabilityFailures) -> dict[str, Any]:
                 "interval95": list(interval) if interval else None}
 
     return {"id": row.id, "name": row.name, "seeds": rate(row.seeds), "expansions": rate(row.expansions),
-            "expansions_after_passing_seed": rate(row.after_passing_seed), "confusion": row.confusion}
+            "expansions_after_passing_seed": rate(row.after_passing_seed), "confusion": row.confusion,
+            "sources": {"correct": row.sources.correct, "total": row.sources.total, "accuracy": row.sources.value},
+            "seeds_source_right": rate(row.seeds_source_right),
+            "expansions_source_right": rate(row.expansions_source_right),
+            "tests_source_right": rate(row.tests_source_right)}
+
+
+def sources_record(document: CapabilityTestFile) -> dict[str, Any]:
+    """How the source sentences behind the source numbers were found, for reproducing them."""
+    sources = source_sentences(document)
+    return {"definition": SOURCE_DEFINITION,
+            "found_as": f"each test's provenance row in slot {SOURCE_SLOT} (an expansion without rows: its seed's), "
+                        "where that row's label is negative, neutral or positive; gold label: the row's label, "
+                        "the dataset's; sources are predicted by the same classifier, in the same batches and "
+                        "cache as the tests; distinct sources are counted by text",
+            "tests_with_source": len(sources), "distinct_sources": len({text for text, _ in sources.values()})}
 
 
 def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: Sequence[ClassifierRun],
@@ -172,6 +199,7 @@ def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: S
         "dataset": document.dataset.to_json(),
         "settings": dict(settings or {}),
         "intervals": "95% Wilson score intervals on failure rates",
+        "sources": sources_record(document),
         "classifiers": classifiers,
     }
 

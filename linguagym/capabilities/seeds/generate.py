@@ -1,5 +1,6 @@
 """Seed tests: for each capability, the dataset sentences that meet each case's search, rewritten by its
-template. One test per matching sentence S (default: all; a seeded random sample with ``max_seeds``);
+template. One test per matching sentence S, at most ``max_seeds`` per capability (default 50, the paper's
+protocol: a seeded random sample; None keeps every match);
 alternatives and partner sentences (``sources``) are drawn by a random generator seeded from the run's seed,
 the capability, the case and S's row, so a test does not change when other capabilities or caps change.
 """
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 
 from linguagym.capabilities.data.analysis import Analysis
 from linguagym.capabilities.data.datasets import LABELS, Dataset
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.search import Match, search_match
 from linguagym.capabilities.seeds.specs import Search, Spec
 from linguagym.capabilities.seeds.templates import Slot, render
@@ -27,7 +29,7 @@ class CapabilityResult:
 
 
 def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis], *, seed: int = 0,
-                   max_seeds: int | None = None, progress: Callable[[int], None] | None = None,
+                   max_seeds: int | None = DEFAULT_MAX_SEEDS, progress: Callable[[int], None] | None = None,
                    ) -> list[CapabilityResult]:
     """Seed tests for each spec, in spec order; ``analyses[i]`` is the analysis of ``dataset.examples[i]``."""
     if len(analyses) != len(dataset.examples):

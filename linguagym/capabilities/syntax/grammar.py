@@ -2,9 +2,12 @@
 ``P(RHS | LHS) = count(LHS -> RHS) / count(LHS)``.
 
 Sources (``--reference``):
-- ``auto`` (default): ``treebank`` when it is installed, else a grammar induced by parsing the dataset's own
-  sentences (``induced_grammar``), so expansion needs nothing beyond the registries;
-- ``treebank``: gold trees of NLTK's ``treebank.zip`` found under ``$NLTK_DATA``;
+- ``auto`` (default, ``choose_reference``): ``treebank`` when it is found, else ``induced`` with a warning;
+- ``treebank``: gold trees of NLTK's Penn Treebank sample (``corpora/treebank.zip``) under ``$NLTK_DATA`` or
+  NLTK's usual places (``treebank.default_treebank``). No registry package ships it (PyPI's ``treebank`` holds
+  the language-modelling text without trees; ``nltkdata`` is empty; Debian has no NLTK data package);
+- ``induced``: a grammar induced by parsing the dataset's own sentences (``induced_grammar``), so expansion
+  needs nothing beyond the registries, at the cost of the parser's errors (bracket F1 0.81 for the default);
 - a path: gold trees in PTB/NLTK bracket format (a file, a directory of ``.mrg`` files, or a zip);
 - ``induced:PATH``: a reference corpus (one sentence per line, or a treebank whose words are re-parsed)
   parsed with the chosen parser, so seeds and reference share one annotation style.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +33,29 @@ from linguagym.capabilities.syntax.trees import Tree
 from linguagym.scoring.cache import resolve_cache_dir
 
 GRAMMAR_FORMAT = 1
+INDUCED = "induced"  # the reference induced from the dataset the seeds come from (``pipeline``)
+log = logging.getLogger(__name__)
+
+# Figures from docs/capabilities.md ("Parser choice"): the spaCy-based default parser against the treebank's gold
+# trees. The induced grammar inherits its errors; the treebank's productions are gold.
+FALLBACK_WARNING = (
+    "no Penn Treebank sample found (NLTK's corpora/treebank.zip under $NLTK_DATA or ~/nltk_data): expansion uses "
+    "a reference grammar induced from the dataset by the parser instead of the treebank's gold trees. The default "
+    "parser's bracket F1 against the treebank is 0.81: about one bracket in five it finds is wrong, and the grammar "
+    "that picks where words are inserted inherits those errors. To use the treebank, run "
+    "`python -m nltk.downloader treebank` (needs the web) or set NLTK_DATA to a folder holding "
+    "corpora/treebank.zip; --reference induced chooses the induced grammar without this warning")
+
+
+def choose_reference(reference: str) -> str:
+    """``reference`` with ``auto`` resolved: ``treebank`` when NLTK's Penn Treebank sample is found, else
+    ``INDUCED``, logging ``FALLBACK_WARNING`` (the command line prints it as ``warning: ...``)."""
+    if reference != "auto":
+        return reference
+    if treebank.default_treebank() is not None:
+        return "treebank"
+    log.warning(FALLBACK_WARNING)
+    return INDUCED
 
 
 @dataclass
@@ -75,6 +102,10 @@ def grammar_from_trees(trees: Iterable[Tree], source: dict | None = None) -> Gra
 
 def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_dir: Path | None = None) -> Grammar:
     """The reference grammar named by ``reference`` (see the module doc), from the cache when it is there."""
+    if reference in ("auto", INDUCED):
+        raise CapabilityError(f"reference {reference!r} is chosen with the dataset (pipeline.generate_suite)",
+                              hint="pass 'treebank', a path of PTB bracket files, or induced:PATH; or call "
+                              "induced_grammar with the sentences")
     induced = reference.startswith("induced:")
     target = reference.split(":", 1)[1] if induced else reference
     if target == "treebank":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,13 +16,25 @@ from linguagym.capabilities.syntax.trees import Tree, clean, parse_brackets
 TREE_SUFFIXES = (".mrg", ".tree", ".trees", ".ptb", ".txt")
 
 
-def default_treebank() -> Path | None:
-    """NLTK's ``corpora/treebank.zip`` (or unzipped ``corpora/treebank``) under ``$NLTK_DATA`` or NLTK's usual
-    places, if there is one."""
+def nltk_data_roots() -> list[str]:
+    """Where NLTK looks for its data, in its order: ``$NLTK_DATA``, ``~/nltk_data``, the Python environment's
+    prefix (where ``python -m nltk.downloader -d`` inside a virtual environment may put it), the system
+    folders, and ``nltk.data.path`` when a program has imported NLTK and added to it (NLTK is not imported here:
+    it is slow and optional)."""
     roots = [p for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
-    roots += [str(Path.home() / "nltk_data"), "/usr/share/nltk_data", "/usr/local/share/nltk_data",
-              "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
-    for root in roots:
+    roots += [str(Path.home() / "nltk_data")]
+    roots += [str(Path(prefix) / sub) for prefix in dict.fromkeys((sys.prefix, sys.base_prefix))
+              for sub in ("nltk_data", "share/nltk_data", "lib/nltk_data")]
+    roots += ["/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
+    loaded = sys.modules.get("nltk.data")
+    roots += [str(p) for p in getattr(loaded, "path", ()) if isinstance(p, str | os.PathLike)]
+    return list(dict.fromkeys(roots))
+
+
+def default_treebank() -> Path | None:
+    """NLTK's ``corpora/treebank.zip`` (or unzipped ``corpora/treebank``) under one of ``nltk_data_roots()``,
+    if there is one."""
+    for root in nltk_data_roots():
         for name in ("treebank.zip", "treebank"):
             candidate = Path(root) / "corpora" / name
             if candidate.exists():

@@ -1,6 +1,12 @@
 """Run a capability-test file against one classifier: every unique text is predicted once, each test passes when
 the predicted label is in its expected set.
 
+A test's *source* is the dataset sentence it was made from (its provenance's row in slot ``S``; an expansion's
+from its seed where it names none), with the dataset's gold label. Sources that have a gold label are predicted
+too, in the same batches and cache as the tests' texts, so that a report can tell a classifier that fails a
+capability from one that never read the sentence right in the first place (``failures``: source accuracy and the
+failure rate given a correctly classified source).
+
 A classifier that fails part way (a ``ClassifierError``, or any other error a user can cause, such as a model
 that cannot be found) does not end the session: the run records the error and
 how many predictions were finished. Behind the on-disk prediction cache those are kept, so running again resumes
@@ -17,7 +23,7 @@ from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
 from linguagym.capabilities.classifiers.cache import CachedClassifier
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
+from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile, require_test_file
 from linguagym.errors import Cancelled, LinguagymError
 
 # progress(total) is called once with the number of texts still to predict; it returns advance(n), called with the
@@ -36,6 +42,9 @@ class Outcome:
     text: str
     expected: tuple[str, ...]
     prediction: Prediction
+    source: str | None = None  # the dataset sentence the test was made from (only where it has a gold label)
+    source_label: str | None = None  # its gold label, the dataset's
+    source_predicted: str | None = None  # the classifier's label for it
 
     @property
     def predicted(self) -> str:
@@ -44,6 +53,13 @@ class Outcome:
     @property
     def passed(self) -> bool:
         return self.prediction.label in self.expected
+
+    @property
+    def source_correct(self) -> bool | None:
+        """Whether the classifier labelled the source as the dataset does; None where there is no source."""
+        if self.source is None or self.source_label is None or self.source_predicted is None:
+            return None
+        return self.source_predicted == self.source_label
 
 
 @dataclass
@@ -70,9 +86,33 @@ class ClassifierRun:
         return sum(not o.passed for o in self.outcomes)
 
 
+SOURCE_SLOT = "S"  # the template slot holding the sentence a test is about
+
+
+def source_sentences(document: CapabilityTestFile) -> dict[str, tuple[str, str]]:
+    """Test id -> (source sentence, gold label) for every test whose source has a gold label in LABELS: the
+    provenance's row in slot ``S``, or for an expansion whose provenance names no rows, its seed's."""
+    document = require_test_file(document, "source_sentences")
+    by_id = document.by_id()
+    sources = {}
+    for test in document.tests:
+        row = _source_row(test) or (_source_row(by_id[test.seed_id]) if test.seed_id in by_id else None)
+        if row is not None:
+            sources[test.id] = row
+    return sources
+
+
+def _source_row(test: CapabilityTest) -> tuple[str, str] | None:
+    row = test.provenance.row(SOURCE_SLOT)
+    return (row.text, row.label) if row is not None and row.label in LABELS else None
+
+
 def unique_texts(document: CapabilityTestFile) -> list[str]:
-    """The distinct test texts of a test file, in first-seen order."""
-    return list(dict.fromkeys(test.text for test in require_test_file(document, "unique_texts").tests))
+    """The distinct texts a run predicts, in first-seen order: every test's text, then the source sentences
+    (``source_sentences``) that are not test texts already."""
+    document = require_test_file(document, "unique_texts")
+    tests = [test.text for test in document.tests]
+    return list(dict.fromkeys([*tests, *(text for text, _ in source_sentences(document).values())]))
 
 
 def missing_texts(classifier: Classifier, texts: Sequence[str]) -> list[str]:
@@ -100,8 +140,12 @@ def run_tests(document: CapabilityTestFile, classifier: Classifier, *, progress:
         return ClassifierRun(classifier.name, dict(classifier.identity), [], len(texts), cached,
                              _kept(classifier, texts), time.perf_counter() - started, str(error), spec)
     by_text = dict(zip(texts, predictions, strict=True))
-    outcomes = [Outcome(test.id, test.capability, test.kind, test.seed_id, test.text, test.expected,
-                        by_text[test.text]) for test in document.tests]
+    sources = source_sentences(document)
+    outcomes = []
+    for test in document.tests:
+        source, gold = sources.get(test.id, (None, None))
+        outcomes.append(Outcome(test.id, test.capability, test.kind, test.seed_id, test.text, test.expected,
+                                by_text[test.text], source, gold, by_text[source].label if source else None))
     return ClassifierRun(classifier.name, dict(classifier.identity), outcomes, len(texts), cached, len(texts),
                          time.perf_counter() - started, None, spec)
 

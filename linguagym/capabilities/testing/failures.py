@@ -2,6 +2,11 @@
 and the expansions that fail although their seed passed (the expansions' own contribution), with the label
 confusion that shows *how* a classifier fails.
 
+Where tests name their source sentence with a gold label (``classifier_run.source_sentences``), two more numbers tell
+a classifier that fails a capability from one that only looks good because it misreads the sentence anyway
+(``SOURCE_DEFINITION``): its accuracy on the distinct source sentences, and the failure rates among the tests
+whose source it classified correctly.
+
 A rate over no tests is ``None`` (shown as "-"), never 0/0. Intervals are 95% Wilson score intervals: they stay
 inside [0, 1] and behave at the small counts a capability often has (a handful of seeds). Expansions of one seed
 are not independent tests, so the expansion intervals are too narrow; they are a guide, not a test.
@@ -19,6 +24,9 @@ from linguagym.capabilities.testing.classifier_run import Outcome
 from linguagym.capabilities.testing.testfile_model import CapabilityInfo
 
 Z95 = 1.959963984540054
+SOURCE_DEFINITION = ("source accuracy = share of distinct source sentences (the dataset sentence a test was made "
+                     "from) whose predicted label equals the dataset's gold label; fail % given source right = "
+                     "failures among the tests whose source was classified correctly / those tests")
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,25 @@ class Rate:
         """``"33.3"``, or ``"-"`` when there are no tests."""
         value = self.value
         return "-" if value is None else f"{100 * value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """``correct`` of ``total`` items were labelled as the gold standard says."""
+
+    correct: int
+    total: int
+
+    @property
+    def value(self) -> float | None:
+        return self.correct / self.total if self.total else None
+
+    def percent(self, digits: int = 1) -> str:
+        value = self.value
+        return "-" if value is None else f"{100 * value:.{digits}f}"
+
+
+NO_TESTS = Rate(0, 0)
 
 
 def wilson(failed: int, total: int, z: float = Z95) -> tuple[float, float] | None:
@@ -65,6 +92,12 @@ class CapabilityFailures:
     after_passing_seed: Rate
     # expected label set ("neutral/positive") -> predicted label -> count, seeds and expansions together
     confusion: dict[str, dict[str, int]] = field(default_factory=dict)
+    # the distinct source sentences with a gold label, and how many the classifier labelled correctly
+    sources: Accuracy = Accuracy(0, 0)
+    # failures among the tests (seeds, expansions, both) whose source was classified correctly
+    seeds_source_right: Rate = NO_TESTS
+    expansions_source_right: Rate = NO_TESTS
+    tests_source_right: Rate = NO_TESTS
 
     @property
     def tests(self) -> int:
@@ -120,7 +153,12 @@ def _numbers(cid: str, name: str, outcomes: list[Outcome], seed_passed: Mapping[
     for outcome in outcomes:
         row = confusion.setdefault(expected_key(outcome.expected), dict.fromkeys(LABELS, 0))
         row[outcome.predicted] = row.get(outcome.predicted, 0) + 1
-    return CapabilityFailures(cid, name, _rate(seeds), _rate(expansions), _rate(after), confusion)
+    correct_by_source = {o.source: o.source_correct for o in outcomes if o.source_correct is not None}
+    right = [o for o in outcomes if o.source_correct]
+    return CapabilityFailures(cid, name, _rate(seeds), _rate(expansions), _rate(after), confusion,
+                              Accuracy(sum(correct_by_source.values()), len(correct_by_source)),
+                              _rate([o for o in right if o.kind == "seed"]),
+                              _rate([o for o in right if o.kind == "expansion"]), _rate(right))
 
 
 def _rate(outcomes: list[Outcome]) -> Rate:
@@ -129,13 +167,28 @@ def _rate(outcomes: list[Outcome]) -> Rate:
 
 FIXED_COLUMNS = ("LC", "name", "seeds", "expansions")
 RATE_COLUMNS = ("seed fail %", "exp. fail %", "exp. fail, seed passed")
+SOURCE_COLUMNS = ("source acc. %", "seed fail %, source right", "exp. fail %, source right")
+
+
+def has_sources(summaries: Mapping[str, FailureSummary]) -> bool:
+    """Whether any classifier saw a source sentence with a gold label (only then are the source columns shown)."""
+    return any(s.total.sources.total for s in summaries.values())
+
+
+def source_cells(row: CapabilityFailures) -> list[str]:
+    """The source columns of one row as display text: accuracy "75.0 (3/4)", the rates given a right source."""
+    accuracy = row.sources
+    return [f"{accuracy.percent()} ({accuracy.correct}/{accuracy.total})" if accuracy.total else "-",
+            row.seeds_source_right.percent(), row.expansions_source_right.percent()]
 
 
 def summary_table(summaries: Mapping[str, FailureSummary]) -> tuple[list[tuple[str, str]], list[list[str]]]:
     """The numbers as display text, classifiers side by side: a header of (classifier or "", column) pairs and
     one row per capability, then ``all``. Rates in percent ("-" over no tests); the expansions that fail although
-    their seed passed as "failed/of"."""
-    header = [("", c) for c in FIXED_COLUMNS] + [(label, c) for label in summaries for c in RATE_COLUMNS]
+    their seed passed as "failed/of". Where tests have source sentences (``has_sources``), each classifier's
+    source accuracy and failure rates given a correctly classified source follow its rates."""
+    columns = RATE_COLUMNS + (SOURCE_COLUMNS if has_sources(summaries) else ())
+    header = [("", c) for c in FIXED_COLUMNS] + [(label, c) for label in summaries for c in columns]
     if not summaries:
         return header, []
     tables = [[*s.capabilities, s.total] for s in summaries.values()]
@@ -146,5 +199,7 @@ def summary_table(summaries: Mapping[str, FailureSummary]) -> tuple[list[tuple[s
             after = table[i].after_passing_seed
             row += [table[i].seeds.percent(), table[i].expansions.percent(),
                     f"{after.failed}/{after.total}" if after.total else "-"]
+            if len(columns) > len(RATE_COLUMNS):
+                row += source_cells(table[i])
         rows.append(row)
     return header, rows

@@ -1,0 +1,149 @@
+"""The paper's protocol by default (#21): at most 50 seeds per capability, a seeded random draw, in the library,
+the command line and the web form; and a file of that shape leaves a training set for ``--exclude``."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+
+import pytest
+
+from linguagym.capabilities.classifiers.base import ClassifierError
+from linguagym.capabilities.classifiers.train import split_examples, text_key, texts_to_exclude
+from linguagym.capabilities.data.analysis import Analysis
+from linguagym.capabilities.data.datasets import Dataset, Example
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.pipeline import generate_suite
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
+from linguagym.capabilities.seeds.generate import generate_seeds
+from linguagym.capabilities.seeds.specs import parse_spec
+from linguagym.capabilities.testing.testfile_model import (
+    CapabilityInfo,
+    CapabilityTestFile,
+    CreatedBy,
+    DatasetInfo,
+    GenerationSettings,
+)
+from linguagym.cli.lct import add_lct_parser
+
+
+def _dataset(pairs: int) -> Dataset:
+    """``pairs`` positive and ``pairs`` negative sentences, all distinct, and a few neutral ones."""
+    rows = [Example(f"p{i}", f"Film number {i} is a delight.", "positive", 0.9) for i in range(pairs)]
+    rows += [Example(f"n{i}", f"Film number {i} is a chore.", "negative", 0.1) for i in range(pairs)]
+    rows += [Example(f"u{i}", f"Film number {i} is two hours long.", "neutral", 0.5) for i in range(10)]
+    return Dataset("fake", "memory", tuple(rows), "test labels", "0" * 64)
+
+
+def _analyses(dataset: Dataset) -> list[Analysis]:
+    """Searches below use labels only, so no tagger is needed."""
+    return [Analysis(e.text, ()) for e in dataset.examples]
+
+
+def _specs() -> list:
+    """Eleven capabilities shaped like the shipped ones on the default dataset: each matches every negative or
+    positive sentence (as LC8-LC11 nearly do), half of them draw a partner sentence of the other label (as LC3,
+    LC6, LC8 do), so every test names one or two dataset rows."""
+    specs = []
+    for number in range(1, 12):
+        cases = []
+        for label, other in (("positive", "negative"), ("negative", "positive")):
+            case = {"search": {"label": label}, "template": "{S|bare}? yes", "expected": label}
+            if number % 2:
+                case.update(sources={"O": {"label": other}}, template="They say {O|quote}, but I say {S|quote}.")
+            cases.append(case)
+        specs.append(parse_spec({"id": f"F{number}", "name": f"fake {number}", "cases": cases}))
+    return specs
+
+
+def _document(dataset: Dataset, max_seeds: int | None) -> CapabilityTestFile:
+    """The test file ``generate_suite`` would write for ``_specs()`` (seeds only)."""
+    results = generate_seeds(_specs(), dataset, _analyses(dataset), max_seeds=max_seeds)
+    return CapabilityTestFile(
+        created_by=CreatedBy(tool="linguagym", version="0"), dataset=DatasetInfo.from_json(dataset.describe()),
+        settings=GenerationSettings(seed=0, max_seeds=max_seeds),
+        capabilities=tuple(CapabilityInfo(id=r.spec.id, name=r.spec.name, seeds=len(r.tests), matches=tuple(r.matches))
+                           for r in results),
+        tests=tuple(t for r in results for t in r.tests))
+
+
+def test_fifty_seeds_is_the_default_of_the_library():
+    assert DEFAULT_MAX_SEEDS == 50
+    assert inspect.signature(generate_suite).parameters["max_seeds"].default == DEFAULT_MAX_SEEDS
+    assert inspect.signature(generate_seeds).parameters["max_seeds"].default == DEFAULT_MAX_SEEDS
+
+
+def test_the_default_is_a_seeded_draw_from_every_match():
+    dataset = _dataset(120)
+    spec = parse_spec({"id": "T", "name": "t", "cases": [{"search": {"label": "positive"}, "expected": "positive"}]})
+
+    def ids(**options) -> list[str]:
+        return [t.id for t in generate_seeds([spec], dataset, _analyses(dataset), **options)[0].tests]
+
+    everything, drawn = ids(max_seeds=None), ids()
+    assert len(everything) == 120 and len(drawn) == 50 and len(set(drawn)) == 50
+    assert set(drawn) < set(everything) and drawn == ids(max_seeds=50) == ids(seed=0)  # reproducible
+    assert drawn != everything[:50]  # a random draw, not the first rows
+    assert ids(seed=1) != drawn  # another seed draws other sentences
+
+
+def test_exclude_leaves_both_labels_with_a_file_of_the_default_shape():
+    dataset = _dataset(600)
+    document = _document(dataset, DEFAULT_MAX_SEEDS)
+    assert [c.seeds for c in document.capabilities] == [50] * 11
+    excluded = texts_to_exclude(document)
+    assert 11 * 50 < len(excluded) <= 11 * 50 * 3  # each seed's text and its source rows (one or two a test)
+    split = split_examples(dataset, exclude_texts=excluded)
+    assert split.counts["train_negative"] > 100 and split.counts["train_positive"] > 100
+    used = {text_key(e.text) for e in split.train + split.dev}
+    assert not used & {text_key(t) for t in excluded}
+
+    # every match as seeds (the old default): the exclusions swallow the whole dataset
+    with pytest.raises(ClassifierError, match="leaves 0 negative/positive rows"):
+        split_examples(dataset, exclude_texts=texts_to_exclude(_document(dataset, None)))
+
+
+def test_a_cap_of_zero_is_refused_before_any_work():
+    with pytest.raises(CapabilityError, match="--max-seeds must be 1 or more") as error:
+        generate_suite(_dataset(3), max_seeds=0)
+    assert "'all'" in error.value.hint
+
+
+def _generate_args(*extra: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="linguagym")
+    add_lct_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["lct", "generate", "-o", "t.json", *extra])
+
+
+def test_cli_defaults_to_fifty_and_all_means_every_match(capsys):
+    assert _generate_args().max_seeds == 50
+    assert _generate_args("--max-seeds", "7").max_seeds == 7
+    assert _generate_args("--max-seeds", "all").max_seeds is None
+    assert _generate_args("--max-seeds", " ALL ").max_seeds is None
+    for bad, message in (("0", "0 would keep no seeds"), ("-3", "must be 0 or more"), ("many", "not 'many'")):
+        with pytest.raises(SystemExit):
+            _generate_args("--max-seeds", bad)
+        assert message in capsys.readouterr().err
+
+
+def test_cli_passes_the_cap_to_the_library_and_says_where_it_cut(tmp_path, monkeypatch, capsys):
+    from linguagym.capabilities import pipeline
+
+    dataset, seen = _dataset(60), []
+
+    def fake_generate(*args, max_seeds, **kwargs) -> CapabilityTestFile:
+        seen.append(max_seeds)
+        return _document(dataset, max_seeds)
+
+    monkeypatch.setattr(pipeline, "generate_suite", fake_generate)
+    monkeypatch.setattr("linguagym.cli.lct.require_extra", lambda *args, **kwargs: None)  # no spaCy needed here
+    said = {}
+    for cap, seeds in (([], 50), (["--max-seeds", "all"], 120), (["--max-seeds", "5"], 5)):
+        args = _generate_args(*cap, "--no-expand")
+        args.output = tmp_path / "t.json"
+        assert args.func(args) == 0
+        assert {c.seeds for c in _document(dataset, seen[-1]).capabilities} == {seeds}
+        said[seeds] = " ".join(capsys.readouterr().err.split())
+    assert seen == [50, None, 5]
+    assert "F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11: 50 seeds drawn from more matches" in said[50]
+    assert "--max-seeds all keeps every match" in said[5] and "drawn" not in said[120]
