@@ -18,11 +18,11 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.collections import Collection
+from linguagym.evaluation.collections import AD_HOC, Collection
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
@@ -126,9 +126,9 @@ class ModelScores:
     model: str
     suites: dict[str, float]  # suite -> accuracy
     items: dict[str, int]  # suite -> number of items
-    score: float  # mean over the collection's score suites that are present
-    score_suites: int  # how many of them were present
-    groups: dict[str, float]  # group short name -> mean of its suites (NaN if none present)
+    score: float  # mean over the collection's score suites; NaN unless every one of them has results
+    score_suites: int  # how many of them have results
+    groups: dict[str, float]  # group short name -> mean of its suites; NaN unless every one has results
     intervals: dict[str, Interval]  # "score", "group:<short>", "suite:<name>" -> 95% bootstrap interval
 
 
@@ -149,7 +149,11 @@ def summarize(
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> Summary:
-    """Accuracy per suite, the collection score and group scores per model, with bootstrap intervals."""
+    """Accuracy per suite, the collection score and group scores per model, with bootstrap intervals.
+
+    A score or group is computed only from all the suites it needs: a mean over some of them is not the published
+    number, so it is NaN and ``tables.notes`` names the missing suites. The ad-hoc collection (the suites some
+    results hold) averages only the suites every model has, so that models are compared on the same suites."""
     policy = policy or collection.policy or "all"
     if policy not in ("all", "first"):
         raise ConfigurationError(f"unknown policy {policy!r}", hint="use 'all' or 'first'")
@@ -161,8 +165,22 @@ def summarize(
                 f"results of {outcome.model} on {outcome.suite} give only the first prediction's outcome, so "
                 f"policy {policy!r} cannot be computed from them", hint="use --policy first")
         by_model.setdefault(outcome.model, {}).setdefault(outcome.suite, []).append(value)
+    if collection.name == AD_HOC:
+        collection = shared_suites_only(collection, [set(suites) for suites in by_model.values()])
     models = tuple(_model_scores(model, suites, collection, bootstrap, seed) for model, suites in by_model.items())
     return Summary(collection, policy, models, bootstrap, seed)
+
+
+def shared_suites_only(collection: Collection, suites_of_models: Sequence[set[str]]) -> Collection:
+    """The ad-hoc collection whose score averages only the suites every model has; the others are kept (shown)
+    but excluded from the score."""
+    unshared = tuple(s for s in collection.suites if not all(s in suites for suites in suites_of_models))
+    return replace(collection, exclude_from_score=tuple(dict.fromkeys((*collection.exclude_from_score, *unshared))))
+
+
+def missing_suites(collection: Collection, model: ModelScores, needed: Sequence[str] | None = None) -> list[str]:
+    """The suites a score (``needed``: by default the collection's score suites) needs that the model lacks."""
+    return [s for s in (collection.score_suites if needed is None else needed) if s not in model.suites]
 
 
 def _model_scores(model: str, suites: dict[str, list[bool]], collection: Collection, bootstrap: int,
@@ -170,8 +188,11 @@ def _model_scores(model: str, suites: dict[str, list[bool]], collection: Collect
     import numpy as np
 
     accuracy = {suite: sum(values) / len(values) for suite, values in suites.items()}
-    scored = [s for s in collection.score_suites if s in accuracy]
-    groups = {g.short: _mean([accuracy[s] for s in collection.group_suites(g) if s in accuracy])
+    present = [s for s in collection.score_suites if s in accuracy]
+    scored = present if len(present) == len(collection.score_suites) else []  # all or nothing (see summarize)
+    complete = [g for g in collection.groups
+                if collection.group_suites(g) and all(s in accuracy for s in collection.group_suites(g))]
+    groups = {g.short: _mean([accuracy[s] for s in collection.group_suites(g)] if g in complete else [])
               for g in collection.groups}
     intervals: dict[str, Interval] = {}
     if bootstrap > 0:
@@ -185,12 +206,11 @@ def _model_scores(model: str, suites: dict[str, list[bool]], collection: Collect
             intervals[f"suite:{suite}"] = _interval(draws[suite])
         if scored:
             intervals["score"] = _interval(np.mean([draws[s] for s in scored], axis=0))
-        for group in collection.groups:
-            members = [s for s in collection.group_suites(group) if s in draws]
-            if members:
-                intervals[f"group:{group.short}"] = _interval(np.mean([draws[s] for s in members], axis=0))
+        for group in complete:
+            members = collection.group_suites(group)
+            intervals[f"group:{group.short}"] = _interval(np.mean([draws[s] for s in members], axis=0))
     return ModelScores(model, accuracy, {s: len(v) for s, v in suites.items()}, _mean([accuracy[s] for s in scored]),
-                       len(scored), groups, intervals)
+                       len(present), groups, intervals)
 
 
 def _interval(samples) -> Interval:

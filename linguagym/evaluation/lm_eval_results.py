@@ -142,9 +142,10 @@ def _groups(collection: Collection, model: ModelScores, suites: list[str]) -> tu
                                                            model.intervals.get(f"group:{group.short}"))}
             subtasks[name] = members
     grouped = {s for members in subtasks.values() for s in members}
-    groups[collection.name] = {"alias": collection.name,
-                               **_metric(model.score, "N/A", model.intervals.get("score"))}
-    subtasks[collection.name] = [*names.values(), *(s for s in suites if s not in grouped)]
+    if not math.isnan(model.score):  # NaN where some of the collection's suites are missing: no partial score
+        groups[collection.name] = {"alias": collection.name,
+                                   **_metric(model.score, "N/A", model.intervals.get("score"))}
+        subtasks[collection.name] = [*names.values(), *(s for s in suites if s not in grouped)]
     return groups, subtasks
 
 

@@ -7,8 +7,10 @@ import math
 from dataclasses import dataclass
 
 from linguagym.atomic import atomic_open
-from linguagym.evaluation.aggregate import Interval, Summary
-from linguagym.evaluation.collections import AD_HOC
+from linguagym.evaluation.aggregate import Interval, Summary, missing_suites
+from linguagym.evaluation.collections import AD_HOC, Collection
+
+_LISTED = 6  # suite names a note spells out before "..."
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,7 @@ def summary_rows(summary: Summary) -> list[Row]:
     collection = summary.collection
     rows = []
     if collection.score_suites:
-        label = {"syntaxgym-2020": "SG score", AD_HOC: "mean accuracy"}.get(collection.name, f"{collection.name} score")
-        rows.append(Row(label, "score", "score", tuple(m.score for m in models),
+        rows.append(Row(score_label(collection), "score", "score", tuple(m.score for m in models),
                         tuple(m.intervals.get("score") for m in models)))
     for group in collection.groups:
         key = f"group:{group.short}"
@@ -40,6 +41,10 @@ def summary_rows(summary: Summary) -> list[Row]:
         rows.append(Row(suite + mark, "suite", key, tuple(m.suites.get(suite, math.nan) for m in models),
                         tuple(m.intervals.get(key) for m in models)))
     return rows
+
+
+def score_label(collection: Collection) -> str:
+    return {"syntaxgym-2020": "SG score", AD_HOC: "mean accuracy"}.get(collection.name, f"{collection.name} score")
 
 
 def format_value(value: float, interval: Interval | None = None) -> str:
@@ -73,16 +78,55 @@ def rich_table(summary: Summary, *, intervals: str = "aggregates"):
 
 
 def notes(summary: Summary) -> list[str]:
-    """What a reader must know to trust the table: partial collections, suites outside the score."""
+    """What a reader must know to trust the table: scores left out for missing suites, suites outside the mean."""
+    collection, models = summary.collection, summary.models
+    label = score_label(collection)
+    if collection.name == AD_HOC:  # summarize averaged only the suites every model has
+        unshared = collection.exclude_from_score
+        if not unshared:
+            return []
+        if collection.score_suites:
+            shared = len(collection.score_suites)
+            return [f"{label}: mean over the {_count(shared, 'suite')} all models share; {len(unshared)} "
+                    f"other{'s are' if len(unshared) != 1 else ' is'} shown but not averaged (marked *): "
+                    f"{_listing(unshared)}"]
+        return [f"no {label}: no suite has results for every model; {len(unshared)} suites are shown but not averaged"]
     lines = []
-    expected = len(summary.collection.score_suites)
-    for model in summary.models:
-        if expected and model.score_suites < expected:
-            lines.append(f"{model.model}: the score averages {model.score_suites} of the {expected} suites of "
-                         f"{summary.collection.name} (the others have no results)")
-    if summary.collection.exclude_from_score:
-        lines.append("* not in the score: " + ", ".join(summary.collection.exclude_from_score))
+    expected = len(collection.score_suites)
+    by_missing: dict[tuple[str, ...], list[str]] = {}
+    for model in models:
+        by_missing.setdefault(tuple(missing_suites(collection, model)), []).append(model.model)
+    for missing, names in by_missing.items():
+        if missing:
+            lines.append(f"{label} not computed{_for(names, models)}: {len(missing)} of its {expected} suites "
+                         f"{'is' if len(missing) == 1 else 'are'} missing ({_listing(missing)})")
+    partial = []
+    affected: set[str] = set()
+    for group in collection.groups:
+        needed = collection.group_suites(group)
+        lacking = {s for m in models for s in missing_suites(collection, m, needed)}
+        if lacking:
+            partial.append(f"{group.short} ({len(lacking)} of {len(needed)})")
+            affected |= {m.model for m in models if missing_suites(collection, m, needed)}
+    if partial:
+        names = [m.model for m in models if m.model in affected]
+        lines.append(f"group scores not computed{_for(names, models)}, suites missing: {', '.join(partial)}")
+    if collection.exclude_from_score:
+        lines.append("* not in the score: " + ", ".join(collection.exclude_from_score))
     return lines
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _for(names: list[str], models) -> str:
+    return "" if len(names) == len(models) else " for " + ", ".join(names)
+
+
+def _listing(suites) -> str:
+    shown = ", ".join(suites[:_LISTED])
+    return shown + (", ..." if len(suites) > _LISTED else "")
 
 
 def write_summary_csv(summary: Summary, path) -> None:

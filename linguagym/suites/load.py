@@ -226,12 +226,30 @@ class _SuiteBuilder:
             else:
                 self.check_same_conditions(where, first_conditions, names_here)
             items.append(Item(number, tuple(conditions)))
+        self.check_words(items)
         if stripped:
             self.warnings.append(
                 Problem("items", f"stripped leading/trailing spaces from {stripped} region"
                         f"{'s' if stripped != 1 else ''}")
             )
         return tuple(items)
+
+    def check_words(self, items: list[Item]) -> None:
+        """Refuse sentences with no words at all: they score 0 bits everywhere, so every prediction would be a
+        tie (or a vacuous success) that looks like a result. Single empty regions stay valid (common)."""
+        empty = [i for i, item in enumerate(items)
+                 if item.conditions and not any(region.content for c in item.conditions for region in c.regions)]
+        if items and len(empty) == len(items):
+            self.problems.append(
+                Problem("items", "every region of every condition is empty, so there is no sentence to score; "
+                        "write each condition's sentence into its regions' \"content\"")
+            )
+            return
+        for i in empty:
+            self.problems.append(
+                Problem(f"items[{i}].conditions", "every region of every condition of this item is empty, so it "
+                        "tests nothing; fill in its regions' \"content\" or delete the item")
+            )
 
     def check_same_conditions(self, where: str, first: list[str], here: Iterable[str]) -> None:
         missing = [name for name in first if name not in here]

@@ -16,7 +16,7 @@ from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import summarize
 from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
 from linguagym.evaluation.report import find_runs, region_plot_names
-from linguagym.evaluation.tables import format_value, summary_rows
+from linguagym.evaluation.tables import format_value, notes, summary_rows
 from linguagym.scoring.registry import named_models
 from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
@@ -129,8 +129,9 @@ def show(run_id: int):
         region_plots = {suite: [(data.model, paths[(data.model, suite)]) for data in runs
                                 if paths.get((data.model, suite)) in plots]
                         for suite in formulas}
-        context.update(summary=summary, rows=summary_rows(summary), fmt=format_value, formulas=formulas,
-                       region_plots=region_plots, plots=plots, collections=choices, collection=chosen)
+        context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
+                       formulas=formulas, region_plots=region_plots, plots=plots, collections=choices,
+                       collection=chosen)
     return render_template("run.html", **context)
 
 
@@ -184,8 +185,8 @@ def compare():
         directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
         choices, collection = _collection_choice()
         _, summary = _summary(directories, collection, [f"run {i}" for i in chosen])
-        context.update(summary=summary, rows=summary_rows(summary), fmt=format_value, collections=choices,
-                       collection=collection)
+        context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
+                       collections=choices, collection=collection)
     return render_template("compare.html", **context)
 
 

@@ -75,7 +75,45 @@ def test_scores_groups_and_bootstrap_are_deterministic():
 def test_missing_group_members_give_nan_not_a_crash():
     collection = Collection("c", ("a", "b"), groups=(Group("B only", "B", ("b",)),))
     [m] = summarize(outcomes_for("m", {"a": [True]}), collection, bootstrap=10).models
-    assert math.isnan(m.groups["B"]) and m.score == 1.0 and m.score_suites == 1
+    # the score needs both suites: a mean over "a" alone is not the collection's score (NaN, named in a note)
+    assert math.isnan(m.groups["B"]) and math.isnan(m.score) and m.score_suites == 1
+    assert "score" not in m.intervals and "group:B" not in m.intervals
+
+
+def test_a_score_or_group_is_computed_only_from_all_its_suites():
+    from linguagym.evaluation.tables import notes, summary_rows
+
+    c = load_collection("syntaxgym-2020")
+    outcomes = outcomes_for("m", {"number_prep": [True, False], "npz_obj": [True, True]})
+    summary = summarize(outcomes, c, bootstrap=20)
+    [m] = summary.models
+    assert math.isnan(m.score) and all(math.isnan(v) for v in m.groups.values()) and m.score_suites == 2
+    assert "score" not in m.intervals and not any(key.startswith("group:") for key in m.intervals)
+    [score_row] = [row for row in summary_rows(summary) if row.kind == "score"]
+    assert score_row.label == "SG score" and math.isnan(score_row.values[0])
+    lines = notes(summary)
+    assert lines[0].startswith("SG score not computed: 29 of its 31 suites are missing (")
+    assert any(line.startswith("group scores not computed, suites missing: Agr (") for line in lines)
+    # every score suite present (even with fewer items, as --limit runs have): the score is computed
+    every = outcomes_for("m", {s: [True, False] for s in c.score_suites})
+    complete = summarize(every, c, bootstrap=0)
+    assert complete.models[0].score == 0.5 and not any("not computed" in line for line in notes(complete))
+
+
+def test_the_ad_hoc_mean_averages_only_the_suites_every_model_has():
+    from linguagym.evaluation.collections import AD_HOC
+    from linguagym.evaluation.tables import notes, summary_rows
+
+    collection = Collection(AD_HOC, ("a", "b", "c"))
+    outcomes = outcomes_for("one", {"a": [True], "b": [True]}) + outcomes_for("two", {"b": [False], "c": [False]})
+    summary = summarize(outcomes, collection, bootstrap=0)
+    assert [m.score for m in summary.models] == [1.0, 0.0]  # over "b" only, not 1.0 over a, b vs 0.0 over b, c
+    assert summary.collection.score_suites == ("b",)
+    assert [row.label for row in summary_rows(summary)] == ["mean accuracy", "a *", "b", "c *"]
+    assert notes(summary) == ["mean accuracy: mean over the 1 suite all models share; 2 others are shown but not "
+                              "averaged (marked *): a, c"]
+    alone = summarize(outcomes_for("one", {"a": [True], "b": [False]}), Collection(AD_HOC, ("a", "b")), bootstrap=0)
+    assert alone.models[0].score == 0.5 and notes(alone) == []
 
 
 def test_our_items_csv_and_policies(tmp_path):

@@ -249,3 +249,32 @@ def test_every_problem_is_listed_not_only_the_first():
     data["predictions"][0]["formula"] = "(2;%mismatch%) > "
     data["region_meta"] = {"1": "a", "2": "b", "3": "c", "5": "e"}
     assert len(problems_of(data)) >= 3
+
+
+def _blank(data: dict, items: list[int], text: str = "  ") -> dict:
+    for index in items:
+        for condition in data["items"][index]["conditions"]:
+            for region in condition["regions"]:
+                region["content"] = text
+    return data
+
+
+def test_a_suite_of_empty_sentences_is_one_located_problem():
+    problems = problems_of(_blank(minimal_suite(), [0, 1]))
+    assert len(problems) == 1
+    assert problems[0].startswith("items: every region of every condition is empty")
+    assert "content" in problems[0]
+
+
+def test_an_item_of_empty_sentences_is_refused_where_it_is():
+    problems = problems_of(_blank(minimal_suite(), [1], text=""))
+    assert problems == [p for p in problems if p.startswith("items[1].conditions: every region")]
+    assert len(problems) == 1
+
+
+def test_some_empty_regions_stay_valid():
+    data = minimal_suite()
+    data["items"][0]["conditions"][0]["regions"][2]["content"] = ""
+    data["items"][1]["conditions"][1]["regions"][0]["content"] = " "
+    suite = parse_suite_data(data).suite
+    assert suite.items[0].condition("match").content(3) == ""

@@ -174,3 +174,27 @@ def test_two_models_sharing_a_folder_name_keep_both_results(app, client, tiny_lm
     records = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(results.glob("*/run.json"))]
     assert len(records) == 2
     assert {record["settings"]["model"] for record in records} == set(map(str, models))
+
+
+def test_compare_averages_only_the_suites_all_runs_share(app, client, finished_run, tiny_lm_dir):
+    second = _start(client, tiny_lm_dir, suites=(1,))
+    app.extensions["worker"].run_next()
+    page = client.get("/compare", query_string={"run": [finished_run, second]}).text
+    # run 1 has two suites, run 2 one of them: the mean is over that one, and the page says so
+    assert "mean accuracy: mean over the 1 suite all models share; 1 other is shown but not averaged" in page
+    assert "data-note" in page and " *</td>" in page
+    partial = client.get(f"/runs/{finished_run}", query_string={"collection": "syntaxgym-2020"}).text
+    assert "SG score not computed: 31 of its 31 suites are missing" in partial
+
+
+def test_a_running_jobs_progress_names_the_unit_the_library_counts(app, client, tiny_lm_dir):
+    from linguagym.web.jobs import JobProgress
+
+    _upload_examples(client)
+    run_id = _start(client, tiny_lm_dir)
+    advance = JobProgress(app.extensions["worker"].context, RunRecord, run_id, interval=0)("model 1 of 1", 40, "tokens")
+    advance(25)
+    page = client.get(f"/runs/{run_id}").text
+    assert "model 1 of 1: tokens scored</span> · <span id=\"run-count\">25 / 40</span></p>" in page
+    assert "sentences" not in page.split('id="progress"', 1)[1].split("</section>", 1)[0]
+    assert client.get(f"/api/runs/{run_id}").json["label"] == "model 1 of 1: tokens scored"

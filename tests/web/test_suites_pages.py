@@ -164,3 +164,16 @@ def test_data_dir_resolution(tmp_path, monkeypatch):
     assert resolve_data_dir(None) == tmp_path / "env"
     monkeypatch.delenv("LINGUAGYM_DATA_DIR")
     assert "linguagym" in str(resolve_data_dir(None))
+
+
+def test_a_suite_of_empty_sentences_is_refused_by_upload_and_editor(client):
+    data = minimal_suite()
+    for item in data["items"]:
+        for condition in item["conditions"]:
+            for region in condition["regions"]:
+                region["content"] = " "
+    uploaded = _upload(client, data, "blank.json")
+    assert uploaded.status_code == 400 and "every region of every condition is empty" in uploaded.text
+    edited = client.post("/api/suites", json={"suite": data})
+    assert edited.status_code == 422 and edited.json["problems"][0]["location"] == "items"
+    assert client.get("/suites").text.count("<tr>") == 0
