@@ -114,7 +114,8 @@ def test_the_file_records_which_grammar_was_used_and_the_warning_comes_first(
                         lambda self, *a, **k: order.append("analysis") or real_analyse(self, *a, **k))
     data = read_rotten_tomatoes(rt_file)
     with caplog.at_level(logging.WARNING, logger=GRAMMAR_LOG):
-        caplog.handler.emit = lambda record: order.append("warning")  # when, among the steps, it was said
+        # when, among the steps, it was said (monkeypatch restores the handler, which pytest shares across tests)
+        monkeypatch.setattr(caplog.handler, "emit", lambda record: order.append("warning"))
         document = pipeline.generate_suite(
             data, lexicon_path=swn_file, lcs="LC2", cache_dir=tmp_path / "cache",
             expansion=pipeline.ExpansionOptions(parser="spacy", settings=ExpansionSettings(seeds_per_capability=2)))
