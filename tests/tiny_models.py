@@ -33,19 +33,24 @@ def save_causal(
     return directory
 
 
-def save_example_suites_lm(directory: Path, *, vocab_size: int, seed: int) -> Path:
-    """A random byte-level GPT-2 whose BPE tokenizer was trained on the bundled example suites' sentences."""
+def save_byte_level_lm(directory: Path, corpus: list[str], *, vocab_size: int, seed: int, n_positions: int) -> Path:
+    """A random GPT-2 over a byte-level BPE trained on ``corpus`` (``<|endoftext|>`` starts and ends sentences)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-    from linguagym.evaluation.evaluate import suite_sentences
-    from linguagym.suites import example_suite_paths, read_suite
-
-    texts = [s.text for p in example_suite_paths() for s in suite_sentences(read_suite(p).suite)]
     backend = Tokenizer(models.BPE())
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    backend.train_from_iterator(texts, trainer)
+    backend.train_from_iterator(corpus, trainer)
     return save_causal(directory, backend, bos="<|endoftext|>", eos="<|endoftext|>", unk=None, seed=seed,
-                       n_positions=128)
+                       n_positions=n_positions)
+
+
+def save_example_suites_lm(directory: Path, *, vocab_size: int, seed: int) -> Path:
+    """A random byte-level GPT-2 whose BPE tokenizer was trained on the bundled example suites' sentences."""
+    from linguagym.evaluation.evaluate import suite_sentences
+    from linguagym.suites import example_suite_paths, read_suite
+
+    texts = [s.text for p in example_suite_paths() for s in suite_sentences(read_suite(p).suite)]
+    return save_byte_level_lm(directory, texts, vocab_size=vocab_size, seed=seed, n_positions=128)

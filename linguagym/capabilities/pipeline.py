@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from linguagym.capabilities.data.analysis import Analyser, load_spacy, tagger_identity
+from linguagym.capabilities.data.analysis import Analyser, load_spacy
 from linguagym.capabilities.data.catalog import load_dataset
 from linguagym.capabilities.data.datasets import DEFAULT_DATASET, Dataset
 from linguagym.capabilities.data.lexicon import load_lexicon
@@ -58,12 +58,12 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     expanding = expansion is not None and expansion.enabled
     # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
     reference = choose_reference(expansion.reference) if expanding else None
-    load_spacy(spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
+    nlp = load_spacy(spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
     specs = select_specs(load_specs(spec_paths), lcs)  # specs first: a bad spec fails before slow work
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, cache_dir=cache_dir,
                                                                      **dict(dataset_options or {}))
     lexicon = load_lexicon(lexicon_path, cache_dir)
-    analyser = Analyser(lexicon, spacy_model)
+    analyser = Analyser(lexicon, spacy_model, nlp=nlp)
     tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
     analyses = analyser.analyse([e.text for e in data.examples], progress=tick)
     tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
@@ -78,7 +78,7 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
         created_by=CreatedBy(tool="linguagym", version=__version__),
         dataset=DatasetInfo.from_json(data.describe()),
         lexicon={"source": lexicon.source, "words": len(lexicon)},
-        tagger=tagger_identity(spacy_model),
+        tagger=analyser.tagger_identity,
         settings=GenerationSettings(seed=seed, max_seeds=max_seeds, lcs=tuple(s.id for s in specs)),
         capabilities=tuple(
             CapabilityInfo(id=r.spec.id, name=r.spec.name, description=r.spec.description, spec=r.spec.path,

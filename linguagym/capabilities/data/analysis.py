@@ -57,21 +57,23 @@ def load_spacy(model: str = DEFAULT_SPACY_MODEL):
     return load_spacy_model(model, exclude=("parser", "ner"), needed_by="tagging sentences for capability tests")
 
 
-def tagger_identity(model: str = DEFAULT_SPACY_MODEL) -> dict:
-    import spacy  # the [lct] extra, loaded by load_spacy just before
-
-    nlp = load_spacy(model)
-    return {"model": model, "model_version": nlp.meta.get("version"), "spacy": spacy.__version__}
-
-
 class Analyser:
     """Tags sentences with spaCy and labels their words with a lexicon."""
 
-    def __init__(self, lexicon: Lexicon, model: str = DEFAULT_SPACY_MODEL, batch_size: int = 256) -> None:
+    def __init__(self, lexicon: Lexicon, model: str = DEFAULT_SPACY_MODEL, batch_size: int = 256,
+                 nlp=None) -> None:
+        """``nlp``: the pipeline ``load_spacy(model)`` already loaded (loading it again takes a second)."""
         self.lexicon = lexicon
         self.model = model
         self.batch_size = batch_size
-        self.nlp = load_spacy(model)
+        self.nlp = nlp if nlp is not None else load_spacy(model)
+
+    @property
+    def tagger_identity(self) -> dict:
+        """What tagged the sentences, as the test file records it."""
+        import spacy  # the [lct] extra, loaded with the pipeline
+
+        return {"model": self.model, "model_version": self.nlp.meta.get("version"), "spacy": spacy.__version__}
 
     def analyse(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> list[Analysis]:
         out = []

@@ -9,7 +9,7 @@ from linguagym.capabilities.classifiers import fewshot
 from linguagym.capabilities.classifiers.base import LABELS, ClassifierError
 from linguagym.capabilities.classifiers.fewshot import FewShotClassifier
 from linguagym.scoring.cache import resolve_cache_dir
-from tests.tiny_models import save_causal
+from tests.tiny_models import save_byte_level_lm
 
 # Read at collection time, before the folder's autouse fixture points the cache at a temporary directory:
 # the slow tests use the real named models where they are already cached.
@@ -27,17 +27,8 @@ TEXTS = [
 
 def _tiny_lm(directory: Path, vocab_size: int) -> Path:
     """A random GPT-2 over a byte-level BPE trained on the prompt itself and some sentences."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
     corpus = [fewshot.prompt_prefix(), *TEXTS, *fewshot.LABEL_WORDS] * 3
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    backend.train_from_iterator(corpus, trainer)
-    return save_causal(directory, backend, bos="<|endoftext|>", eos="<|endoftext|>", unk=None, seed=5,
-                       n_positions=2048)
+    return save_byte_level_lm(directory, corpus, vocab_size=vocab_size, seed=5, n_positions=2048)
 
 
 @pytest.fixture(scope="module")
