@@ -20,7 +20,6 @@ from pathlib import Path
 from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text
 from linguagym.destinations import check_folder, check_replaceable
 from linguagym.evaluation.aggregate import ItemOutcome
-from linguagym.evaluation.evaluate import SuiteResult
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.scored_suites import scored_suite_dict
 from linguagym.names import safe_name, short_model_name, suite_file_name
@@ -95,12 +94,6 @@ def write_regions(result: RunResult, path: Path) -> None:
     _write_csv(path, header, rows())
 
 
-def suite_with_surprisals(suite_result: SuiteResult, model: str) -> dict:
-    """The suite as syntaxgym-core writes it after scoring: region ``metric_value`` (bits) and ``oovs``, and
-    ``meta.metric`` naming the one metric evaluated (syntaxgym-core refuses a list)."""
-    return scored_suite_dict(suite_result, model)
-
-
 def write_run(result: RunResult, out_dir: str | Path) -> Path:
     """Write every output file of a run into ``out_dir``, whole: into a fresh hidden folder beside it, which then
     takes the place of an earlier run's folder (so no stale file of that run stays); returns the run record's
@@ -118,7 +111,7 @@ def _write_run_files(result: RunResult, out: Path) -> None:
     write_regions(result, out / "regions.csv")
     used: set[str] = set()
     for suite_result in result.suites:
-        data = suite_with_surprisals(suite_result, model_label(result))
+        data = scored_suite_dict(suite_result, model_label(result))  # syntaxgym-core reads it
         atomic_write_text(out / "suites" / suite_file_name(suite_result.suite.name, used),
                           json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
     data = {"label": model_label(result), **result.record()}
