@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +79,7 @@ def run(
         )
     base = RunSettings(policy=policy or "all", **settings)
     paths = resolve_suites(suites, collection, suites_dir, base.cache_dir)
-    each = [RunSettings(**{**_as_dict(base), "model": model}) for model in _models(models)]
+    each = [replace(base, model=model) for model in _models(models)]
     summary_settings = SummarySettings(collection=str(collection or "auto"), policy=policy, bootstrap=bootstrap,
                                        seed=seed) if summary else None
     own_executor = executor is None or isinstance(executor, str)
@@ -91,10 +91,6 @@ def run(
         if own_executor:
             chosen.close()
     return Results(done)
-
-
-def _as_dict(settings: RunSettings) -> dict[str, Any]:
-    return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
 
 def _models(models: str | Path | Sequence[str | Path] | None) -> list[str]:
