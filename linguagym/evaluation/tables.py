@@ -153,4 +153,8 @@ def summary_markdown(summary: Summary, *, intervals: str = "aggregates") -> str:
         cells = [format_value(v, i if show else None) for v, i in zip(row.values, row.intervals, strict=True)]
         label = f"**{row.label}**" if row.kind == "score" else row.label
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    caveats = notes(summary)  # a withheld score must not pass for a complete table in a paper either
+    if caveats:
+        lines.append("")
+        lines.extend(f"_{line}_" for line in caveats)
     return "\n".join(lines) + "\n"

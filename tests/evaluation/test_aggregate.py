@@ -81,7 +81,7 @@ def test_missing_group_members_give_nan_not_a_crash():
 
 
 def test_a_score_or_group_is_computed_only_from_all_its_suites():
-    from linguagym.evaluation.tables import notes, summary_rows
+    from linguagym.evaluation.tables import notes, summary_markdown, summary_rows
 
     c = load_collection("syntaxgym-2020")
     outcomes = outcomes_for("m", {"number_prep": [True, False], "npz_obj": [True, True]})
@@ -94,6 +94,8 @@ def test_a_score_or_group_is_computed_only_from_all_its_suites():
     lines = notes(summary)
     assert lines[0].startswith("SG score not computed: 29 of its 31 suites are missing (")
     assert any(line.startswith("group scores not computed, suites missing: Agr (") for line in lines)
+    markdown = summary_markdown(summary)  # the Markdown table says so too, under the table
+    assert f"_{lines[0]}_" in markdown.splitlines() and "| **SG score** | – |" in markdown
     # every score suite present (even with fewer items, as --limit runs have): the score is computed
     every = outcomes_for("m", {s: [True, False] for s in c.score_suites})
     complete = summarize(every, c, bootstrap=0)
@@ -244,7 +246,8 @@ def test_markdown_and_csv_tables(shared_data, tmp_path):
     lines = summary_markdown(summary).splitlines()
     assert lines[0] == "| | gpt-2-pretrained__0 |"
     assert lines[2].startswith("| **SG score** | 0.784 [")
-    assert len(lines) == 2 + 1 + 6 + 34
+    assert len(lines) == 2 + 1 + 6 + 34 + 2  # the table, a blank line, the note on the starred suites
+    assert lines[-1] == "_* not in the score: fgd-embed3, fgd-embed4, nn-nv-rpl_"
     write_summary_csv(summary, tmp_path / "s.csv")
     with open(tmp_path / "s.csv") as handle:
         rows = list(csv.DictReader(handle))
