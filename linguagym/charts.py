@@ -34,10 +34,21 @@ _MAX_LABEL = 40  # characters of a rotated category label before it is cut (full
 _ROT = math.sqrt(0.5)  # sin and cos of the 45 degree rotation of long category labels
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
 _MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down")
+_DASHES = ("", "6 3", "2 3", "8 3 2 3", "12 4")  # line patterns, for series that share a colour (``LineStyle``)
 
 Value = float | None
 Span = tuple[float, float] | None
 Swatch = Callable[[int, float, float], str]  # draws the legend key of series i centred on (x, y)
+
+
+@dataclass(frozen=True)
+class LineStyle:
+    """How a line series looks: its colour (a ``PALETTE`` index) and its marker shape and dash pattern (``mark``,
+    an index into both). Series ``k`` is ``LineStyle(k, k)`` unless told otherwise: a solid line, colour and
+    marker ``k``. Overlaid plots give every series of one model one colour, every condition one marker and dash."""
+    colour: int
+    mark: int
+    dashed: bool = False
 
 
 # ---------------------------------------------------------------------------------------------- text and numbers
@@ -271,8 +282,15 @@ def _bar_swatch(index: int, x: float, y: float) -> str:
     return f'<rect x="{_n(x)}" y="{_n(y - 6)}" width="12" height="12" fill="{colour(index)}"/>'
 
 
-def _line_swatch(index: int, x: float, y: float) -> str:
-    return _line(x, y, x + 14, y, colour(index), 1.6) + _marker(index, x + 7, y)
+def _line_swatch(index: int, x: float, y: float, style: LineStyle | None = None) -> str:
+    style = style or LineStyle(index, index)
+    return _line(x, y, x + 14, y, colour(style.colour), 1.6, _dash(style)) + _marker(style.mark, x + 7, y,
+                                                                                     fill=colour(style.colour))
+
+
+def _dash(style: LineStyle) -> str:
+    pattern = _DASHES[style.mark % len(_DASHES)] if style.dashed else ""
+    return f' stroke-dasharray="{pattern}"' if pattern else ""
 
 
 def colour(index: int) -> str:
@@ -413,12 +431,13 @@ def _interval(frame: _Frame, x: float, span: tuple[float, float], cap: float, st
 
 def line_chart(categories: list[str], series: dict[str, list[float | None]], *, y_label: str,
                intervals: dict[str, list[tuple[float, float] | None]] | None = None, title: str | None = None,
-               include_zero: bool = True, percent: bool = False) -> str:
+               include_zero: bool = True, percent: bool = False, styles: Mapping[str, LineStyle] | None = None) -> str:
     """Points joined by lines over categories (one line per series), with optional intervals, as ``<svg>``.
 
     A missing value (None or NaN) leaves a gap: the line breaks there rather than dropping to zero. A ``\\n``
     in a category label starts a new line of that label. Series are nudged sideways a little so that their
-    intervals do not hide one another, and differ by marker shape as well as colour.
+    intervals do not hide one another, and differ by marker shape as well as colour. ``styles[name]`` sets a
+    series' colour apart from its marker and dash (several models' conditions on one axis: ``LineStyle``).
     """
     intervals = intervals or {}
     _check_lengths(categories, series, intervals)
@@ -428,20 +447,21 @@ def line_chart(categories: list[str], series: dict[str, list[float | None]], *, 
     names = list(series)
     widest = max((text_width(line, TICK_SIZE) for c in categories for line in c.split("\n")), default=0.0)
     band = min(max(56.0, widest + 14), 150.0)
+    look = [(styles or {}).get(name) or LineStyle(k, k) for k, name in enumerate(names)]
     layout = _layout(categories, names, axis, band=band, min_plot=300, plot_height=200, title=title,
-                     swatch=_line_swatch)
+                     swatch=lambda i, x, y: _line_swatch(i, x, y, look[i]))
     frame = layout.frame
     parts = [*layout.heading, *_y_axis(frame, axis, y_label)]
     nudge = min(5.0, layout.band * 0.3 / max(1, len(names)))
     for k, (name, values) in enumerate(series.items()):
         xs = [frame.left + (i + 0.5) * layout.band + (k - (len(names) - 1) / 2) * nudge for i in range(len(values))]
         spans = intervals.get(name) or [None] * len(values)
-        parts.append(_line_series(frame, k, name, categories, xs, values, spans, percent))
+        parts.append(_line_series(frame, look[k], name, categories, xs, values, spans, percent))
     parts += _category_axis(frame, categories, layout.labels, layout.band)
     return _document(layout.width, layout.height, title or y_label, parts)
 
 
-def _line_series(frame: _Frame, k: int, name: str, categories: Sequence[str], xs: Sequence[float],
+def _line_series(frame: _Frame, style: LineStyle, name: str, categories: Sequence[str], xs: Sequence[float],
                  values: Sequence[Value], spans: Sequence[Span], percent: bool) -> str:
     path, pen_down, marks = [], False, []
     for i, (x, value, span) in enumerate(zip(xs, values, spans, strict=True)):
@@ -453,17 +473,19 @@ def _line_series(frame: _Frame, k: int, name: str, categories: Sequence[str], xs
         pen_down = True
         tooltip = f"{name} \u00b7 {categories[i].replace(chr(10), ' ')}: {value_text(value, percent=percent)}"
         if span and not any(is_missing(s) for s in span):
-            marks.append(_interval(frame, x, span, 3.0, colour(k)))
+            marks.append(_interval(frame, x, span, 3.0, colour(style.colour)))
             tooltip += f" [{value_text(span[0], percent=percent)}, {value_text(span[1], percent=percent)}]"
-        marks.append(f'<g class="point">{_marker(k, x, y)}<title>{escape(tooltip)}</title></g>')
-    line = (f'<path class="line" d="{"".join(path)}" stroke="{colour(k)}" stroke-width="1.6" fill="none" '
-            f'stroke-linejoin="round"/>') if path else ""
+        marks.append(f'<g class="point">{_marker(style.mark, x, y, fill=colour(style.colour))}'
+                     f'<title>{escape(tooltip)}</title></g>')
+    line = (f'<path class="line" d="{"".join(path)}" stroke="{colour(style.colour)}" stroke-width="1.6" fill="none" '
+            f'stroke-linejoin="round"{_dash(style)}/>') if path else ""
     return f'<g class="series" data-series="{escape(name)}">{line}{"".join(marks)}</g>'
 
 
-def _marker(index: int, x: float, y: float, size: float = 3.6) -> str:
-    """The marker of series ``index`` centred on (x, y): circle, square, triangle, diamond, triangle down."""
-    shape, fill = _MARKERS[index % len(_MARKERS)], colour(index)
+def _marker(index: int, x: float, y: float, size: float = 3.6, *, fill: str | None = None) -> str:
+    """The marker of series ``index`` centred on (x, y): circle, square, triangle, diamond, triangle down; in the
+    series' colour unless ``fill`` says otherwise."""
+    shape, fill = _MARKERS[index % len(_MARKERS)], fill or colour(index)
     if shape == "circle":
         return f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(size)}" fill="{fill}"/>'
     if shape == "square":

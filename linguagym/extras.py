@@ -17,7 +17,7 @@ from linguagym.errors import ConfigurationError, LinguagymError
 
 # extra -> what it brings, as the error names it
 EXTRAS: dict[str, str] = {
-    "lct": "spaCy and its English model",
+    "lct": "spaCy, its English model and VADER's lexicon",
     "web": "Flask, SQLAlchemy, Alembic and waitress",
     "ray": "Ray",
     "postgresql": "psycopg (the PostgreSQL driver)",

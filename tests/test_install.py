@@ -147,7 +147,7 @@ def test_require_extra_names_the_extra_and_what_asked_for_it():
     require_extra("web", "json", needed_by="anything")  # present: nothing happens
     with pytest.raises(ConfigurationError) as caught:
         require_extra("lct", "json", "linguagym_no_such_module", needed_by="linguagym lct generate")
-    assert caught.value.message.startswith("linguagym lct generate needs spaCy and its English model")
+    assert caught.value.message.startswith("linguagym lct generate needs spaCy, its English model and VADER")
     assert "no module linguagym_no_such_module" in caught.value.message
     assert caught.value.hint == "install it with: pip install 'linguagym[lct]'"
     with pytest.raises(ValueError, match="unknown extra"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -14,12 +14,15 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion import fill
 from linguagym.capabilities.expansion.expand import Expander, ExpansionSettings
 from linguagym.capabilities.expansion.validate import prefilter
+from linguagym.capabilities.perturb.build import add_checklist_tests, parse_test_types
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.generate import generate_seeds
-from linguagym.capabilities.seeds.specs import load_specs, select_specs
+from linguagym.capabilities.seeds.screening import screen
+from linguagym.capabilities.seeds.specs import DEFAULT_TEMPLATES, load_specs, select_specs
 from linguagym.capabilities.syntax.grammar import INDUCED, choose_reference, induced_grammar, load_reference_grammar
 from linguagym.capabilities.syntax.parsers import load_parser
 from linguagym.capabilities.testing.testfile_model import (
+    DEFAULT_TEST_TYPES,
     CapabilityInfo,
     CapabilityTest,
     CapabilityTestFile,
@@ -32,7 +35,7 @@ from linguagym.progress import IsCancelled, Progress, begin
 from linguagym.version import __version__
 
 STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching capabilities",
-          "expand": "expanding seeds"}
+          "expand": "expanding seeds", "perturb": "making invariance and directional tests"}
 
 
 def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all", spec_paths: list[Path] | None = None,
@@ -40,26 +43,35 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
                    cache_dir: Path | None = None, dataset_options: Mapping | None = None,
                    progress: Progress | None = None, cancelled: IsCancelled | None = None,
                    expansion: ExpansionOptions | None = None, spacy_model: str = DEFAULT_SPACY_MODEL,
+                   test_types: str | Sequence[str] = DEFAULT_TEST_TYPES, templates: str = DEFAULT_TEMPLATES,
                    ) -> CapabilityTestFile:
     """The capability-test file (``testfile.write_tests`` writes it) of seed tests for the chosen capabilities,
     and their expansions unless ``expansion`` is None or has ``enabled=False``.
 
     ``max_seeds``: seeds kept per capability, a seeded random draw from every match (default 50, the paper's
-    protocol); None keeps every match.
+    protocol); None keeps every match. ``templates``: ``repaired`` (default) or ``paper``, the published wording
+    of the capabilities whose templates were repaired (``specs.load_specs``; recorded in the file's settings).
+    Truncated and broken dataset sentences are never seeds (``seeds.screening``; counted in the file's dataset
+    block as ``unusable``).
 
     ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
     searching capabilities, expanding seeds); ``cancelled()`` is asked between steps and stops the work with
     ``Cancelled``. ``spacy_model`` tags the sentences and parses them for expansion (needs the ``[lct]`` extra).
+
+    ``test_types``: CheckList's test types to write (``perturb.build``): MFT, the paper's expected-label tests
+    (always), and by default INV and DIR, invariance and directional tests made from them, after each
+    capability's tests; ``("MFT",)`` writes the paper's experiment alone.
     """
 
     if max_seeds is not None and max_seeds < 1:
         raise CapabilityError(f"--max-seeds must be 1 or more, not {max_seeds}",
                               hint="give a number of seeds per capability, or 'all' (max_seeds=None) for every match")
+    types = parse_test_types(test_types)  # a misspelt type fails before slow work
     expanding = expansion is not None and expansion.enabled
     # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
     reference = choose_reference(expansion.reference) if expanding else None
     nlp = load_spacy(spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
-    specs = select_specs(load_specs(spec_paths), lcs)  # specs first: a bad spec fails before slow work
+    specs = select_specs(load_specs(spec_paths, templates), lcs)  # specs first: a bad spec fails before slow work
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, cache_dir=cache_dir,
                                                                      **dict(dataset_options or {}))
     lexicon = load_lexicon(lexicon_path, cache_dir)
@@ -67,19 +79,22 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
     analyses = analyser.analyse([e.text for e in data.examples], progress=tick)
     tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
-    results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick)
+    screening = screen([e.text for e in data.examples], analyses)
+    results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick,
+                             usable=screening.usable)
     expanded: dict[str, list[CapabilityTest]] = {}
     expansion_block = None
     if expanding:
         tick = begin(progress, cancelled, STAGES["expand"], len(specs), "capabilities")
         expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, reference, seed,
                                             cache_dir, tick)
-    return CapabilityTestFile(
+    document = CapabilityTestFile(
         created_by=CreatedBy(tool="linguagym", version=__version__),
-        dataset=DatasetInfo.from_json(data.describe()),
+        dataset=DatasetInfo.from_json({**data.describe(), "unusable": screening.describe()}),
         lexicon={"source": lexicon.source, "words": len(lexicon)},
         tagger=analyser.tagger_identity,
-        settings=GenerationSettings(seed=seed, max_seeds=max_seeds, lcs=tuple(s.id for s in specs)),
+        settings=GenerationSettings(seed=seed, max_seeds=max_seeds, lcs=tuple(s.id for s in specs),
+                                    extra={"templates": templates}),  # an extra key: testing/ has no field for it
         capabilities=tuple(
             CapabilityInfo(id=r.spec.id, name=r.spec.name, description=r.spec.description, spec=r.spec.path,
                            spec_sha256=r.spec.sha256, matches=tuple(r.matches), seeds=len(r.tests),
@@ -88,6 +103,10 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
         tests=tuple(test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))),
         expansion=expansion_block,
     )
+    if types == ("MFT",):
+        return document
+    tick = begin(progress, cancelled, STAGES["perturb"], len(specs), "capabilities")
+    return add_checklist_tests(document, types, seed=seed, spacy_model=spacy_model, progress=tick)
 
 
 @dataclass(frozen=True)
@@ -134,6 +153,8 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
         "settings": asdict(options.settings),
         "counts": report.counts,
         "rejections": report.rejections,
+        # how fills were judged, and the filler's proposals the early test turned away (never candidates)
+        "validation": {**expander.validator.identity, "refused_early": dict(accept.refused)},
         "seconds": {"setup": round(setup, 2), **{k: round(v, 2) for k, v in report.timings.items()}},
     }
     return expanded, block

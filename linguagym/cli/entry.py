@@ -5,18 +5,31 @@ under --debug; 130: interrupted), and shows library warnings as ``warning: ...``
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
 
-from linguagym.cli import importing, lct, results, run, serve, suites
 from linguagym.cli.output import console, styled
 from linguagym.errors import LinguagymError
 from linguagym.extras import missing_extra_error
 from linguagym.version import __version__
 
+# Each command: the module of linguagym.cli that builds its parser, in the order --help lists them. A command's
+# module is imported only when it is needed: ``linguagym run`` does not import the capability tests' modules.
+COMMANDS = {
+    "validate": ("suites", "add_validate_parser"), "upgrade": ("suites", "add_upgrade_parser"),
+    "show": ("suites", "add_show_parser"), "run": ("run", "add_run_parser"),
+    "surprisals": ("run", "add_surprisals_parser"), "score": ("results", "add_score_parser"),
+    "compare": ("results", "add_compare_parser"), "models": ("run", "add_models_parser"),
+    "lct": ("lct", "add_lct_parser"), "serve": ("serve", "add_serve_parser"),
+    "examples": ("suites", "add_examples_parser"), "demo": ("run", "add_demo_parser"),
+    "import": ("importing", "add_import_parser"),
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or only of ``command`` where it is one (what ``main`` runs needs no other)."""
     parser = argparse.ArgumentParser(
         prog="linguagym",
         description="Targeted linguistic evaluation: SyntaxGym suites for language models, and capability tests "
@@ -25,12 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"linguagym {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (suites.add_validate_parser, suites.add_upgrade_parser, suites.add_show_parser,
-                run.add_run_parser, run.add_surprisals_parser, results.add_score_parser, results.add_compare_parser,
-                run.add_models_parser, lct.add_lct_parser, serve.add_serve_parser, suites.add_examples_parser,
-                run.add_demo_parser, importing.add_import_parser):
-        add(commands)
+    for module, add in [COMMANDS[command]] if command in COMMANDS else COMMANDS.values():
+        getattr(importlib.import_module(f"linguagym.cli.{module}"), add)(commands)
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word that is not an option (the top level's options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 class _LevelPrefix(logging.Formatter):
@@ -50,7 +65,8 @@ def _show_library_warnings() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_in(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

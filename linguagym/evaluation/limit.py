@@ -22,6 +22,19 @@ def check_limit(limit: object) -> None:
         raise ConfigurationError(f"limit must be above 0, not {limit!r}", hint=hint)
 
 
+def parse_limit(text: str) -> int | float:
+    """A limit as typed (``10`` items, or ``0.1`` of each suite), for the command line and the web form alike."""
+    hint = "give a number of items (10) or a share of each suite below 1 (0.1)"
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigurationError(f"limit {text!r} is not a number of items (10) or a share below 1 (0.1)",
+                                 hint=hint) from None
+    if not value > 0 or value == float("inf"):
+        raise ConfigurationError(f"limit {text!r} must be a number above 0", hint=hint)
+    return value if value < 1 else int(value)
+
+
 def limited_count(total: int, limit: int | float | None) -> int:
     """How many of ``total`` items a run with ``limit`` scores (lm-eval: ``ceil(total * limit)`` below 1, else
     ``int(limit)``), never more than there are."""

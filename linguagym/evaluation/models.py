@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
@@ -19,6 +20,7 @@ from linguagym.evaluation.aggregate import Summary
 from linguagym.evaluation.limit import limit_suite
 from linguagym.evaluation.lm_eval_results import write_lm_eval_results
 from linguagym.evaluation.outputs import check_run_destination, write_run
+from linguagym.evaluation.prefetch import Prefetcher, prefetch_wanted
 from linguagym.evaluation.report import RunData, check_report_destination, write_report
 from linguagym.evaluation.run import (
     RunResult,
@@ -37,6 +39,7 @@ from linguagym.progress import IsCancelled, Progress, begin, check_cancelled
 from linguagym.scoring.order import work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.registry import release_scorer
+from linguagym.scoring.shared_work import sharing_work
 from linguagym.suites.model import Suite
 
 if TYPE_CHECKING:
@@ -92,6 +95,7 @@ def run_models(
     finished: Finished | None = None,
     executor: Executor | None = None,
     scorers: ScorerFactory | None = None,
+    prefetch: bool | None = None,
 ) -> ModelRuns:
     """Score and evaluate ``suites`` (files, or ``Suite`` objects) with each model of ``settings`` (one
     ``RunSettings`` per model).
@@ -109,6 +113,8 @@ def run_models(
     ``Cancelled``, keeping the folders already written. ``finished(settings, outcome)`` is called as each model
     is done (and written). ``executor`` scores the texts (default: in this process; ``make_executor("ray")``: on
     a Ray cluster). ``scorers(settings)`` builds a model's scorer instead of the registry (your own scorer).
+    ``prefetch`` loads the next model while one scores, in this process (default: ``$LINGUAGYM_PREFETCH``, else
+    off: see ``prefetch.py``); models with the same tokenizer files share their token ids and prefix trees.
     """
     for one in settings:
         check_settings(one)
@@ -126,26 +132,41 @@ def run_models(
     pending: list[Scorer | None] = [make_scorer(one) for one in settings]  # resolves names; loads no weights
     if executor is None:
         executor = LocalExecutor()
-    errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
-    if errors is not None:
-        progress = None  # what is left is read from the cache
+    wanted = prefetch_wanted(prefetch, [one.device for one in settings])
     outcomes: list[RunResult | LinguagymError] = []
-    for index, one in enumerate(settings):
-        check_cancelled(cancelled)
-        scorer, pending[index] = pending[index], None  # let each model's weights go once it is done
-        label = f"model {index + 1} of {len(settings)}: {labels[one.model]}" if len(settings) > 1 else labels[one.model]
-        outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress, cancelled,
-                           executor)
-        release_scorer(scorer)
-        del scorer
-        if isinstance(outcome, RunResult):
-            outcome.label = labels[one.model]
-            if output is not None:
-                outcome.directory = _write(outcome, Path(output) / folders[outcome.label], summary)
-        outcomes.append(outcome)
-        if finished is not None:
-            finished(one, outcome)
+    with sharing_work():  # checkpoints of one model tokenise once and pack their prefix trees once
+        errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
+        if errors is not None:
+            progress = None  # what is left is read from the cache
+        # weights are loaded ahead only where they score: in this process (side by side, all is scored already)
+        ahead = Prefetcher(pending, partial(_texts, loaded[0], settings)) if (
+            wanted and isinstance(executor, LocalExecutor) and errors is None and len(settings) > 1) else None
+        try:
+            for index, one in enumerate(settings):
+                check_cancelled(cancelled)
+                scorer, pending[index] = pending[index], None  # let each model's weights go once it is done
+                label = (f"model {index + 1} of {len(settings)}: {labels[one.model]}" if len(settings) > 1
+                         else labels[one.model])
+                outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress,
+                                   cancelled, executor, partial(ahead.ready, index, scorer) if ahead else None)
+                release_scorer(scorer)
+                del scorer
+                if isinstance(outcome, RunResult):
+                    outcome.label = labels[one.model]
+                    if output is not None:
+                        outcome.directory = _write(outcome, Path(output) / folders[outcome.label], summary)
+                outcomes.append(outcome)
+                if finished is not None:
+                    finished(one, outcome)
+        finally:
+            if ahead is not None:
+                ahead.close()  # a cancelled or failed run loads nothing more and leaves no thread behind
     return _summarized(outcomes, list(settings), output, summary, report)
+
+
+def _texts(suites: list[Suite], settings: Sequence[RunSettings], index: int) -> list[str]:
+    """The texts model ``index`` scores (its limit and spacing)."""
+    return suite_texts([limit_suite(suite, settings[index].limit) for suite in suites], settings[index].spacing)
 
 
 def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequence[RunSettings], suites: list[Suite],
@@ -154,7 +175,7 @@ def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequenc
     piece of work; each model's error, or None. None where the executor cannot (each model then scores alone)."""
     if not isinstance(executor, SideBySide) or len(settings) < 2:
         return None
-    texts = [suite_texts([limit_suite(suite, one.limit) for suite in suites], one.spacing) for one in settings]
+    texts = [_texts(suites, settings, index) for index in range(len(settings))]
     work = [work_to_do(scorer, t) for scorer, t in zip(scorers, texts, strict=True)]
     units = {unit for _, unit in work}
     total = sum(n for n, _ in work) if len(units) == 1 else sum(len(set(t)) for t in texts)
@@ -165,7 +186,9 @@ def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequenc
 
 def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Suite], list[dict[str, str]]],
              error: LinguagymError | None, label: str, progress: Progress | None, cancelled: IsCancelled | None,
-             executor: Executor) -> RunResult | LinguagymError:
+             executor: Executor, ready: Callable[[], None] | None = None) -> RunResult | LinguagymError:
+    """One model's run, or the error that stopped it. ``ready()`` loads its weights first (and starts loading the
+    next model's: prefetch.py)."""
     if error is not None:
         return error
 
@@ -173,6 +196,8 @@ def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Su
         return begin(progress, cancelled, label, total, unit)
 
     try:
+        if ready is not None:
+            ready()
         return run_suites([], settings, scorer=scorer, progress=announce if progress or cancelled else None,
                           executor=executor, loaded_suites=loaded)
     except (OutputError, Cancelled):

@@ -4,6 +4,7 @@
 - ``items.csv``: one row per item, ``model,suite,item,correct,correct_all``: ``correct`` means what it means in the
   Hu et al. (2020) per-item results (the item's first prediction holds), ``correct_all`` that every one holds;
 - ``regions.csv``: one row per item, condition and region, with every metric;
+- ``tokens.csv``: one row per item, condition and scored token: its region, the text it covers and its surprisal;
 - ``suites/<name>.json``: each suite with its surprisals, syntaxgym-core compatible (every region carries
   ``metric_value`` in bits and ``oovs``; ``meta.model`` names the model);
 - ``run.json``: the run record (versions, model identity, settings, counts, accuracies).
@@ -14,7 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text
@@ -94,6 +95,35 @@ def write_regions(result: RunResult, path: Path) -> None:
     _write_csv(path, header, rows())
 
 
+TOKEN_COLUMNS = ("model", "suite", "item", "condition", "region", "region_name", "token_index", "token", "covered",
+                 "start", "end", "surprisal", "unknown")
+
+
+def token_rows(results: list[RunResult]) -> Iterator[tuple]:
+    """Every scored token of every sentence, in its region (assigned as the region values were: by the region of
+    its first non-space character); ``covered``: the text it covers, ``start``/``end`` its character offsets in the
+    sentence; ``surprisal`` in bits."""
+    for result in results:
+        model = model_label(result)
+        for suite_result in result.suites:
+            names = suite_result.suite.region_names
+            for scored in suite_result.conditions:
+                index = 0
+                for region in scored.alignment.regions:
+                    for token in region.tokens:
+                        yield (model, suite_result.suite.name, scored.item, scored.condition, region.number,
+                               names[region.number - 1], index, token.token,
+                               scored.sentence.text[token.start:token.end], token.start, token.end,
+                               token.surprisal, token.unknown)
+                        index += 1
+
+
+def write_tokens(result: RunResult, path: Path) -> None:
+    # what the web app's item page shows on demand; regions.csv holds the values predictions are evaluated on
+    rows = (row[:11] + (_value(row[11]), row[12]) for row in token_rows([result]))
+    _write_csv(path, list(TOKEN_COLUMNS), rows)
+
+
 def write_run(result: RunResult, out_dir: str | Path) -> Path:
     """Write every output file of a run into ``out_dir``, whole: into a fresh hidden folder beside it, which then
     takes the place of an earlier run's folder (so no stale file of that run stays); returns the run record's
@@ -109,6 +139,7 @@ def _write_run_files(result: RunResult, out: Path) -> None:
     write_predictions(result, out / "predictions.csv")
     write_items(result, out / "items.csv")
     write_regions(result, out / "regions.csv")
+    write_tokens(result, out / "tokens.csv")
     used: set[str] = set()
     for suite_result in result.suites:
         data = scored_suite_dict(suite_result, model_label(result))  # syntaxgym-core reads it
@@ -116,6 +147,16 @@ def _write_run_files(result: RunResult, out: Path) -> None:
                           json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
     data = {"label": model_label(result), **result.record()}
     atomic_write_text(out / "run.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def scored_suite_files(run_dir: str | Path, record: dict) -> dict[str, Path]:
+    """Suite name -> its ``suites/NAME.json`` in a model's folder, named as ``_write_run_files`` named them (in the
+    order of the run record's suites; of two suites with one name, the first)."""
+    used: set[str] = set()
+    files: dict[str, Path] = {}
+    for suite in record.get("suites", []):
+        files.setdefault(suite["name"], Path(run_dir) / "suites" / suite_file_name(suite["name"], used))
+    return files
 
 
 def check_run_folder(path: Path) -> None:

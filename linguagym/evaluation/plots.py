@@ -8,7 +8,8 @@ library, so a report costs milliseconds rather than seconds).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from linguagym import charts
@@ -78,3 +79,59 @@ def region_plot_svg(suite: str, region_names: Sequence[str], series: Sequence[Re
                               for m, h in zip(line.means, line.halfwidths, strict=True)] for line in series}
     return charts.line_chart(labels, values, y_label=f"{metric} surprisal (bits)", intervals=spans,
                              title=f"{suite} ({model})")
+
+
+@dataclass(frozen=True)
+class SuiteRegions:
+    """One model's mean surprisal per region and condition of one suite: what a region plot draws."""
+    region_names: tuple[str, ...]
+    series: tuple[RegionSeries, ...]
+    metric: str
+
+
+def suite_regions(rows: Iterable[Mapping[str, str]], metric_of: Mapping[str, str]) -> dict[str, SuiteRegions]:
+    """suite -> its region plot's data, from the rows of a model's ``regions.csv``; ``metric_of[suite]``: the
+    metric its predictions used (``sum`` when not named)."""
+    values: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    names: dict[str, dict[int, str]] = defaultdict(dict)
+    for row in rows:
+        suite, region = row["suite"], int(row["region"])
+        raw = row[metric_of.get(suite, "sum")]
+        # an empty region (no tokens, e.g. a gap condition) is absent, not a surprisal of 0: leave it out
+        empty = raw == "" or row["tokens"] == "0"
+        values[suite][row["condition"]][region].append(math.nan if empty else float(raw))
+        names[suite][region] = row["region_name"]
+    out = {}
+    for suite, by_condition in values.items():
+        regions = sorted(names[suite])
+        series = region_series({c: [by_region[r] for r in regions] for c, by_region in by_condition.items()})
+        out[suite] = SuiteRegions(tuple(names[suite][r] for r in regions), tuple(series), metric_of.get(suite, "sum"))
+    return out
+
+
+def overlaid_region_plot_svg(suite: str, by_model: Mapping[str, SuiteRegions]) -> str:
+    """Several models' region plots of one suite on one axis: one colour per model, one marker and dash per
+    condition, a legend entry per model and condition. Models whose regions differ from the first model's (another
+    version of the suite) cannot share the axis: the caller leaves them out (``same_regions``)."""
+    first = next(iter(by_model.values()))
+    labels = [f"{i}\n{name}" for i, name in enumerate(first.region_names, start=1)]
+    conditions = list(dict.fromkeys(line.condition for data in by_model.values() for line in data.series))
+    values, spans, styles = {}, {}, {}
+    for m, (model, data) in enumerate(by_model.items()):
+        for line in data.series:
+            name = f"{model} · {line.condition}"
+            values[name] = [None if charts.is_missing(v) else v for v in line.means]
+            spans[name] = [None if charts.is_missing(v) or not h else (v - h, v + h)
+                           for v, h in zip(line.means, line.halfwidths, strict=True)]
+            styles[name] = charts.LineStyle(m, conditions.index(line.condition), dashed=True)
+    return charts.line_chart(labels, values, y_label=f"{first.metric} surprisal (bits)", intervals=spans,
+                             styles=styles, title=f"{suite} ({len(by_model)} model{'s' if len(by_model) != 1 else ''})")
+
+
+def same_regions(by_model: Mapping[str, SuiteRegions]) -> dict[str, SuiteRegions]:
+    """The models whose region names and metric match the first model's: those one axis can hold."""
+    if not by_model:
+        return {}
+    first = next(iter(by_model.values()))
+    return {model: data for model, data in by_model.items()
+            if (data.region_names, data.metric) == (first.region_names, first.metric)}

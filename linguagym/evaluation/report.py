@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import html
 import json
-import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -94,25 +93,16 @@ def region_plot_names(runs: list[RunData], suites: dict[str, list[str]]) -> dict
     return names
 
 
-def _region_plots(run: RunData) -> dict[str, str]:
+def _region_plots(model: str, regions: dict[str, plots.SuiteRegions]) -> dict[str, str]:
     """suite -> SVG of mean surprisal per region and condition, on the metric its predictions used."""
+    return {suite: plots.region_plot_svg(suite, data.region_names, data.series, metric=data.metric, model=model)
+            for suite, data in regions.items()}
+
+
+def run_regions(run: RunData) -> dict[str, plots.SuiteRegions]:
+    """suite -> the model's mean surprisal per region and condition (what its region plot draws)."""
     metric_of = {s["name"]: s.get("metric", "sum") for s in run.record.get("suites", [])}
-    values: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    names: dict[str, dict[int, str]] = defaultdict(dict)
-    for row in run.region_rows():
-        suite, region = row["suite"], int(row["region"])
-        raw = row[metric_of.get(suite, "sum")]
-        # an empty region (no tokens, e.g. a gap condition) is absent, not a surprisal of 0: leave it out
-        empty = raw == "" or row["tokens"] == "0"
-        values[suite][row["condition"]][region].append(math.nan if empty else float(raw))
-        names[suite][region] = row["region_name"]
-    out = {}
-    for suite, by_condition in values.items():
-        regions = sorted(names[suite])
-        series = plots.region_series({c: [by_region[r] for r in regions] for c, by_region in by_condition.items()})
-        out[suite] = plots.region_plot_svg(suite, [names[suite][r] for r in regions], series,
-                                           metric=metric_of.get(suite, "sum"), model=run.model)
-    return out
+    return plots.suite_regions(run.region_rows(), metric_of)
 
 
 _CSS = """
@@ -139,7 +129,8 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
     if group_svg:
         figures["scores.svg"] = group_svg
     figures["suite_accuracy.svg"] = plots.suite_accuracy_svg(summary)
-    region_svgs = {run.model: _region_plots(run) for run in runs}
+    regions = {run.model: run_regions(run) for run in runs}
+    region_svgs = {model: _region_plots(model, by_suite) for model, by_suite in regions.items()}
     plot_names = region_plot_names(runs, {model: list(by_suite) for model, by_suite in region_svgs.items()})
     for model, by_suite in region_svgs.items():
         for suite, svg in by_suite.items():
@@ -207,6 +198,9 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
                                    for model, found in per_model.items() if index < len(found))
                 parts.append(f"<p>prediction {index}: <code>{e(formula)}</code> "
                              f"<span class=ci>holds on {shares} of items</span></p>")
+        overlaid = plots.same_regions({m: by_suite[suite] for m, by_suite in regions.items() if suite in by_suite})
+        if len(overlaid) > 1:  # the models on one axis first; each model's own plot (its own scale) below
+            parts.append(f"<div class=figure>{plots.overlaid_region_plot_svg(suite, overlaid)}</div>")
         for run in runs:
             svg = region_svgs.get(run.model, {}).get(suite)
             if svg:

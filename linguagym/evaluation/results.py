@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.evaluation.models import ModelRuns
-from linguagym.evaluation.outputs import model_label, write_items, write_predictions, write_regions
+from linguagym.evaluation.outputs import TOKEN_COLUMNS, token_rows, write_items, write_predictions, write_regions
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.tables import format_value, notes, summary_rows, write_summary_csv
 from linguagym.extras import require_extra
@@ -156,29 +156,6 @@ class Results:
         if self.report is not None:
             parts.append(f"<p>report: <code>{e(str(self.report))}</code></p>")
         return "\n".join(parts)
-
-
-TOKEN_COLUMNS = ("model", "suite", "item", "condition", "region", "region_name", "token_index", "token", "covered",
-                 "start", "end", "surprisal", "unknown")
-
-
-def token_rows(results: list[RunResult]) -> Iterator[tuple]:
-    """Every scored token of every sentence, in its region (assigned as the region values were: by the region of
-    its first non-space character); ``covered``: the text it covers, ``start``/``end`` its character offsets in the
-    sentence; ``surprisal`` in bits."""
-    for result in results:
-        model = model_label(result)
-        for suite_result in result.suites:
-            names = suite_result.suite.region_names
-            for scored in suite_result.conditions:
-                index = 0
-                for region in scored.alignment.regions:
-                    for token in region.tokens:
-                        yield (model, suite_result.suite.name, scored.item, scored.condition, region.number,
-                               names[region.number - 1], index, token.token,
-                               scored.sentence.text[token.start:token.end], token.start, token.end,
-                               token.surprisal, token.unknown)
-                        index += 1
 
 
 def _read_csv(pd, path: Path) -> pandas.DataFrame:

@@ -55,20 +55,27 @@ def evaluate_scored_suite(source: str | Path | Suite, *, metric: str | None = No
     conditions = []
     for item in suite.items:
         for condition in item.conditions:
-            values: dict[int | None, dict[str, float]] = {}
-            for region in condition.regions:
-                if region.values is None or primary not in region.values:
-                    stored = ", ".join(region.values) if region.values else "no values"
-                    raise ConfigurationError(
-                        f"{where}: item {item.number}, condition {condition.name!r}, region {region.number} holds "
-                        f"{stored}, not the metric {primary!r}",
-                        hint="give a scored suite (a run's suites/NAME.json) and one of the metrics its "
-                        "metric_value holds" if region.values else "only a scored suite (a run's "
-                        "suites/NAME.json, or syntaxgym-core's output) holds region values; run this suite instead")
-                values[region.number] = dict(region.values)
-            sums = [values[region.number].get("sum", math.nan) for region in condition.regions]
-            values[None] = {**dict.fromkeys(METRIC_NAMES, math.nan), "sum": math.fsum(sums)}
+            values = stored_values(condition, primary, f"{where}: item {item.number}")
             alignment = Alignment(tuple(AlignedRegion(region.number, ()) for region in condition.regions), ())
             conditions.append(ScoredCondition(item.number, condition.name, build_sentence(condition), alignment,
                                               values))
     return evaluate_predictions(suite, conditions, primary, tolerance)
+
+
+def stored_values(condition: Condition, metric: str, where: str) -> dict[int | None, dict[str, float]]:
+    """A scored condition's values by region number, as formulas look them up; the whole sentence (None, ``*``):
+    the sum of the region sums, its other metrics undefined (they are not stored). ``where`` starts a message."""
+    values: dict[int | None, dict[str, float]] = {}
+    for region in condition.regions:
+        if region.values is None or metric not in region.values:
+            stored = ", ".join(region.values) if region.values else "no values"
+            raise ConfigurationError(
+                f"{where}, condition {condition.name!r}, region {region.number} holds {stored}, not the metric "
+                f"{metric!r}",
+                hint="give a scored suite (a run's suites/NAME.json) and one of the metrics its "
+                "metric_value holds" if region.values else "only a scored suite (a run's "
+                "suites/NAME.json, or syntaxgym-core's output) holds region values; run this suite instead")
+        values[region.number] = dict(region.values)
+    sums = [values[region.number].get("sum", math.nan) for region in condition.regions]
+    values[None] = {**dict.fromkeys(METRIC_NAMES, math.nan), "sum": math.fsum(sums)}
+    return values

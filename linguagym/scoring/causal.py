@@ -10,6 +10,7 @@ from linguagym.scoring.causal_lm import CausalLM
 from linguagym.scoring.hf_base import Encoded, Loaded, batch_budget, encode, library_versions, too_long
 from linguagym.scoring.prefix import batches, supports_tree, tree_surprisals
 from linguagym.scoring.protocol import ScoredText, TokenScore
+from linguagym.scoring.shared_work import encode_texts
 from linguagym.scoring.sources import ModelSource
 
 LN2 = math.log(2.0)
@@ -107,7 +108,7 @@ class CausalScorer:
             return []
         loaded = self.loaded
         prefix = self.lm.start_ids
-        encoded = [encode(loaded.tokenizer, text) for text in texts]
+        encoded = encode_texts(self.source, texts, lambda text: encode(loaded.tokenizer, text))  # reused: shared_work
         for index, (text, enc) in enumerate(zip(texts, encoded, strict=True)):
             length = len(prefix) + len(enc.ids)
             if loaded.max_length is not None and length > loaded.max_length:

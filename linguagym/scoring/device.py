@@ -6,15 +6,23 @@ needs torch; ``torch_device`` checks the answer against torch when a model is ac
 
 from __future__ import annotations
 
+import logging
+import math
 import os
 import platform
 import shutil
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from linguagym.errors import ConfigurationError
+from linguagym.scoring import cpu_load
+
+log = logging.getLogger(__name__)
 
 DTYPES = ("float32", "bfloat16", "float16")
 
@@ -65,7 +73,8 @@ def check_dtype(dtype: str) -> str:
 
 
 def torch_device(name: str) -> Any:
-    """A ``torch.device`` for ``name`` (from ``probe_device``), after checking torch can use it."""
+    """A ``torch.device`` for ``name`` (from ``probe_device``), after checking torch can use it; on the CPU,
+    torch's thread count is set (``configure_cpu_threads``)."""
     import torch
 
     kind = name.split(":")[0]
@@ -108,12 +117,18 @@ def torch_dtype(dtype: str, device: Any) -> Any:
     return result
 
 
+def usable_cpu_ids() -> set[int] | None:
+    """The CPUs this process may run on (its affinity mask), or None where the platform does not say."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return None
+
+
 def available_cpus() -> int:
     """CPUs this process may use: the affinity mask, capped by a cgroup v2 CPU quota."""
-    try:
-        count = len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        count = os.cpu_count() or 1
+    ids = usable_cpu_ids()
+    count = len(ids) if ids else os.cpu_count() or 1
     try:
         quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
         if quota != "max":
@@ -123,32 +138,85 @@ def available_cpus() -> int:
     return max(1, count)
 
 
-def sensible_cpu_threads() -> int:
-    """The usable CPUs less those other processes keep busy (1-minute load average beyond one, which may be
-    this very process warming up), at least 1.
+@dataclass(frozen=True)
+class ThreadChoice:
+    threads: int
+    reason: str  # why, in words (logged, and kept for the benchmarks' records)
+
+
+_kept_sample: cpu_load.CpuSample | None = None
+
+
+def start_measuring_cpus() -> None:
+    """Sample the usable CPUs now (unless a sample younger than ``cpu_load.MAX_AGE`` is kept): the thread count
+    chosen later measures from here, so that slow work in between (importing torch and transformers, loading
+    the tokenizer) takes the place of the interval ``choose_cpu_threads`` would otherwise wait for."""
+    global _kept_sample
+    if _kept_sample is None or time.monotonic() - _kept_sample.at > cpu_load.MAX_AGE:
+        _kept_sample = cpu_load.sample(usable_cpu_ids())
+
+
+def choose_cpu_threads(
+    since: cpu_load.CpuSample | None = None,
+    *,
+    sample: Callable[[set[int] | None], cpu_load.CpuSample | None] = cpu_load.sample,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> ThreadChoice:
+    """torch's CPU threads: ``LINGUAGYM_THREADS`` where set, else the usable CPUs (affinity, cgroup quota) less
+    those other processes keep busy now, at least 1.
 
     torch's threads meet at a barrier after every operation: when another process holds one of the cores, the
     other threads wait for the descheduled one, and the many small element-wise operations of a small model
     slow down several-fold. Measured on a 2-core machine at load 7: one thread scored 2x faster than two.
+    "Now" is the interval since ``since`` (by default the sample ``start_measuring_cpus`` kept), or a fresh
+    ``SAMPLE_SECONDS`` interval (``since`` older than ``cpu_load.MAX_AGE`` is not "now"); this process's own CPU
+    time in it is not counted as another's. The 1-minute load average is not used: it still counts a job that
+    ended a minute ago.
     """
+    wanted = os.environ.get("LINGUAGYM_THREADS", "").strip()
+    if wanted.isdigit() and int(wanted) > 0:
+        return ThreadChoice(int(wanted), f"LINGUAGYM_THREADS={wanted}")
     cpus = available_cpus()
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # Windows
-        return cpus
-    return max(1, min(cpus, round(cpus - max(0.0, load - 1.0) + 0.25)))
+    ids = usable_cpu_ids()
+    since = since if since is not None else _kept_sample
+    fresh = since is not None and clock() - since.at <= cpu_load.MAX_AGE
+    before = since if fresh else sample(ids)
+    if before is not None:
+        waited = clock() - before.at
+        if waited < cpu_load.SAMPLE_SECONDS:
+            sleep(cpu_load.SAMPLE_SECONDS - waited)
+    after = sample(ids) if before is not None else None
+    others = cpu_load.busy_elsewhere(before, after) if before is not None and after is not None else None
+    if others is None:
+        return ThreadChoice(cpus, f"{cpus} usable CPUs (what other processes use could not be measured)")
+    # Free CPUs: those sampled (the affinity mask) less the busy ones, capped by the quota; a CPU more than half
+    # busy with another process counts as taken.
+    threads = max(1, min(cpus, math.floor(after.cpus - others + 0.5)))
+    return ThreadChoice(threads, f"{cpus} usable CPUs, {others:.1f} busy with other processes over the last "
+                                 f"{after.at - before.at:.2f} s")
 
 
-def configure_cpu_threads() -> int:
-    """Set torch's intra-op threads to ``sensible_cpu_threads()`` (``LINGUAGYM_THREADS`` overrides).
+_last_choice: ThreadChoice | None = None
+
+
+def last_thread_choice() -> ThreadChoice | None:
+    """The thread count ``configure_cpu_threads`` chose last in this process, and why (None before any)."""
+    return _last_choice
+
+
+def configure_cpu_threads(since: cpu_load.CpuSample | None = None) -> int:
+    """Set torch's intra-op threads to ``choose_cpu_threads(since)``'s count and return it.
 
     torch defaults to the machine's physical cores, which oversubscribes a container limited by quota or a
     machine shared with other jobs.
     """
     import torch
 
-    wanted = os.environ.get("LINGUAGYM_THREADS")
-    threads = int(wanted) if wanted and wanted.isdigit() and int(wanted) > 0 else sensible_cpu_threads()
-    if torch.get_num_threads() != threads:
-        torch.set_num_threads(threads)
-    return threads
+    global _last_choice
+    choice = choose_cpu_threads(since)
+    _last_choice = choice
+    log.info("CPU threads: %d (%s)", choice.threads, choice.reason)
+    if torch.get_num_threads() != choice.threads:
+        torch.set_num_threads(choice.threads)
+    return choice.threads

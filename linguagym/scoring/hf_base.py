@@ -13,6 +13,7 @@ from typing import Any
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import device as devices
 from linguagym.scoring.memory import check_weights_fit
+from linguagym.scoring.shared_work import encode_texts
 from linguagym.scoring.sources import ModelSource
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,7 @@ def default_batch_tokens(batch_size: int) -> int:
 
 def load_tokenizer(source: ModelSource) -> Any:
     """The tokenizer of ``source`` alone, without its weights (for counting tokens before a run)."""
+    devices.start_measuring_cpus()  # the thread count measures what other processes use while transformers imports
     from transformers import AutoTokenizer
 
     directory, gguf_file = source.tokenizer_files()
@@ -100,6 +102,7 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
 
     ``tokenizer``: one already loaded by ``load_tokenizer`` for the same source, reused.
     """
+    devices.start_measuring_cpus()  # the thread count measures what other processes use while torch imports
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
@@ -246,4 +249,5 @@ class TokenizerAccess:
         """How many tokens scoring the unique ``texts`` computes surprisals for (start and special tokens not
         counted): the unit of ``progress``."""
         tokenizer = self.tokenizer
-        return sum(len(encode(tokenizer, text).ids) for text in dict.fromkeys(texts))
+        unique = list(dict.fromkeys(texts))  # encoded once per run and tokenizer, reused when scoring (shared_work)
+        return sum(len(e.ids) for e in encode_texts(self.source, unique, lambda text: encode(tokenizer, text)))

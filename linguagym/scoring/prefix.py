@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from linguagym.scoring.shared_work import pack_once
+
 LN2 = math.log(2.0)
 
 # Model types whose decoder uses the custom 4-D mask as given and takes position ids (rotary or learned), and
@@ -170,8 +172,10 @@ def tree_surprisals(
     import numpy as np
     import torch
 
-    rows, paths = pack(sequences, max(row_tokens, max((len(s) for s in sequences), default=1)))
-    for row in rows:
+    limit = max(row_tokens, max((len(s) for s in sequences), default=1))
+    # the checkpoints of one run pack the same ids into the same trees: packed once (shared_work)
+    rows, paths = pack_once(sequences, limit, lambda: pack(sequences, limit))
+    for row in rows:  # set anew on every use of a shared packing
         row.member_tokens = sum(counted[i] if counted is not None else len(sequences[i]) for i in row.members)
     node_values: list[list[float]] = [[] for _ in rows]
     base = model.base_model

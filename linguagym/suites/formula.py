@@ -386,36 +386,87 @@ def evaluate(
     """Evaluate a truth-valued tree; a comparison involving an undefined (NaN) value is false."""
     undefined: list[RegionRef] = []
 
-    def number(n: Expr) -> float:
-        if isinstance(n, Number):
-            return n.value
-        if isinstance(n, RegionRef):
-            value = float(lookup(n))
-            if math.isnan(value) and n not in undefined:
-                undefined.append(n)
-            return value
-        if isinstance(n, Negate):
-            return -number(n.operand)
-        if isinstance(n, Arithmetic):
-            a, b = number(n.left), number(n.right)
-            return a + b if n.op == "+" else a - b
-        raise TypeError(f"not a numeric node: {n!r}")
-
     def truth(n: Expr) -> bool:
         if isinstance(n, Logical):
             # both sides are always evaluated, so every undefined reference is reported
             a, b = truth(n.left), truth(n.right)
             return (a and b) if n.op == "&" else (a or b)
         if isinstance(n, Comparison):
-            a, b = number(n.left), number(n.right)
-            if math.isnan(a) or math.isnan(b):
-                return False
-            if n.op == "<":
-                return a < b
-            if n.op == ">":
-                return a > b
-            return abs(a - b) <= tolerance.atol + tolerance.rtol * abs(b)
+            return _compare(n.op, _number(n.left, lookup, undefined), _number(n.right, lookup, undefined), tolerance)
         raise TypeError(f"not a truth-valued node: {n!r}")
 
     holds = truth(node)
     return Outcome(holds, tuple(undefined))
+
+
+def _number(n: Expr, lookup: Callable[[RegionRef], float], undefined: list[RegionRef]) -> float:
+    """The value of a numeric tree; references whose value is NaN are added to ``undefined``."""
+    if isinstance(n, Number):
+        return n.value
+    if isinstance(n, RegionRef):
+        value = float(lookup(n))
+        if math.isnan(value) and n not in undefined:
+            undefined.append(n)
+        return value
+    if isinstance(n, Negate):
+        return -_number(n.operand, lookup, undefined)
+    if isinstance(n, Arithmetic):
+        a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
+        return a + b if n.op == "+" else a - b
+    raise TypeError(f"not a numeric node: {n!r}")
+
+
+def _compare(op: str, a: float, b: float, tolerance: Tolerance) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return False
+    if op == "<":
+        return a < b
+    if op == ">":
+        return a > b
+    return abs(a - b) <= tolerance.atol + tolerance.rtol * abs(b)
+
+
+@dataclass(frozen=True)
+class ComparisonTerms:
+    """One comparison of a formula with the values of its two sides (NaN where a side is undefined)."""
+
+    text: str  # the comparison as ``format_formula`` prints it
+    op: str
+    left: float
+    right: float
+    holds: bool
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A formula evaluated with its working shown: the outcome, each region reference's value (each reference once,
+    in order of appearance) and each comparison's two sides, left to right."""
+
+    outcome: Outcome
+    references: tuple[tuple[RegionRef, float], ...]
+    comparisons: tuple[ComparisonTerms, ...]
+
+
+def explain(node: Expr, lookup: Callable[[RegionRef], float], tolerance: Tolerance = Tolerance()) -> Explanation:
+    """``evaluate`` with the value of every term: what a reader needs to see why a prediction holds or not."""
+    values: dict[RegionRef, float] = {}
+
+    def remembered(ref: RegionRef) -> float:
+        if ref not in values:
+            values[ref] = float(lookup(ref))
+        return values[ref]
+
+    def comparisons(n: Expr) -> Iterator[Comparison]:
+        if isinstance(n, Logical):
+            yield from comparisons(n.left)
+            yield from comparisons(n.right)
+        elif isinstance(n, Comparison):
+            yield n
+
+    outcome = evaluate(node, remembered, tolerance)
+    terms = []
+    for comparison in comparisons(node):
+        a, b = _number(comparison.left, remembered, []), _number(comparison.right, remembered, [])
+        terms.append(ComparisonTerms(format_formula(comparison), comparison.op, a, b,
+                                     _compare(comparison.op, a, b, tolerance)))
+    return Explanation(outcome, tuple(values.items()), tuple(terms))

@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.version import __version__
-from linguagym.web import context, views_capabilities, views_runs, views_suites
+from linguagym.web import context, views_capabilities, views_results, views_runs, views_suites
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
 from linguagym.web.errors import NotFound
@@ -50,6 +50,7 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     app.register_blueprint(views_suites.blueprint)
     app.register_blueprint(views_runs.blueprint)
     app.register_blueprint(views_capabilities.blueprint)
+    app.register_blueprint(views_results.blueprint)
 
     @app.get("/")
     def home():

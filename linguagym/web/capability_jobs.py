@@ -70,12 +70,14 @@ def _generate(context: JobContext, job_id: int, settings: dict, progress: JobPro
     expansion = pipeline.ExpansionOptions(
         enabled=bool(settings.get("expand")),
         settings=ExpansionSettings(seeds_per_capability=settings.get("expand_seeds"),
-                                   per_seed=int(settings.get("per_seed", 3))))
+                                   per_seed=settings.get("per_seed")))  # None (blank in the form): the library's
     progress.say("loading the dataset and the lexicon")
     document = pipeline.generate_suite(
         settings.get("dataset") or "rotten-tomatoes", lcs=settings.get("lcs") or "all",
         seed=int(settings.get("seed", 0)), max_seeds=settings.get("max_seeds", DEFAULT_MAX_SEEDS),
         cache_dir=context.config.score_cache_dir, expansion=expansion,
+        templates=settings.get("templates", "repaired"),  # jobs queued before the option made repaired ones
+        test_types=settings.get("test_types", "mft"),  # and expected-label tests only
         progress=progress, cancelled=progress.cancelled)
     path = job_directory(context.config, job_id) / "tests.json"
     write_tests(document, path)

@@ -20,7 +20,15 @@ from linguagym.capabilities.reports.html import highlight, highlight_outcome
 from linguagym.capabilities.reports.results import read_tests_csv
 from linguagym.capabilities.reports.show import summary_rows
 from linguagym.capabilities.testing.classifier_run import Outcome
-from linguagym.capabilities.testing.failures import SOURCE_DEFINITION, FailureSummary, has_sources, summarize
+from linguagym.capabilities.testing.failures import (
+    CHECKLIST_DEFINITION,
+    SOURCE_DEFINITION,
+    FailureSummary,
+    checklist_table,
+    has_checklist,
+    has_sources,
+    summarize,
+)
 from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile
 
 
@@ -32,6 +40,11 @@ class ClassifierResult:
     error: str
     seconds: float
     outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def mft_outcomes(self) -> list[Outcome]:
+        """The expected-label tests' outcomes (INV and DIR are reported apart)."""
+        return [o for o in self.outcomes if o.test_type == "MFT"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +65,19 @@ class JobResults:
     @property
     def source_definition(self) -> str:
         return SOURCE_DEFINITION
+
+    @property
+    def has_checklist(self) -> bool:
+        """Whether INV or DIR tests ran (their table is shown, apart from the expected-label rates)."""
+        return has_checklist(self.summaries)
+
+    @property
+    def checklist_definition(self) -> str:
+        return CHECKLIST_DEFINITION
+
+    def checklist_table(self) -> tuple[list[tuple[str, str]], list[list[str]]]:
+        """CheckList's INV and DIR failure rates as display text (``failures.checklist_table``)."""
+        return checklist_table(self.summaries)
 
     def rows(self) -> list[tuple[Any, list[Any]]]:
         """Per capability (then ``all``): the first classifier's row (names, counts) and every classifier's row."""
@@ -92,7 +118,7 @@ def failure_examples(results: JobResults, document: CapabilityTestFile, limit: i
             if result.status != "ok":
                 continue
             by_id = {o.id: o for o in result.outcomes}
-            failing = [o for o in result.outcomes if o.capability == cid and not o.passed]
+            failing = [o for o in result.mft_outcomes if o.capability == cid and not o.passed]
             seeds = [o for o in failing if o.kind == "seed"]
             expansions = sorted((o for o in failing if o.kind == "expansion"),
                                 key=lambda o: not (o.seed in by_id and by_id[o.seed].passed))
@@ -117,6 +143,8 @@ def file_overview(document: CapabilityTestFile, samples: int) -> list[dict[str, 
     seeds: dict[str, list[CapabilityTest]] = {}
     grown: dict[str, list[CapabilityTest]] = {}
     for test in document.tests:
+        if test.test_type != "MFT":  # INV and DIR pairs are counted in the row (show.summary_rows), not sampled
+            continue
         if test.kind == "expansion":
             grown.setdefault(test.seed_id or "", []).append(test)
         else:

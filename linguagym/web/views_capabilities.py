@@ -152,10 +152,14 @@ def start_generate():
     if len(dataset) > 500:
         raise ConfigurationError("the dataset name is longer than 500 characters")
     expand = form.get("expand") == "on"
+    templates = form.get("templates", "repaired")
+    if templates not in ("repaired", "paper"):
+        raise ConfigurationError(f"unknown template set {templates!r}", hint="choose repaired or paper")
     settings = {"name": clean_text(form.get("name", "")).strip()[:300], "dataset": dataset, "lcs": ",".join(lcs),
                 "max_seeds": _number("max_seeds", 1, 1_000_000), "seed": _number("seed", 0, 2**31 - 1, blank=0),
                 "expand": expand, "expand_seeds": _number("expand_seeds", 0, 100_000) if expand else None,
-                "per_seed": _number("per_seed", 1, 50, blank=3)}
+                "per_seed": _number("per_seed", 1, 1000), "templates": templates,
+                "test_types": ",".join(["mft", *(t for t in ("inv", "dir") if t in form.getlist("test_type"))])}
     session = db_session()
     job = create_generate_job(session, settings)
     session.commit()

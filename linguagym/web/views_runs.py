@@ -4,8 +4,6 @@ and every result file for download."""
 
 from __future__ import annotations
 
-import csv
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,13 +13,18 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import summarize
 from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
+from linguagym.evaluation.evaluate import COMPAT_OPTIONS
+from linguagym.evaluation.limit import parse_limit
 from linguagym.evaluation.report import find_runs, region_plot_names
 from linguagym.evaluation.tables import format_value, notes, summary_rows
+from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
+from linguagym.web import item_pages
 from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.lifecycle import progress_status, request_cancel
+from linguagym.web.results_index import shared_suites_outcomes
 from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites
 from linguagym.web.worker import results_directory
 
@@ -42,7 +45,7 @@ def index():
     session = db_session()
     chosen = set(request.args.getlist("suite", type=int))
     return render_template("runs.html", runs=list_runs(session), suites=list_suites(session), chosen=chosen,
-                           named_models=_named_models(), devices=DEVICES)
+                           named_models=_named_models(), devices=DEVICES, compat_options=COMPAT_OPTIONS)
 
 
 @blueprint.post("/runs")
@@ -60,11 +63,36 @@ def start():
     if policy not in ("all", "first"):
         raise ConfigurationError(f"unknown policy {policy!r}", hint="use all or first")
     batch_size = whole_number(form.get("batch_size", "16"), "batch size", 1, 4096)
-    run = create_run(session, models, versions, {"device": device, "policy": policy, "batch_size": batch_size})
+    settings = {"device": device, "policy": policy, "batch_size": batch_size, **_advanced_options(form)}
+    run = create_run(session, models, versions, settings)
     session.commit()
     notify_worker()
     flash(f"Run {run.id} queued: {len(versions)} suite(s) x {len(run.models)} model(s).", "success")
     return redirect(url_for("runs.show", run_id=run.id))
+
+
+def _advanced_options(form) -> dict:
+    """Model arguments (lm-eval's ``key=value,...``), --limit and --compat as the command line takes them, checked
+    by the library's parsers. ``trust_remote_code`` is refused: it runs code that the request names (the model's
+    own Python files), which the server never does for a browser; the command line can."""
+    options: dict = {}
+    text = plain_text(form.get("model_args", "").strip(), "the model arguments")
+    if text:
+        checked = model_args(text)
+        if checked.trust_remote_code:
+            raise ConfigurationError("model argument trust_remote_code=true is not taken from the web form: it runs "
+                                     "the model repository's own Python code on this server",
+                                     hint="run such a model from the command line: linguagym run --model-args ...")
+        options["model_args"] = dict(checked.pairs())
+    limit = form.get("limit", "").strip()
+    if limit:
+        options["limit"] = parse_limit(limit)
+    compat = form.get("compat", "")
+    if compat:
+        if compat not in COMPAT_OPTIONS:
+            raise ConfigurationError(f"unknown compatibility mode {compat!r}", hint=f"use {', '.join(COMPAT_OPTIONS)}")
+        options["compat"] = compat
+    return options
 
 
 @blueprint.get("/api/runs/<int:run_id>")
@@ -95,8 +123,10 @@ def _collection_choice():
     return choices, (chosen if chosen in choices else "")
 
 
-def _summary(directories: list[Path], collection_name: str, labels: list[str] | None = None):
-    """``labels``: one prefix per directory, so the same model in two runs stays two columns."""
+def _summary(directories: list[Path], collection_name: str, labels: list[str] | None = None, *,
+             shared_only: bool = False):
+    """``labels``: one prefix per directory, so the same model in two runs stays two columns; ``shared_only``:
+    only the suites every column has (Compare: like with like; the page names the others)."""
     from dataclasses import replace
 
     runs, outcomes = [], []
@@ -106,6 +136,8 @@ def _summary(directories: list[Path], collection_name: str, labels: list[str] | 
         for data in found:
             prefix = f"{labels[index]}: " if labels else ""
             outcomes += [replace(o, model=prefix + o.model) for o in data.outcomes]
+    if shared_only:
+        outcomes = shared_suites_outcomes(outcomes)
     collection = load_collection(collection_name) if collection_name else covering_collection(o.suite for o in outcomes)
     return runs, summarize(outcomes, collection, bootstrap=1000)
 
@@ -137,35 +169,27 @@ def show(run_id: int):
 
 @blueprint.get("/runs/<int:run_id>/items")
 def items(run_id: int):
-    """Item-level results of one suite: each item's outcome per model, and each prediction's."""
+    """Item-level results of one suite: each item's outcome per model, and each prediction's; ``show``: all items,
+    the failing ones or those the models disagree on."""
     run = get_run(db_session(), run_id)
-    suite = request.args.get("suite", "")
-    results = results_directory(config(), run_id)
-    table: dict[int, dict[str, dict]] = defaultdict(dict)
-    models: list[str] = []
-    formulas: dict[int, str] = {}
-    suites_of: dict[str, dict[str, None]] = defaultdict(dict)  # model -> its suites, in order (a dict as a set)
-    for path in sorted(results.glob("*/predictions.csv")):
-        with path.open(newline="", encoding="utf-8") as handle:
-            for row in csv.DictReader(handle):
-                suites_of[row["model"]][row["suite"]] = None
-                if row["suite"] != suite:
-                    continue
-                if row["model"] not in models:
-                    models.append(row["model"])
-                formulas.setdefault(int(row["prediction"]), row["formula"])
-                cell = table[int(row["item"])].setdefault(row["model"], {})
-                cell[int(row["prediction"])] = row["holds"]
-    if not table:
-        raise ConfigurationError(f"run {run_id} has no results for a suite named {suite!r}")
-    plots = []
-    if (results / "plots").is_dir():  # the report is written, and with it every model's folder
+    context = item_pages.items_context(run_id, results_directory(config(), run_id), request.args.get("suite", ""),
+                                       item_pages.item_filter(request.args.get("show")), _policy(run))
+    return render_template("items.html", run=run, **context)
 
-        paths = _region_plot_paths(find_runs([results]), {model: list(s) for model, s in suites_of.items()})
-        plots = [(model, paths[(model, suite)]) for model in models
-                 if (model, suite) in paths and (results / paths[(model, suite)]).is_file()]
-    return render_template("items.html", run=run, suite=suite, models=models, formulas=dict(sorted(formulas.items())),
-                           table=dict(sorted(table.items())), plots=plots)
+
+@blueprint.get("/runs/<int:run_id>/suites/<path:suite>/items/<int:item>")
+def item(run_id: int, suite: str, item: int):
+    """One item in detail: each condition's regions with every model's surprisal (tokens with ``?tokens=1``), and
+    each prediction's terms evaluated, the regions it names marked."""
+    run = get_run(db_session(), run_id)
+    context = item_pages.item_context(run_id, results_directory(config(), run_id), suite, item,
+                                      item_pages.item_filter(request.args.get("show")), _policy(run),
+                                      tokens=request.args.get("tokens") == "1")
+    return render_template("item.html", run=run, **context)
+
+
+def _policy(run) -> str:
+    return run.settings.get("policy", "all") if isinstance(run.settings, dict) else "all"
 
 
 @blueprint.get("/runs/<int:run_id>/files/<path:relative>")
@@ -184,9 +208,11 @@ def compare():
     if chosen:
         directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
         choices, collection = _collection_choice()
-        _, summary = _summary(directories, collection, [f"run {i}" for i in chosen])
+        runs, summary = _summary(directories, collection, [f"run {i}" for i in chosen], shared_only=True)
+        shared = {s for m in summary.models for s in m.suites}
+        left_out = sorted({o.suite for data in runs for o in data.outcomes} - shared)
         context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
-                       collections=choices, collection=collection)
+                       collections=choices, collection=collection, shared=sorted(shared), left_out=left_out)
     return render_template("compare.html", **context)
 
 
@@ -197,6 +223,8 @@ def compare_plot():
     directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
     if not directories:
         raise ConfigurationError("no runs chosen", hint="tick runs to compare")
-    _, summary = _summary(directories, _collection_choice()[1], [f"run {i}" for i in chosen])
+    _, summary = _summary(directories, _collection_choice()[1], [f"run {i}" for i in chosen], shared_only=True)
+    if not summary.models:
+        raise ConfigurationError("the chosen runs share no suite", hint="compare runs that ran a suite in common")
     return Response(plots.suite_accuracy_svg(summary), mimetype="image/svg+xml",
                     headers={"Content-Security-Policy": SANDBOX})

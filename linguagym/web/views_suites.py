@@ -11,8 +11,9 @@ from linguagym.suites.formula import format_formula, parse_formula, region_refs
 from linguagym.suites.load import parse_suite_data, parse_suite_text
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.save import suite_to_dict
-from linguagym.web.context import db_session
+from linguagym.web.context import config, db_session
 from linguagym.web.inputs import json_object_body
+from linguagym.web.results_index import latest_results, suite_panel, suite_results
 from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version, save_and_commit
 from linguagym.web.text import clean_text
 
@@ -71,7 +72,12 @@ def show(suite_id: int):
     record = get_suite(db_session(), suite_id)
     version = get_version(record, request.args.get("version", type=int))
     suite = load_version(version).suite
-    return render_template("suite.html", record=record, version=version, suite=suite)
+    results = suite_panel(suite_results(db_session(), config(), suite=record.name), record.name)  # any version
+    newest = latest_results(results).values()
+    latest = {(r.run_id, r.model) for r in newest}
+    plotted = any(r.version == version.number for r in newest)  # the overlaid plot shows results on this version
+    return render_template("suite.html", record=record, version=version, suite=suite, results=results, latest=latest,
+                           plotted=plotted)
 
 
 @blueprint.get("/suites/<int:suite_id>/download")

@@ -34,7 +34,7 @@ def test_generate_and_show(tmp_path, swn_file, capsys):
     document = json.loads(out.read_text())
     assert "expansion" not in document and all(t["kind"] == "seed" for t in document["tests"])
     assert [c["seeds"] for c in document["capabilities"]] == [1, 1]
-    assert document["settings"] == {"seed": 0, "max_seeds": 1, "lcs": ["LC4", "LC9"]}
+    assert document["settings"] == {"seed": 0, "max_seeds": 1, "lcs": ["LC4", "LC9"], "templates": "repaired"}
     capsys.readouterr()
     assert run(["lct", "show", str(out), "--samples", "1"]) == 0
     shown = capsys.readouterr().out

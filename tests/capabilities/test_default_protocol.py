@@ -147,3 +147,43 @@ def test_cli_passes_the_cap_to_the_library_and_says_where_it_cut(tmp_path, monke
     assert seen == [50, None, 5]
     assert "F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11: 50 seeds drawn from more matches" in said[50]
     assert "--max-seeds all keeps every match" in said[5] and "drawn" not in said[120]
+
+
+def test_every_seed_is_expanded_with_up_to_twenty_expansions_per_masked_sentence_by_default():
+    """#21 item 1, expansion half: the library and the command line share one set of defaults, the paper's."""
+    from linguagym.capabilities.expansion.defaults import FILLS_PER_MASK, MASKED_PER_SEED
+    from linguagym.capabilities.expansion.expand import ExpansionSettings
+    from linguagym.capabilities.expansion.fill import CausalFiller
+
+    settings = ExpansionSettings()
+    assert settings.seeds_per_capability is None and settings.per_seed is None  # every seed, every valid fill
+    assert settings.fills_per_mask == FILLS_PER_MASK == 20 and settings.masked_per_seed == MASKED_PER_SEED
+    # one mask's candidates are the filler's pool: it must hold 20 for a masked sentence to give 20 expansions
+    assert inspect.signature(CausalFiller).parameters["pool"].default >= FILLS_PER_MASK
+    args = _generate_args()
+    assert (args.expand_seeds, args.expansions_per_seed) == (None, None)
+    assert (args.expansions_per_mask, args.masked_per_seed) == (FILLS_PER_MASK, MASKED_PER_SEED)
+    args = _generate_args("--expand-seeds", "5", "--expansions-per-seed", "3", "--expansions-per-mask", "4")
+    assert (args.expand_seeds, args.expansions_per_seed, args.expansions_per_mask) == (5, 3, 4)
+
+
+def test_cli_hands_the_expansion_settings_to_the_library(tmp_path, monkeypatch):
+    from linguagym.capabilities import pipeline
+    from linguagym.errors import LinguagymError
+
+    dataset, seen = _dataset(5), []
+
+    def fake_generate(*args, expansion, **kwargs) -> CapabilityTestFile:
+        seen.append(expansion.settings)
+        return _document(dataset, 50)
+
+    monkeypatch.setattr(pipeline, "generate_suite", fake_generate)
+    monkeypatch.setattr("linguagym.cli.lct.require_extra", lambda *args, **kwargs: None)  # no spaCy needed here
+    args = _generate_args("--masked-per-seed", "3", "--expansions-per-mask", "7")
+    args.output = tmp_path / "t.json"
+    assert args.func(args) == 0
+    assert (seen[-1].masked_per_seed, seen[-1].fills_per_mask, seen[-1].per_seed) == (3, 7, None)
+    for flag in ("--masked-per-seed", "--expansions-per-mask"):
+        args = _generate_args(flag, "0")
+        with pytest.raises(LinguagymError, match=f"{flag} must be 1 or more"):
+            args.func(args)

@@ -20,15 +20,28 @@ WORDS = {"JJ": ["new", "good", "n"], "NN": ["car", "movie"], "RB": ["quite"]}
 
 
 class FakeFiller:
+    """Three candidates per masked sentence, best first; like the real fillers it hands them all to ``keep`` in
+    one call (``prevalidates=False``: it ignores ``keep``, and the expander validates what it returns)."""
+
     identity = {"filler": "fake"}
 
-    def fill(self, masked, k):
-        out = []
-        for m in masked:
+    def __init__(self, prevalidates: bool = True, disruptions: tuple[float, ...] = (0.0, 0.0, 0.0)) -> None:
+        self.prevalidates = prevalidates
+        self.disruptions = disruptions
+        self.asked: list[list[tuple[int, tuple[str, ...]]]] = []  # the candidates of each keep call
+
+    def fill(self, masked, k, keep=None):
+        candidates = []
+        for i, m in enumerate(masked):
             options = [WORDS.get(mask.tag, ["the"]) for mask in m.masks]
-            fills = [Fill(tuple(o[j % len(o)] for o in options), -float(j), 0.0) for j in range(3)]
-            out.append(fills[:k])
-        return out
+            candidates += [(i, tuple(o[j % len(o)] for o in options), j) for j in range(3)]
+        if keep is not None and self.prevalidates:
+            self.asked.append([(i, words) for i, words, _ in candidates])
+            candidates = [c for c, ok in zip(candidates, keep(self.asked[-1]), strict=True) if ok]
+        out = [[] for _ in masked]
+        for i, words, j in candidates:
+            out[i].append(Fill(words, -float(j), self.disruptions[j]))
+        return [fills[:k] for fills in out]
 
 
 @pytest.fixture
@@ -41,11 +54,11 @@ def setup(rt_file, swn_file, spacy_ready):
     return data, analyser, analyses, grammar
 
 
-def _expand(setup, lcs, **settings):
+def _expand(setup, lcs, filler=None, **settings):
     data, analyser, analyses, grammar = setup
     specs = [s for s in load_specs() if s.id in lcs]
     results = generate_seeds(specs, data, analyses)
-    expander = Expander(load_parser("spacy"), grammar, FakeFiller(), analyser,
+    expander = Expander(load_parser("spacy"), grammar, filler or FakeFiller(), analyser,
                         ExpansionSettings(seeds_per_capability=None, **settings))
     return results, expander.expand(results, data, analyses), expander
 
@@ -84,3 +97,41 @@ def test_caps_per_seed_and_random_selection(setup):
     assert {t.provenance.selection for t in randomly["LC3"]} == {"random"}
     _, none, expander = _expand(setup, {"LC3"}, per_seed=0)
     assert none["LC3"] == [] and expander.report.counts["LC3"]["valid"] > 0
+
+
+def test_without_a_cap_every_valid_expansion_is_kept(setup):
+    """The default (per_seed None): every fill that passes validation becomes a test, best first per seed."""
+    _, everything, expander = _expand(setup, {"LC3", "LC4"}, per_seed=None)
+    tests = everything["LC3"] + everything["LC4"]
+    valid = expander.report.counts["LC3"]["valid"] + expander.report.counts["LC4"]["valid"]
+    assert tests and len(tests) == valid  # nothing valid is dropped
+    for seed in {t.provenance.seed for t in tests}:
+        scores = [t.provenance.score for t in tests if t.provenance.seed == seed]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_fills_are_validated_before_the_filler_ranks_them(setup):
+    """The expander hands the filler a ``keep`` that validates whole fills before ranking: it is asked once per
+    fill call (one per capability) about every candidate, and keeps exactly the expansions, and counts exactly
+    the rejections by reason, that validating the filler's fills afterwards gives. Fluency, which needs the
+    ranking's numbers, still comes after (second run: the best candidate of each mask loses 4 bits)."""
+    for disruptions in ((0.0, 0.0, 0.0), (4.0, 0.0, 0.0)):
+        early = FakeFiller(prevalidates=True, disruptions=disruptions)
+        late = FakeFiller(prevalidates=False, disruptions=disruptions)
+        _, before, checked_early = _expand(setup, {"LC3", "LC4"} if disruptions[0] else {"LC3"}, filler=early)
+        _, after, checked_late = _expand(setup, {"LC3", "LC4"} if disruptions[0] else {"LC3"}, filler=late)
+        masked = [c["masked"] for c in checked_early.report.counts.values()]
+        assert [len(a) for a in early.asked] == [3 * n for n in masked if n] and late.asked == []
+        assert {lc: [(t.id, t.text) for t in tests] for lc, tests in before.items()} == \
+            {lc: [(t.id, t.text) for t in tests] for lc, tests in after.items()}
+        assert checked_early.report.rejections == checked_late.report.rejections
+        assert checked_early.report.counts == checked_late.report.counts
+        rejections, counts = checked_early.report.rejections, checked_early.report.counts.values()
+        assert rejections.get("neutral", 0) > 0 and rejections.get("word", 0) > 0
+        assert all(c["valid"] <= c["candidates"] <= 3 * c["masked"] for c in counts)
+        # every candidate checked is kept or rejected for at least one reason
+        assert sum(c["valid"] for c in counts) + sum(rejections.values()) >= sum(c["candidates"] for c in counts)
+        if disruptions[0]:
+            assert rejections["fluency"] > 0 and not before["LC3"]
+        else:
+            assert before["LC3"] and "fluency" not in rejections

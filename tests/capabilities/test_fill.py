@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -156,8 +157,8 @@ def test_causal_filler_reranks_the_whole_pool(tiny_causal):
     """Re-ranking a wider pool of left-context proposals by the whole window can only find a better fill."""
     masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
               for s in SENTENCES]
-    narrow = CausalFiller(str(tiny_causal), beam=1, pool=1).fill(masked, 1)
-    wide = CausalFiller(str(tiny_causal), beam=1, pool=10).fill(masked, 1)
+    narrow = CausalFiller(str(tiny_causal), beam=1, pool=1, last_pool=1).fill(masked, 1)
+    wide = CausalFiller(str(tiny_causal), beam=1, pool=10, last_pool=10).fill(masked, 1)
     assert all(w[0].confidence >= n[0].confidence - 1e-9 for n, w in zip(narrow, wide, strict=True))
     assert any(w[0].words != n[0].words for n, w in zip(narrow, wide, strict=True))
 
@@ -184,3 +185,179 @@ def test_the_default_causal_filler_with_smollm2():
     seed, best = scorer.score([masked.text, render(masked, list(fills[0].words))[0]])
     total = lambda scored: sum(t.surprisal for t in scored.tokens)  # noqa: E731
     assert fills[0].confidence == pytest.approx(total(seed) - total(best), abs=1e-3)
+
+
+@functools.cache
+def _plain_model(directory: Path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(directory), AutoModelForCausalLM.from_pretrained(directory).eval()
+
+
+def _window_bits(directory: Path, text: str) -> list[tuple[int, float]]:
+    """``_bits`` with the model loaded once."""
+    import math
+
+    import torch
+
+    tokenizer, model = _plain_model(directory)
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids = [tokenizer.bos_token_id, *encoded["input_ids"]]
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(torch.tensor([ids])).logits[0].double(), dim=-1)
+    return [(start, -float(logp[i, ids[i + 1]]) / math.log(2))
+            for i, (start, _) in enumerate(encoded["offset_mapping"])]
+
+
+def _oracle_fills(directory: Path, masked: MaskedSentence, k: int, pool: int, beam: int, accept) -> list[tuple]:
+    """The causal filler's fills computed the slow, plain way: each left context alone through the model (no
+    padding, no prefix tree, no cache), each filled window alone for the re-ranking. (words, confidence,
+    disruption), best first."""
+    import math
+
+    import torch
+
+    from linguagym.capabilities.expansion.differentiate import render
+    from linguagym.capabilities.expansion.fill import _window
+
+    tokenizer, model = _plain_model(directory)
+    vocab = [tokenizer.decode([i]) for i in range(len(tokenizer))]
+    spaced = {i: t[1:] for i, t in enumerate(vocab) if t.startswith(" ") and is_word(t[1:])}
+    bare = {i: t for i, t in enumerate(vocab) if is_word(t) and t[:1].isupper()}
+
+    def next_words(context: str, tag: str) -> list[tuple[str, float]]:
+        ids = [tokenizer.bos_token_id, *tokenizer(context.rstrip(), add_special_tokens=False)["input_ids"]]
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(torch.tensor([ids])).logits[0, -1].double(), dim=-1) / math.log(2)
+        at_start = not context.strip()
+        words = bare if at_start else spaced
+        ranked = sorted(words, key=lambda i: -float(logp[i]))
+        return [(words[i], float(logp[i])) for i in ranked
+                if accept(words[i].lower() if at_start else words[i], tag)][:pool]
+
+    start, end = _window(masked, 12, 8)
+    beams: list[tuple[list[str], float]] = [([], 0.0)]
+    for step, mask in enumerate(masked.masks):
+        grown = []
+        for words, score in beams:
+            partial = render(masked, words + ["\x00"] * (len(masked.masks) - len(words)))[0]
+            context = partial[start:].split("\x00", 1)[0]
+            grown += [(words + [w], score + s) for w, s in next_words(context, mask.tag)]
+        beams = sorted(grown, key=lambda o: -o[1])[: None if step == len(masked.masks) - 1 else beam]
+    seed = _window_bits(directory, masked.text[start:end])
+    seed_right = sum(b for s, b in seed if s >= masked.masks[-1].offset - start)
+    fills = []
+    for words, _ in beams:
+        text, spans = render(masked, words)
+        filled = _window_bits(directory, text[start:end + len(text) - len(masked.text)])
+        right_at = spans[-1][1] - start if masked.masks[-1].after else spans[-1][1] + 1 - start
+        right = sum(b for s, b in filled if s >= right_at)
+        fills.append((tuple(words), sum(b for _, b in seed) - sum(b for _, b in filled), right - seed_right))
+    return sorted(fills, key=lambda f: -f[1])[:k]
+
+
+@pytest.mark.parametrize("trees", [True, False])
+def test_batched_fills_are_the_plain_computation(tiny_causal, monkeypatch, trees):
+    """Every mask of every masked sentence proposed in one prefix-tree pass (or left-padded batches for models
+    that cannot take trees) and every candidate re-ranked in one scorer call give the fills, their order and
+    their numbers that each window computed alone gives (float32 against float64: within 1e-3 bits)."""
+    from linguagym.capabilities.expansion import fill
+
+    if not trees:
+        monkeypatch.setattr(fill, "supports_tree", lambda model, depth: False)
+    accept = lambda word, tag: word not in ("is", "was") or tag != "JJ"  # noqa: E731 - a tag-dependent refusal
+    masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+              for s in SENTENCES]
+    masked += [MaskedSentence("The plot is long.", (Mask("JJ", 4, False), Mask("RB", 12, False)), "NP", ("DT",),
+                              ("DT", "JJ", "RB"), 0.01),
+               MaskedSentence("This film is good.", (Mask("DT", 0, False),), "NP", ("NN",), ("DT", "NN"), 0.2)]
+    filler = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5, accept=accept)
+    fills = filler.fill(masked, 4)
+    assert filler.fill(masked[:2], 4) == fills[:2]  # the second call is served from the kept contexts and windows
+    for m, got in zip(masked, fills, strict=True):
+        want = _oracle_fills(tiny_causal, m, 4, 5, 2, accept)
+        assert [f.words for f in got] == [w for w, _, _ in want]
+        for f, (_, confidence, disruption) in zip(got, want, strict=True):
+            assert f.confidence == pytest.approx(confidence, abs=1e-3)
+            assert f.disruption == pytest.approx(disruption, abs=1e-3)
+    assert all(len(f) == 4 for f in fills[:-3]) and fills[-1][0].words[0][0].isupper()
+
+
+def _even(words: tuple[str, ...]) -> bool:
+    """A stand-in validator's verdict: refuses about half of any set of fills, whatever their rank."""
+    return sum(len(w) for w in words) % 2 == 0
+
+
+def test_keep_is_asked_once_and_only_kept_fills_are_ranked(tiny_causal):
+    """``fill(masked, k, keep=...)``: ``keep`` sees every complete candidate of the call in one batch; the fills
+    are exactly the candidates it keeps, with the numbers the unfiltered call gives them, best first, and only
+    they are re-ranked (fewer windows scored). ``k`` applies to the kept ones: beam slots are no longer spent on
+    refused fills, so there are at least as many usable fills as filtering the top ``k`` afterwards leaves."""
+    masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+              for s in SENTENCES]
+    masked.append(MaskedSentence("The plot is long.", (Mask("JJ", 4, False), Mask("RB", 12, False)), "NP", ("DT",),
+                                 ("DT", "JJ", "RB"), 0.01))
+    unfiltered = CausalFiller(str(tiny_causal), beam=2, pool=5)
+    everything = unfiltered.fill(masked, 1000)  # every candidate, ranked
+    asked = []
+
+    def keep(candidates):
+        asked.append(list(candidates))
+        return [_even(words) for _, words in candidates]
+
+    filler = CausalFiller(str(tiny_causal), beam=2, pool=5)
+    for k in (1000, 3):
+        got = filler.fill(masked, k, keep=keep)
+        for fills, every in zip(got, everything, strict=True):
+            want = [f for f in every if _even(f.words)][:k]
+            assert [f.words for f in fills] == [f.words for f in want]
+            assert [f.confidence for f in fills] == pytest.approx([f.confidence for f in want], abs=1e-3)
+            assert [f.disruption for f in fills] == pytest.approx([f.disruption for f in want], abs=1e-3)
+    assert len(asked) == 2 and sorted(asked[0]) == sorted((i, f.words) for i, fs in enumerate(everything) for f in fs)
+    assert 0 < sum(map(len, got)) < sum(map(len, everything))
+    assert sum(map(len, got)) >= sum(len([f for f in every[:3] if _even(f.words)]) for every in everything)
+    assert len(filler._texts) < len(unfiltered._texts)  # the refused candidates' windows were never scored
+
+
+def test_masked_lm_filler_asks_keep_once(tiny_bert):
+    one = MaskedSentence("This movie is bad.", (Mask("JJ", 5, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+    two = MaskedSentence("This movie is bad.", (Mask("JJ", 5, False), Mask("NN", 10, True)), "NP", ("DT", "NN"),
+                         ("DT", "JJ", "NN", "NN"), 0.01)
+    filler = MaskedLMFiller(str(tiny_bert))
+    everything = filler.fill([one, two], 5)
+    asked = []
+
+    def keep(candidates):
+        asked.append(list(candidates))
+        return [_even(words) for _, words in candidates]
+
+    got = filler.fill([one, two], 5, keep=keep)
+    assert len(asked) == 1 and asked[0] == [(i, f.words) for i, fs in enumerate(everything) for f in fs]
+    assert got == [[f for f in fills if _even(f.words)] for fills in everything]
+    assert 0 < sum(map(len, got)) < sum(map(len, everything))
+
+
+def test_a_wider_last_pool_is_validated_and_only_its_kept_fills_are_ranked(tiny_causal):
+    """``last_pool``: more proposals at a sentence's last mask for ``keep`` to judge (the candidates between masks
+    stay ``pool`` wide); the fills are the kept ones of the wider pool, at most ``k``."""
+    masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+              for s in SENTENCES]
+    masked.append(MaskedSentence("The plot is long.", (Mask("JJ", 4, False), Mask("RB", 12, False)), "NP", ("DT",),
+                                 ("DT", "JJ", "RB"), 0.01))
+    asked = []
+
+    def keep(candidates):
+        asked.extend(candidates)
+        return [_even(words) for _, words in candidates]
+
+    wide = CausalFiller(str(tiny_causal), beam=2, pool=3, last_pool=8)
+    fills = wide.fill(masked, 4, keep=keep)
+    per_sentence = [sum(1 for i, _ in asked if i == n) for n in range(len(masked))]
+    assert per_sentence == [8] * len(SENTENCES) + [2 * 8]  # beam 2 x 8 at the second mask
+    assert len({words[0] for i, words in asked if i == len(SENTENCES)}) <= 2  # the first mask: the beam's 2
+    narrow = CausalFiller(str(tiny_causal), beam=2, pool=3, last_pool=3).fill(masked, 1000,
+                                                                              keep=lambda c: [True] * len(c))
+    assert sum(map(len, fills)) >= sum(len([f for f in n if _even(f.words)][:4]) for n in narrow)
+    assert all(len(f) <= 4 and all(_even(x.words) for x in f) for f in fills)
+    assert wide.identity["last_pool"] == 8 and wide.identity["pool"] == 3
+    assert CausalFiller(str(tiny_causal), pool=5).last_pool == 20  # by default 4 x pool

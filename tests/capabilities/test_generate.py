@@ -33,7 +33,8 @@ def suite(generated):
 
 
 def by_capability(document: dict, capability: str) -> list[dict]:
-    return [t for t in document["tests"] if t["capability"] == capability]
+    """The capability's expected-label tests (its INV/DIR pairs are tested in test_checklist.py)."""
+    return [t for t in document["tests"] if t["capability"] == capability and t.get("type", "MFT") == "MFT"]
 
 
 def test_lc4_start_pattern_is_applied(suite):
@@ -55,11 +56,14 @@ def test_a_sentence_without_the_start_pattern_is_never_a_seed(swn_file):
              "This is bad.", "These are bad films.", "This film was bad.", "This never is bad.", "This isn't good."]
     data = Dataset("t", "t", tuple(Example(str(i), t, "negative") for i, t in enumerate(texts)), "given")
     analyses = Analyser(read_sentiwordnet(swn_file)).analyse(texts)
-    result = generate_seeds([load_specs()[3]], data, analyses, seed=3)[0]
+    result = generate_seeds([load_specs(templates="paper")[3]], data, analyses, seed=3)[0]
     seeds = {t.provenance.rows[0].text for t in result.tests}
     assert seeds == {"This movie is bad.", "This is bad.", "These are bad films."}
     pattern = re.compile(r"^(This|That|These|Those)\b.*?\b(is|are)\b")
     assert all(pattern.match(s) for s in seeds)
+    # the repaired LC4 negates the subject's verb whatever its tense ("was" -> "was not")
+    repaired = generate_seeds([load_specs()[3]], data, analyses, seed=3)[0]
+    assert {t.provenance.rows[0].text for t in repaired.tests} == seeds | {"This film was bad."}
 
 
 def test_word_sentiment_rules_and_length(suite):
@@ -78,12 +82,17 @@ def test_word_sentiment_rules_and_length(suite):
 def test_templates_partners_and_provenance(suite):
     document = suite(lcs="LC7,LC8,LC10", seed=5)
     lc7 = by_capability(document, "LC7")
-    assert len(lc7) == 3  # one per positive sentence under 20 words
-    for test in lc7:
+    # the repaired LC7 takes clauses only: "I love this good book.", not "A good film." or "What a good new movie!"
+    assert [t["provenance"]["rows"][0]["text"] for t in lc7] == ["I love this good book."]
+    paper_document = suite(lcs="LC7", seed=5, templates="paper")
+    assert (document["settings"]["templates"], paper_document["settings"]["templates"]) == ("repaired", "paper")
+    paper = by_capability(paper_document, "LC7")
+    assert len(paper) == 3  # the published LC7: one per positive sentence under 20 words
+    for test in lc7 + paper:
         rows = {r["slot"]: r for r in test["provenance"]["rows"]}
         assert rows["S"]["label"] == "positive" and rows["N"]["label"] == "neutral"
         intro = test["provenance"]["alternatives"]["intro"]
-        assert test["text"].startswith(f"{intro} given ")
+        assert test["text"].startswith(f"{intro}, given that " if test in lc7 else f"{intro} given ")
         assert test["expected"] == ["negative"]
     lc8 = by_capability(document, "LC8")
     for test in lc8:

@@ -18,9 +18,36 @@ def test_the_eleven_shipped_specs_load_in_order():
     specs = load_specs()
     assert [s.id for s in specs] == [f"LC{i}" for i in range(1, 12)]
     lc4 = specs[3]
-    assert lc4.cases[0].search.captures == ("copula",)
+    assert lc4.cases[0].search.captures == ("verb",)
     assert lc4.cases[0].expected == {"positive", "neutral"}
     assert all(len(s.sha256) == 64 for s in specs)
+
+
+def test_the_paper_template_set_replaces_the_repaired_specs_and_keeps_the_rest():
+    repaired, paper = load_specs(), load_specs(templates="paper")
+    assert [s.id for s in paper] == [s.id for s in repaired]
+    changed = [s.id for s, p in zip(repaired, paper, strict=True) if s.sha256 != p.sha256]
+    assert changed == ["LC3", "LC4", "LC5", "LC6", "LC7"]
+    assert all("/paper/" in p.path for p in paper if p.id in changed)
+    assert paper[3].cases[0].search.captures == ("copula",)
+    # each repaired capability keeps its label(s)
+    assert [c.expected for s in repaired for c in s.cases] == [c.expected for s in paper for c in s.cases]
+    assert "much as to say" in str(paper[2].cases) and "much as to say" not in str(repaired[2].cases)
+    with pytest.raises(CapabilityError, match="unknown template set 'fixed'"):
+        load_specs(templates="fixed")
+
+
+def test_negate_filter_needs_the_verb_capture_and_known_forms():
+    start = [{"word": "this"}, {"tag": "VBZ", "name": "verb"}]
+    parse_spec(minimal(search={"label": "negative", "start": start}, template="{S|negate}", alternatives={
+        "negation": ["not", "n't"]}))
+    with pytest.raises(CapabilityError, match="negate comes first"):
+        parse_spec(minimal(search={"label": "negative"}, template="{S|negate}", alternatives={}))
+    with pytest.raises(CapabilityError, match="must be \"not\" or \"n't\""):
+        parse_spec(minimal(search={"label": "negative", "start": start}, template="{S|negate}",
+                           alternatives={"negation": ["never"]}))
+    with pytest.raises(CapabilityError, match="'< 1 clause' is not a comparison"):
+        parse_spec(minimal(search={"label": "negative", "clauses": "< 1 clause"}))
 
 
 def test_select_specs():

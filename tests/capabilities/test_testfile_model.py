@@ -136,8 +136,9 @@ def test_a_generated_file_with_expansions_reads_back_byte_identical(rt_file, swn
     monkeypatch.setattr(fill, "load_filler", lambda *args, **kwargs: FakeFiller())
     monkeypatch.setattr(pipeline, "_reference_grammar", lambda *args, **kwargs: grammar)
     generated = pipeline.generate_suite(
-        read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC3,LC4",
+        read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC3,LC4", test_types="mft",  # INV/DIR:
         expansion=pipeline.ExpansionOptions(parser="spacy", settings=ExpansionSettings(seeds_per_capability=None)))
+    # test_checklist.py reads files with them back
     path = tmp_path / "tests.json"
     write_tests(generated, path)
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -102,7 +102,7 @@ def test_two_models_one_table_and_one_report(tiny_lm_dir, tmp_path):
     assert "mean accuracy" in result.stdout and "npz_comma" in result.stdout
     assert sorted(p.parent.name for p in out.glob("*/run.json")) == sorted([tiny_lm_dir.name, "surprisals.tsv"])
     page = (out / "report.html").read_text()
-    assert page.count("<svg") == 1 + 2 * 3  # accuracy bars, and a region plot per suite and model
+    assert page.count("<svg") == 1 + 3 * (1 + 2)  # accuracy bars; per suite, both models overlaid and one per model
     assert page.count("prediction 0: <code>") == 3 and "of items</span>" in page  # each prediction's share
     # self-contained: no stylesheet, script, image or font is loaded from anywhere
     for loader in ("<link", "<script", "<img", "@import", "src="):

@@ -49,10 +49,13 @@ def test_cpu_threads_follow_available_cpus(monkeypatch: pytest.MonkeyPatch) -> N
     try:
         monkeypatch.setenv("LINGUAGYM_THREADS", "1")
         assert device.configure_cpu_threads() == 1 and torch.get_num_threads() == 1
+        assert device.last_thread_choice() == device.ThreadChoice(1, "LINGUAGYM_THREADS=1")
         monkeypatch.delenv("LINGUAGYM_THREADS")
-        monkeypatch.setattr(device.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+        monkeypatch.setattr(device.cpu_load, "SAMPLE_SECONDS", 0.0)
+        monkeypatch.setattr(device.cpu_load, "busy_elsewhere", lambda before, after: 0.0)
         assert device.configure_cpu_threads() == device.available_cpus() >= 1  # an idle machine: every CPU
-        monkeypatch.setattr(device.os, "getloadavg", lambda: (99.0, 0.0, 0.0))
+        monkeypatch.setattr(device.cpu_load, "busy_elsewhere", lambda before, after: float(after.cpus))
         assert device.configure_cpu_threads() == 1  # a saturated one: a single thread waits on no other
+        assert "busy with other processes" in device.last_thread_choice().reason
     finally:
         torch.set_num_threads(before)

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.expansion.expand import ExpansionSettings
 from linguagym.progress import begin
 from linguagym.web.db import CapabilityJob
 from tests.capabilities.lct_fakes import EXPECTED, capability_file, document
@@ -153,7 +154,7 @@ def test_a_generate_job_stores_the_test_file_it_made(app, client, monkeypatch):
     monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", fake)
     response = client.post("/capabilities/jobs/generate", data={
         "name": "small <one>", "dataset": "rotten-tomatoes", "lc": ["LC2", "LC4", "LC99"], "max_seeds": "20",
-        "seed": "3", "expand": "on", "expand_seeds": "2", "per_seed": "2"})
+        "seed": "3", "expand": "on", "expand_seeds": "2", "per_seed": "2", "templates": "paper"})
     job_id = _job_id(response)
     assert app.extensions["worker"].run_next()
     job = _job(app, job_id)
@@ -161,6 +162,7 @@ def test_a_generate_job_stores_the_test_file_it_made(app, client, monkeypatch):
     [(args, kwargs)] = fake.calls
     assert args == ("rotten-tomatoes",) and kwargs["lcs"] == "LC2,LC4" and kwargs["max_seeds"] == 20
     assert kwargs["seed"] == 3 and kwargs["cache_dir"] == app.extensions["linguagym"].score_cache_dir
+    assert kwargs["templates"] == "paper" and kwargs["test_types"] == "mft"  # no INV/DIR box ticked
     expansion = kwargs["expansion"]
     assert expansion.enabled and expansion.settings.seeds_per_capability == 2 and expansion.settings.per_seed == 2
     assert job.progress_done == job.progress_total == 10
@@ -177,18 +179,25 @@ def test_generate_form_defaults_and_errors(app, client, monkeypatch):
     assert 'name="lc" value="LC2" checked' in form and 'name="lc" value="LC3" >' in form
     assert 'name="expand">' in form  # expansion off by default: a quick job
     assert 'name="max_seeds" value="50"' in form  # the paper's 50 seeds per capability; blank for every match
+    assert '<option value="repaired" selected>' in form  # the repaired templates by default
+    assert "unknown template set &#39;fixed&#39;" in client.post("/capabilities/jobs/generate", data={
+        "lc": ["LC2"], "templates": "fixed"}).text
     assert "no capability chosen" in client.post("/capabilities/jobs/generate", data={"lc": []}).text
-    assert "must be between 1 and 50" in client.post("/capabilities/jobs/generate", data={
-        "lc": ["LC2"], "per_seed": "500"}).text
+    assert "must be between 1 and 1000" in client.post("/capabilities/jobs/generate", data={
+        "lc": ["LC2"], "per_seed": "5000"}).text
+    assert 'name="test_type" value="inv" checked' in form and 'name="test_type" value="dir" checked' in form
     fake = FakeGeneration()
     monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", fake)
     job_id = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC5"], "max_seeds": ""}))
     app.extensions["worker"].run_next()
     [(args, kwargs)] = fake.calls
     assert kwargs["max_seeds"] is None and not kwargs["expansion"].enabled and args == ("rotten-tomatoes",)
-    _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC5"], "max_seeds": "50"}))  # as shown
+    _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC5"], "max_seeds": "50", "expand": "on",
+                                                             "test_type": ["inv", "dir"]}))  # as shown
     app.extensions["worker"].run_next()
-    assert fake.calls[-1][1]["max_seeds"] == 50
+    kwargs = fake.calls[-1][1]
+    assert kwargs["max_seeds"] == 50 and kwargs["test_types"] == "mft,inv,dir"
+    assert kwargs["expansion"].settings == ExpansionSettings()  # blank fields: the library's defaults
     assert _job(app, job_id).status == "done"
 
 

@@ -180,9 +180,13 @@ def test_compare_averages_only_the_suites_all_runs_share(app, client, finished_r
     second = _start(client, tiny_lm_dir, suites=(1,))
     app.extensions["worker"].run_next()
     page = client.get("/compare", query_string={"run": [finished_run, second]}).text
-    # run 1 has two suites, run 2 one of them: the mean is over that one, and the page says so
-    assert "mean accuracy: mean over the 1 suite all models share; 1 other is shown but not averaged" in page
-    assert "data-note" in page and " *</td>" in page
+    # run 1 has two suites, run 2 one of them: the table holds that one only, and the page names the other
+    shared, other = [s for s in json.loads(client.get(f"/runs/{finished_run}/files/{tiny_lm_dir.name}/run.json")
+                                           .data)["suites"]]
+    assert "Compared on the 1 suite every chosen run has; left out, since not every run has it: " in page
+    assert f'<span class="left-out">{other["name"]}</span>' in page
+    table = page.split('id="comparison"', 1)[1].split("</table>", 1)[0]
+    assert f"<td>{shared['name']}</td>" in table and other["name"] not in table and " *</td>" not in table
     partial = client.get(f"/runs/{finished_run}", query_string={"collection": "syntaxgym-2020"}).text
     assert "SG score not computed: 31 of its 31 suites are missing" in partial
 
@@ -198,3 +202,24 @@ def test_a_running_jobs_progress_names_the_unit_the_library_counts(app, client, 
     assert "model 1 of 1: tokens scored</span> · <span id=\"run-count\">25 / 40</span></p>" in page
     assert "sentences" not in page.split('id="progress"', 1)[1].split("</section>", 1)[0]
     assert client.get(f"/api/runs/{run_id}").json["label"] == "model 1 of 1: tokens scored"
+
+
+def test_the_run_form_takes_model_arguments_limit_and_compat_as_the_command_line_does(app, client, tiny_lm_dir):
+    _upload_examples(client)
+    form = {"suite": ["1"], "other_models": str(tiny_lm_dir), "device": "cpu", "batch_size": "8", "policy": "all"}
+    unknown = client.post("/runs", data={**form, "model_args": "revison=main"})
+    assert unknown.status_code == 400 and "did you mean &#39;revision&#39;?" in unknown.text
+    code = client.post("/runs", data={**form, "model_args": "trust_remote_code=true"})
+    assert code.status_code == 400 and "runs the model repository&#39;s own Python code" in code.text
+    assert "must be a number above 0" in client.post("/runs", data={**form, "limit": "-3"}).text
+    assert "unknown compatibility mode" in client.post("/runs", data={**form, "compat": "lm-eval"}).text
+    response = client.post("/runs", data={**form, "model_args": "dtype=float32", "limit": "1",
+                                          "compat": "syntaxgym-core"})
+    assert response.status_code == 302, response.text
+    run_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    assert app.extensions["worker"].run_next()
+    assert client.get(f"/api/runs/{run_id}").json["status"] == "done"
+    recorded = json.loads(client.get(f"/runs/{run_id}/files/{tiny_lm_dir.name}/run.json").data)
+    assert recorded["settings"]["limit"] == 1 and recorded["settings"]["compat"] == "syntaxgym-core"
+    assert recorded["settings"]["model_args"] == {"dtype": "float32"}
+    assert [suite["items"] for suite in recorded["suites"]] == [1] and recorded["suites"][0]["items_total"] > 1

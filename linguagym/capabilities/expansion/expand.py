@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from linguagym.capabilities.data.analysis import Analyser
 from linguagym.capabilities.data.datasets import Dataset
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.expansion.defaults import FILLS_PER_MASK, MASKED_PER_SEED
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, differentiate, render
 from linguagym.capabilities.expansion.fill import Fill, Filler
 from linguagym.capabilities.expansion.selection import select, selection_score
@@ -32,10 +33,12 @@ STAGES = ("parse", "differentiate", "fill", "validate", "select")
 
 @dataclass(frozen=True)
 class ExpansionSettings:
-    seeds_per_capability: int | None = 5  # seeds expanded per capability (a seeded sample); None: all
-    per_seed: int = 3  # expansions kept per seed
-    masked_per_seed: int = 12  # masked sentences filled per seed (most probable productions first)
-    fills_per_mask: int = 4  # candidate fills kept per masked sentence
+    # The paper's protocol (#21): every seed expanded, up to 20 expansions per masked sentence (its BERT's 20
+    # suggestions), every valid one kept; the masked sentences per seed are what fits the 15-minute default run.
+    seeds_per_capability: int | None = None  # seeds expanded per capability (a seeded sample); None: all
+    per_seed: int | None = None  # expansions kept per seed, the best by selection; None: every valid one
+    masked_per_seed: int = MASKED_PER_SEED  # masked sentences filled per seed (most probable productions first)
+    fills_per_mask: int = FILLS_PER_MASK  # candidate fills per masked sentence: at most this many expansions from each
     max_masks: int = 2
     max_disruption: float = 3.5  # bits the words after a fill may lose (causal filler): the fluency check
     selection: str = "score"  # or "random" (the paper's baseline)
@@ -58,7 +61,7 @@ class Expander:
         self.grammar = grammar
         self.filler = filler
         self.analyser = analyser
-        self.validator = Validator(analyser)
+        self.validator = Validator(analyser, parser)
         self.settings = settings
         self.seed = seed
         self.report = ExpansionReport()
@@ -100,66 +103,111 @@ class Expander:
         self.report.add_time("differentiate", started)
         flat = [(s, m) for s, ms in enumerate(masked_by_seed) for m in ms]
         counts["masked"] = len(flat)
+        # Fills are validated before the filler ranks them (its re-ranking is most of the cost), all of a call's
+        # candidates in one batch; only the fluency check, which needs the ranking's numbers, and duplicates come
+        # after. checked: (masked sentence, words) -> (text, spans, slots, source) of a valid fill, None if refused.
+        checked: dict[tuple[int, tuple[str, ...]], tuple | None] = {}
+        validating = 0.0
+
+        def validate_early(candidates: Sequence[tuple[int, tuple[str, ...]]]) -> list[bool]:
+            nonlocal validating
+            began = time.perf_counter()
+            self._prevalidate(candidates, flat, seeds, spec, dataset, analyses, index, checked, counts)
+            validating += time.perf_counter() - began
+            return [checked[c] is not None for c in candidates]
+
         started = time.perf_counter()
-        fills = self.filler.fill([m for _, m in flat], self.settings.fills_per_mask)
+        fills = self.filler.fill([m for _, m in flat], self.settings.fills_per_mask, keep=validate_early)
         self.report.add_time("fill", started)
-        # candidates: (seed number, masked sentence, fill, text, spans)
+        self.report.timings["fill"] -= validating
+        self.report.timings["validate"] += validating
         started = time.perf_counter()
-        candidates = []
-        for (s, m), options in zip(flat, fills, strict=True):
+        returned = [(i, option.words) for i, options in enumerate(fills) for option in options]
+        if unseen := [c for c in returned if c not in checked]:  # a filler that does not call keep: checked here
+            validate_early(unseen)
+        seen = {t.text for t in result.tests}
+        valid_by_seed: dict[int, list[tuple[CapabilityTest, float]]] = {}
+        for i, options in enumerate(fills):
+            s, m = flat[i]
             for option in options:
+                prepared = checked[(i, option.words)]
+                if prepared is None:
+                    continue  # refused by keep (and counted there); only a filler that ignores keep returns it
                 if option.disruption > self.settings.max_disruption:
                     self._reject([f"fluency: the words after the fill lose {option.disruption:.1f} bits"])
                     continue
-                text, spans = render(m, list(option.words))
-                candidates.append((s, m, option, text, spans))
-        counts["candidates"] = len(candidates)
-        shaped = []
-        for candidate in candidates:
-            problems = shape_problems(candidate[2].words, candidate[4], candidate[3])
-            if problems:
-                self._reject(problems)
-            else:
-                shaped.append(candidate)
-        new_analyses = self.analyser.analyse([c[3] for c in shaped])
-        seen = {t.text for t in result.tests}
-        valid_by_seed: dict[int, list[tuple[CapabilityTest, float]]] = {}
-        for (s, m, option, text, spans), analysis in zip(shaped, new_analyses, strict=True):
-            seed_test = seeds[s]
-            case = spec.cases[_case_number(seed_test) - 1]
-            slots = self._slots(seed_test, case, dataset, analyses, index)
-            if slots is None:
-                continue
-            example = slots["S"].example
-            checked = self.validator.check_analysed(analysis, option.words, spans, [x.tag for x in m.masks],
-                                                    case.search, example)
-            if not checked.ok:
-                self._reject(checked.reasons)
-                continue
-            assert checked.match is not None and checked.analysis is not None
-            slots["S"] = Slot(replace(example, text=text), checked.analysis, checked.match)
-            test_text, _ = render_template(case.template, slots, case.alternatives, None,
-                                           chosen=dict(seed_test.provenance.alternatives or {}))
-            if test_text in seen or text == example.text:
-                self._reject(["duplicate"])
-                continue
-            seen.add(test_text)
-            counts["valid"] += 1
-            score = selection_score(option.confidence, m.probability)
-            valid_by_seed.setdefault(s, []).append((self._test(seed_test, m, option, text, spans, test_text,
-                                                               score), score))
+                text, spans, slots, source = prepared
+                seed_test = seeds[s]
+                case = spec.cases[_case_number(seed_test) - 1]
+                test_text, _ = render_template(case.template, slots, case.alternatives, None,
+                                               chosen=dict(seed_test.provenance.alternatives or {}))
+                if test_text in seen or text == source:
+                    self._reject(["duplicate"])
+                    continue
+                seen.add(test_text)
+                counts["valid"] += 1
+                score = selection_score(option.confidence, m.probability)
+                valid_by_seed.setdefault(s, []).append((self._test(seed_test, m, option, text, spans, test_text,
+                                                                   score), score))
         self.report.add_time("validate", started)
         started = time.perf_counter()
         tests: list[CapabilityTest] = []
         for s in sorted(valid_by_seed):
             items = valid_by_seed[s]
             rng = random.Random(f"{self.seed}/{seeds[s].id}/select")
-            chosen = select([t for t, _ in items], [sc for _, sc in items], self.settings.per_seed,
-                            self.settings.selection, rng)
+            keep = len(items) if self.settings.per_seed is None else self.settings.per_seed
+            chosen = select([t for t, _ in items], [sc for _, sc in items], keep, self.settings.selection, rng)
             tests.extend(replace(test, id=f"{seeds[s].id}/x{number}") for number, test in enumerate(chosen, start=1))
         counts["expansions"] = len(tests)
         self.report.add_time("select", started)
         return tests
+
+    def _prevalidate(self, candidates: Sequence[tuple[int, tuple[str, ...]]], flat: list[tuple[int, MaskedSentence]],
+                     seeds: list[CapabilityTest], spec, dataset: Dataset, analyses: list, index: dict[str, int],
+                     checked: dict[tuple[int, tuple[str, ...]], tuple | None], counts: dict[str, int]) -> None:
+        """Every check but fluency and duplicates on ``candidates`` ((masked sentence, words) of one fill call),
+        in batches: shape, then one re-parse of all for the constituent check, one analysis of all for the rest.
+        Writes each verdict into ``checked``: (filled text, spans, the template's slots with the new S, the dataset
+        sentence it came from), or None;
+        each refusal's reasons are counted in ``report.rejections`` once."""
+        todo = [c for c in dict.fromkeys(candidates) if c not in checked]
+        counts["candidates"] += len(todo)
+        shaped = []
+        for i, words in todo:
+            text, spans = render(flat[i][1], list(words))
+            problems = shape_problems(words, spans, text)
+            if problems:
+                self._reject(problems)
+                checked[(i, words)] = None
+            else:
+                shaped.append((i, words, text, spans))
+        # the re-parse check, all fills in one batch: the filled words must form the phrase their mask was made for
+        structure = self.validator.structure_problems([(flat[i][1], words, text, spans)
+                                                       for i, words, text, spans in shaped])
+        survivors = []
+        for candidate, problems in zip(shaped, structure, strict=True):
+            if problems:
+                self._reject(problems)
+                checked[candidate[:2]] = None
+            else:
+                survivors.append(candidate)
+        new_analyses = self.analyser.analyse([text for _, _, text, _ in survivors])
+        for (i, words, text, spans), analysis in zip(survivors, new_analyses, strict=True):
+            s, m = flat[i]
+            checked[(i, words)] = None
+            case = spec.cases[_case_number(seeds[s]) - 1]
+            slots = self._slots(seeds[s], case, dataset, analyses, index)
+            if slots is None:
+                continue
+            example = slots["S"].example
+            verdict = self.validator.check_analysed(analysis, words, spans, [x.tag for x in m.masks], case.search,
+                                                    example)
+            if not verdict.ok:
+                self._reject(verdict.reasons)
+                continue
+            assert verdict.match is not None and verdict.analysis is not None
+            slots["S"] = Slot(replace(example, text=text), verdict.analysis, verdict.match)
+            checked[(i, words)] = (text, spans, slots, example.text)
 
     def _reject(self, reasons) -> None:
         for reason in reasons:

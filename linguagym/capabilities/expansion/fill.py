@@ -2,9 +2,16 @@
 
 - ``CausalFiller`` (the offline default, a named causal LM such as ``smollm2-135m``): for each mask, left to
   right, a pool of the model's most probable next words after the left context (single-token words only; the
-  best ``beam`` partial fills carried between masks); then every candidate of the pool is re-ranked by
-  whole-sentence probability, which is what sees the words to the right of the mask. Confidence:
+  best ``beam`` partial fills carried between masks); then every candidate of the pool that the caller's
+  ``keep`` accepts is re-ranked by whole-sentence probability, which is what sees the words to the right of the
+  mask. Confidence:
   ``log2 P(filled sentence) - log2 P(seed sentence)`` (how much less likely the insertion makes the sentence).
+  The model sees a window of the seed around its masks. All of a ``fill`` call's work is batched: the left
+  contexts of every mask and beam go through the model in one set of prefix trees (``next_words``; the masks of
+  a seed share most of their contexts), every candidate window is re-ranked in one scorer call (prefix trees
+  again: the candidates of a mask share its left context, each candidate and the words after it is a branch),
+  and contexts and windows already computed are kept for later calls (another capability's copy of a seed).
+  The numbers are those of each window computed alone, up to float rounding (``tests/capabilities/test_fill.py``).
 - ``MaskedLMFiller`` (any BERT-class masked LM by hub id or directory): the masks become the model's mask
   token, filled left to right with whole-word vocabulary entries. Confidence: ``sum log2 p(word | context)``.
 
@@ -12,7 +19,10 @@
 masks itself; a causal LM through ``CausalFiller``); precomputed surprisals (``.tsv``) cannot fill.
 
 ``accept(word, tag)`` lets the caller drop words early (e.g. ones that cannot be neutral); the validator
-checks every survivor in context anyway.
+checks every survivor in context anyway. ``fill(masked, k, keep=...)`` lets the caller validate whole fills
+before they are ranked: ``keep`` receives every complete candidate of the call at once, as (index of its masked
+sentence, words), and answers one bool each; only the kept ones are re-ranked (the causal filler's costly step),
+and ``k`` applies to them, so a masked sentence yields up to ``k`` fills that the caller can use.
 """
 
 from __future__ import annotations
@@ -22,12 +32,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, render
+from linguagym.capabilities.expansion.next_words import tree_next_logprobs
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.causal_lm import CausalLM, NotCausalError
+from linguagym.scoring.prefix import supports_tree
 
 _WORD = re.compile(r"^[A-Za-z]+(?:['-][A-Za-z]+)*$")
 LN2 = math.log(2.0)
@@ -40,14 +52,26 @@ class Fill:
     disruption: float = 0.0  # bits the words after the fill lost (causal filler; 0 when not measured)
 
 
+Accept = Callable[[str, str], bool]
+# every complete candidate of one fill() call, as (index of its masked sentence, words) -> keep it or not
+Keep = Callable[[Sequence[tuple[int, tuple[str, ...]]]], Sequence[bool]]
+
+
 class Filler(Protocol):
     @property
     def identity(self) -> dict: ...
 
-    def fill(self, masked: Sequence[MaskedSentence], k: int) -> list[list[Fill]]: ...
+    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None) -> list[list[Fill]]: ...
 
 
-Accept = Callable[[str, str], bool]
+def kept(candidates: list[tuple[int, tuple[str, ...]]], keep: Keep | None) -> list[tuple[int, tuple[str, ...]]]:
+    """The candidates ``keep`` keeps (all of them without one), asked once for all."""
+    if keep is None:
+        return candidates
+    verdicts = list(keep(candidates))
+    if len(verdicts) != len(candidates):
+        raise ValueError(f"keep answered {len(verdicts)} verdicts for {len(candidates)} candidates")
+    return [c for c, ok in zip(candidates, verdicts, strict=True) if ok]
 
 
 def is_word(text: str) -> bool:
@@ -79,21 +103,29 @@ class CausalFiller:
     """Candidates from a causal LM's next-word distribution, re-ranked by whole-sentence probability."""
 
     def __init__(self, model: str = "smollm2-135m", *, cache_dir: Path | None = None, beam: int = 4,
-                 pool: int = 12, accept: Accept | None = None, left_words: int = 12, right_words: int = 8) -> None:
+                 pool: int = 20, last_pool: int | None = None, accept: Accept | None = None, left_words: int = 12,
+                 right_words: int = 8) -> None:
         self.model = model
         self.beam = beam
         self.pool = max(pool, beam)
+        # proposals at a sentence's last mask, per beam entry (default 4 x pool: 80): the caller's keep validates
+        # them before the re-ranking, so a wide last pool costs validation (about 3 ms a candidate, against the
+        # re-ranking's 0.1-0.3 s) and leaves more usable fills; most candidates fail validation (97 % in
+        # benchmarks/expansion.py's run, docs/performance.md), so with 20 only 0.4 a masked sentence survived
+        self.last_pool = min(4 * self.pool if last_pool is None else last_pool, 40 * self.pool)
         self.accept = accept
         self.left_words = left_words
         self.right_words = right_words
         self.lm = _open_causal(model, cache_dir)
         self.scorer = CausalScorer.on(self.lm)  # re-ranks with the same weights
         self._vocab: tuple[list[int], list[str], list[int], list[str]] | None = None
+        self._contexts: dict[str, tuple[Any, Any]] = {}  # left context -> ranked next words (tensors)
+        self._texts: dict[str, tuple[tuple[int, float], ...]] = {}  # window text -> its tokens' surprisals
 
     @property
     def identity(self) -> dict:
         return {"filler": "causal", "model": self.model, "beam": self.beam, "pool": self.pool,
-                "window_words": [self.left_words, self.right_words]}
+                "last_pool": self.last_pool, "window_words": [self.left_words, self.right_words]}
 
     def _words(self):
         """Vocabulary entries that are whole words: (ids, words) after a space, and (ids, words) without."""
@@ -111,57 +143,90 @@ class CausalFiller:
             self._vocab = (spaced_ids, spaced, bare_ids, bare)
         return self._vocab
 
-    def _next_words(self, contexts: list[str], k: int, tags: list[str]) -> list[list[tuple[str, float]]]:
-        """The ``k`` most probable accepted next words (log2 p) after each left context."""
-        import torch
-
-        loaded = self.lm.loaded
-        tokenizer = loaded.tokenizer
-        spaced_ids, spaced, bare_ids, bare = self._words()
-        sequences = [self.lm.start_ids + tokenizer(c.rstrip(), add_special_tokens=False)["input_ids"] for c in contexts]
-        width = max(len(s) for s in sequences)
-        ids = torch.zeros((len(sequences), width), dtype=torch.long)
-        mask = torch.zeros((len(sequences), width), dtype=torch.long)
-        for row, seq in enumerate(sequences):  # left padding: the last position is every row's next word
-            ids[row, width - len(seq):] = torch.tensor(seq)
-            mask[row, width - len(seq):] = 1
-        with torch.inference_mode():
-            logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device),
-                                  logits_to_keep=1).logits
-            logp = torch.log_softmax(logits[:, -1].float(), dim=-1) / LN2
+    def _next_words(self, contexts: list[str], ks: list[int], tags: list[str]) -> list[list[tuple[str, float]]]:
+        """The ``k`` most probable accepted next words (log2 p) after each left context (its own ``k``)."""
+        _, spaced, _, bare = self._words()
+        ranked = self._ranked(contexts)
         out = []
-        for row, context in enumerate(contexts):
+        for context, k, tag in zip(contexts, ks, tags, strict=True):
             at_start = not context.strip()
-            pool_ids, pool = (bare_ids, bare) if at_start else (spaced_ids, spaced)
-            scores = logp[row, pool_ids]
-            order = torch.argsort(scores, descending=True).tolist()
+            pool = bare if at_start else spaced
             chosen: list[tuple[str, float]] = []
-            for j in order[: 40 * k]:
+            indices, scores = ranked[context]
+            for j, score in zip(indices.tolist(), scores.tolist(), strict=True):
                 word = pool[j]
-                if self.accept is None or self.accept(word.lower() if at_start else word, tags[row]):
-                    chosen.append((word, float(scores[j])))
+                if self.accept is None or self.accept(word.lower() if at_start else word, tag):
+                    chosen.append((word, score))
                     if len(chosen) == k:
                         break
             out.append(chosen)
         return out
 
-    def fill(self, masked: Sequence[MaskedSentence], k: int) -> list[list[Fill]]:
+    def _ranked(self, contexts: list[str]) -> dict[str, tuple[Any, Any]]:
+        """Per distinct context: the ``40 * pool`` most probable whole words after it (indices into the spaced
+        pool, or the capitalised one at the start of a sentence) and their log2 p, best first. Contexts repeat
+        (masks of one seed at the same place, beams, capabilities sharing a seed), so they are kept, as tensors
+        (a few kilobytes each)."""
+        import torch
+
+        spaced_ids, _, bare_ids, _ = self._words()
+        todo = sorted({c for c in contexts if c not in self._contexts})
+        tokenizer = self.lm.loaded.tokenizer
+        for at_start, ids in ((True, bare_ids), (False, spaced_ids)):
+            group = [c for c in todo if (not c.strip()) == at_start]
+            # sorted, so contexts that share a prefix stay together; 512 at a time bounds the full
+            # distributions held at once (512 x ~30,000 words x 4 bytes)
+            for start in range(0, len(group), 512):
+                chunk = group[start:start + 512]
+                sequences = [self.lm.start_ids + tokenizer(c.rstrip(), add_special_tokens=False)["input_ids"]
+                             for c in chunk]
+                logp = self._next_logprobs(sequences, torch.tensor(ids, dtype=torch.long))
+                top = torch.topk(logp, min(40 * self.pool, logp.shape[1]), dim=-1)
+                indices, values = top.indices.to(torch.int32), top.values
+                for row, c in enumerate(chunk):
+                    self._contexts[c] = (indices[row].clone(), values[row].clone())
+        return {c: self._contexts[c] for c in contexts}
+
+    def _next_logprobs(self, sequences: list[list[int]], columns):
+        """log2 p of each vocabulary id in ``columns`` after each token sequence: by prefix trees where the
+        model allows them (``scoring.prefix.supports_tree``), else in left-padded batches."""
+        import torch
+
+        loaded = self.lm.loaded
+        if all(sequences) and supports_tree(loaded.model, max(len(s) for s in sequences)):
+            return tree_next_logprobs(loaded.model, loaded.device, sequences, columns)
+        rows = []
+        for start in range(0, len(sequences), 32):
+            chunk = sequences[start:start + 32]
+            width = max(len(s) for s in chunk)
+            ids = torch.zeros((len(chunk), width), dtype=torch.long)
+            mask = torch.zeros((len(chunk), width), dtype=torch.long)
+            for row, seq in enumerate(chunk):  # left padding: the last position is every row's next word
+                ids[row, width - len(seq):] = torch.tensor(seq)
+                mask[row, width - len(seq):] = 1
+            with torch.inference_mode():
+                logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device),
+                                      logits_to_keep=1).logits
+                rows.append((torch.log_softmax(logits[:, -1].float(), dim=-1)[:, columns.to(loaded.device)]
+                             / LN2).cpu())
+        return torch.cat(rows)
+
+    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None) -> list[list[Fill]]:
         if not masked:
             return []
         windows = [_window(m, self.left_words, self.right_words) for m in masked]
         beams: list[list[tuple[list[str], float]]] = [[([], 0.0)] for _ in masked]
         for step in range(max(len(m.masks) for m in masked)):
             jobs = [(i, b) for i, m in enumerate(masked) if step < len(m.masks) for b in range(len(beams[i]))]
-            contexts, tags = [], []
+            contexts, tags, ks = [], [], []
             for i, b in jobs:
                 m = masked[i]
                 words = beams[i][b][0]
                 partial = render(m, words + ["\x00"] * (len(m.masks) - len(words)))[0]
                 contexts.append(partial[windows[i][0]:].split("\x00", 1)[0])
                 tags.append(m.masks[step].tag)
-            proposals = []
-            for start in range(0, len(contexts), 32):
-                proposals += self._next_words(contexts[start:start + 32], self.pool, tags[start:start + 32])
+                ks.append(self.last_pool if step == len(m.masks) - 1 else self.pool)
+            proposals = self._next_words(contexts, ks, tags)  # every mask and beam of this step at once
             grown: dict[int, list[tuple[list[str], float]]] = {}
             for (i, b), words in zip(jobs, proposals, strict=True):
                 prefix, score = beams[i][b]
@@ -171,36 +236,48 @@ class CausalFiller:
                 # the left context alone cannot tell which word suits the words to its right, the re-ranking can.
                 last = step == len(masked[i].masks) - 1
                 beams[i] = sorted(options, key=lambda o: -o[1])[: None if last else self.beam]
+        complete = [(i, tuple(words)) for i, m in enumerate(masked) for words, _ in beams[i]
+                    if len(words) == len(m.masks)]
+        # the caller's verdicts first: the re-ranking below is most of the cost, so only usable fills pay for it
+        survivors = kept(complete, keep)
         # re-rank within the window: (text, where the words after the fill begin) for seeds and candidates
         texts: list[str] = []
         rights: list[int] = []
-        owners: list[tuple[int, tuple[str, ...]]] = []
-        for i, m in enumerate(masked):
+        seed_at: dict[int, int] = {}  # masked sentence -> its seed window's place in texts
+        for i, _ in survivors:
+            if i not in seed_at:
+                m = masked[i]
+                start, end = windows[i]
+                seed_at[i] = len(texts)
+                texts.append(m.text[start:end])
+                rights.append(m.masks[-1].offset - start)
+        for i, words in survivors:
+            m = masked[i]
             start, end = windows[i]
-            texts.append(m.text[start:end])
-            rights.append(m.masks[-1].offset - start)
-            for words, _ in beams[i]:
-                if len(words) == len(m.masks):
-                    text, spans = render(m, words)
-                    grown = len(text) - len(m.text)
-                    texts.append(text[start:end + grown])
-                    rights.append(spans[-1][1] - start if m.masks[-1].after else spans[-1][1] + 1 - start)
-                    owners.append((i, tuple(words)))
-        scored = self.scorer.score(texts)
+            text, spans = render(m, list(words))
+            texts.append(text[start:end + len(text) - len(m.text)])
+            rights.append(spans[-1][1] - start if m.masks[-1].after else spans[-1][1] + 1 - start)
+        scored = self._score(texts)
         results: list[list[Fill]] = [[] for _ in masked]
-        at = 0
-        for i in range(len(masked)):
-            seed = scored[at]
-            seed_total = sum(x.surprisal for x in seed.tokens)
-            seed_right = sum(x.surprisal for x in seed.tokens if x.start >= rights[at])
-            at += 1
-            while at < len(texts) and owners[at - i - 1][0] == i:
-                s = scored[at]
-                total = sum(x.surprisal for x in s.tokens)
-                right = sum(x.surprisal for x in s.tokens if x.start >= rights[at])
-                results[i].append(Fill(owners[at - i - 1][1], seed_total - total, right - seed_right))
-                at += 1
+        for at, (i, words) in enumerate(survivors, start=len(seed_at)):
+            seed, s = scored[seed_at[i]], scored[at]
+            seed_total = sum(bits for _, bits in seed)
+            seed_right = sum(bits for start, bits in seed if start >= rights[seed_at[i]])
+            total = sum(bits for _, bits in s)
+            right = sum(bits for start, bits in s if start >= rights[at])
+            results[i].append(Fill(words, seed_total - total, right - seed_right))
         return [sorted(r, key=lambda f: -f.confidence)[:k] for r in results]
+
+    def _score(self, texts: list[str]) -> list[tuple[tuple[int, float], ...]]:
+        """(start, surprisal) of each token of each text. All texts go to the scorer in one call, which packs
+        them into prefix trees: the candidates of a mask share the left context, each candidate and the words
+        after it is a branch. Texts already scored (the same window from another capability's seed) are kept."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._texts))
+        if len(self._texts) + len(todo) > 50_000:  # bounded: about a kilobyte a text
+            self._texts.clear()
+        for text, scored in zip(todo, self.scorer.score(todo), strict=True):
+            self._texts[text] = tuple((x.start, x.surprisal) for x in scored.tokens)
+        return [self._texts[t] for t in texts]
 
 
 class MaskedLMFiller:
@@ -229,10 +306,10 @@ class MaskedLMFiller:
     def identity(self) -> dict:
         return {"filler": "masked", "model": self.name}
 
-    def fill(self, masked: Sequence[MaskedSentence], k: int) -> list[list[Fill]]:
+    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None) -> list[list[Fill]]:
         import torch
 
-        results = []
+        results: list[list[Fill]] = []
         for m in masked:
             words: list[str] = []
             total = 0.0
@@ -259,7 +336,9 @@ class MaskedLMFiller:
                 results.append([Fill((*words, w), total + s) for w, s in options])
             else:
                 results.append([])
-        return results
+        # the caller's verdicts on every candidate of the call at once (the pool is k here, so survivors <= k)
+        survivors = set(kept([(i, f.words) for i, fills in enumerate(results) for f in fills], keep))
+        return [[f for f in fills if (i, f.words) in survivors][:k] for i, fills in enumerate(results)]
 
 
 def _open_causal(model: str, cache_dir: Path | None) -> CausalLM:

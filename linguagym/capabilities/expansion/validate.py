@@ -9,29 +9,47 @@
 4. ``neutral``: an adjective, noun, verb or adverb (by its tag in context) is SentiWordNet pure-neutral,
    and no word is one of those that negate, contrast, hedge or grade (``BLOCKED``: SentiWordNet scores
    "never" or "only" neutral, yet they change what a sentence says);
+   ``hedge``: no word is an epistemic, frequency, degree or focus word (``hedges.HEDGE_GROUPS``, each group with
+   its reason: "probably", "usually", "hardly", "certainly" change the claim, so the seed's label may not hold);
+   ``vader``: no word, as written or by its lemma, is rated by VADER's lexicon (``data/vader.py``): a word is
+   neutral only if both lexicons say so ("certainly" 1.4, "well" 1.1 are SentiWordNet-neutral in some senses);
 5. ``agreement``: a filled singular determiner ("a", "each", "this") is not the determiner of a plural noun
    and a plural one ("many", "both", "these") not of a singular noun, looking past adjectives and adverbs
    ("A great performances", "change that tables", "both overkill"); "a"/"an" fits the next word's first
-   sound ("a uncertain" fails; unclear cases pass); no article goes before a name ("the Josh Koury"), no
-   preposition before a preposition ("knock off from of"), no adverb before "of" ("a specimen once of");
+   sound ("a uncertain" fails; unclear cases pass); an article is followed by its noun phrase ("The should",
+   "the of" fail), no determiner goes before a pronoun or quantifier ("a something", "both enough negatives"),
+   no article goes before a name ("the Josh Koury"), no preposition before a preposition ("knock off from
+   of"), no adverb before "of" ("a specimen once of"), no particle before an adjective ("out predictable");
+   ``idiom``: the fill leaves the seed's fixed phrases whole (``idioms.py``: "in the current favor of", "one
+   beverage after another alcoholic snack" fail);
 6. ``repeat``: a filled word does not repeat a neighbouring word (not the same word or lemma, not the same
    first four letters: "combination combo" fails), nor a content word two places away ("predictable and
    predictable");
 7. ``rule``: the new sentence still meets the search rule of its case (length, labels of words, start
    pattern), the rule on the dataset sentence ``S``, not on the templated test.
-Duplicates (of the seed or of other expansions) are dropped by the caller, which sees all of them.
+Before them, ``constituent`` (``constituent.py``, batched over all fills by ``structure_problems``): the filled
+sentence parsed again by the expansion's parser has each filled word as a child of the phrase its mask was made
+for, with the mask's tag. Duplicates (of the seed or of other expansions) are dropped by the caller, which sees
+all of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from linguagym.capabilities.data.analysis import Analyser, Analysis, word_class
 from linguagym.capabilities.data.datasets import Example
+from linguagym.capabilities.data.vader import VaderLexicon, load_vader
+from linguagym.capabilities.expansion.constituent import constituent_problems
+from linguagym.capabilities.expansion.differentiate import MaskedSentence
 from linguagym.capabilities.expansion.fill import is_word
+from linguagym.capabilities.expansion.hedges import HEDGE_GROUPS, hedge_reason
+from linguagym.capabilities.expansion.idioms import broken_idioms
 from linguagym.capabilities.seeds.search import Match, search_match
 from linguagym.capabilities.seeds.specs import Search
+from linguagym.capabilities.syntax.parsers import ConstituencyParser
 
 BLOCKED = frozenset({
     "not", "no", "never", "n't", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without", "cannot",
@@ -40,6 +58,7 @@ BLOCKED = frozenset({
     "rather", "really", "despite", "against", "unless", "if", "whether", "instead", "except", "may", "might",
     "could", "would", "should", "must", "ca", "wo", "sha", "few", "either", "any", "anything",
 })
+INSTALLED = "installed"  # Validator(vader=INSTALLED): VADER's lexicon from the vaderSentiment package, if there
 
 
 @dataclass(frozen=True)
@@ -72,8 +91,30 @@ def shape_problems(words: Sequence[str], spans: Sequence[tuple[int, int]], text:
 
 
 class Validator:
-    def __init__(self, analyser: Analyser) -> None:
+    def __init__(self, analyser: Analyser, parser: ConstituencyParser | None = None,
+                 vader: VaderLexicon | str | None = INSTALLED) -> None:
+        """``parser``: the expansion's parser, for the ``constituent`` check (None skips it); ``vader``: the
+        second sentiment lexicon (None: SentiWordNet alone)."""
         self.analyser = analyser
+        self.parser = parser
+        self.vader = load_vader() if isinstance(vader, str) else vader
+
+    @property
+    def identity(self) -> dict:
+        """How fills were judged, as the test file records it."""
+        return {"constituent": self.parser.name if self.parser is not None else None,
+                "sentiment": [self.analyser.lexicon.source, self.vader.identity if self.vader else None],
+                "hedges": sorted(HEDGE_GROUPS)}
+
+    def structure_problems(self, fills: Sequence[tuple[MaskedSentence, Sequence[str], str, Sequence[tuple[int, int]]]]
+                           ) -> list[list[str]]:
+        """The ``constituent`` problems of each (masked sentence, words, filled text, spans), the texts parsed in one
+        batch (``nlp.pipe``)."""
+        if self.parser is None or not fills:
+            return [[] for _ in fills]
+        parsed = self.parser.parse([text for _, _, text, _ in fills])
+        return [constituent_problems(p, masked, words, spans)
+                for p, (masked, words, _, spans) in zip(parsed, fills, strict=True)]
 
     def check(self, text: str, words: Sequence[str], spans: Sequence[tuple[int, int]], tags: Sequence[str],
               search: Search, example: Example) -> Checked:
@@ -99,8 +140,13 @@ class Validator:
                 reasons.append(f"tag: {word!r} is tagged {token.tag} in the new sentence, the mask is {tag}")
             if token.word_class is not None and token.sentiment != "neutral":
                 reasons.append(f"neutral: {word!r} ({token.word_class}) is {token.sentiment or 'not in SentiWordNet'}")
-            if token.lower in BLOCKED or token.lemma.lower() in BLOCKED:
+            if (hedge := hedge_reason(token.text, token.lemma)) is not None:
+                reasons.append(f"hedge: {word!r} is {hedge}")
+            elif token.lower in BLOCKED or token.lemma.lower() in BLOCKED:
                 reasons.append(f"neutral: {word!r} negates, contrasts or hedges")
+            elif self.vader is not None and not self.vader.is_neutral(token.text, token.lemma):
+                rating = self.vader.valence(token.text) or self.vader.valence(token.lemma)
+                reasons.append(f"vader: {word!r} is rated {rating:+.1f} in VADER's lexicon")
             following = tokens[index + 1] if index + 1 < len(tokens) else None
             if following is not None and (problem := _article_problem(token, following)):
                 reasons.append(f"agreement: {word!r} {problem} {following.text!r}")
@@ -108,6 +154,8 @@ class Validator:
                 reasons.append(f"agreement: {word!r} {problem}")
             if (other := _repeated(tokens, index)) is not None:
                 reasons.append(f"repeat: {word!r} repeats its neighbour {other.text!r}")
+        reasons += [f"idiom: the fill breaks the fixed phrase {phrase!r}"
+                    for phrase in broken_idioms(example.text, text)]
         match = None
         if not reasons:
             match = search_match(search, replace(example, text=text), analysis)
@@ -121,6 +169,16 @@ _PLURAL_DETERMINERS = frozenset({"these", "those", "many", "several", "both", "v
 _MODIFIER_TAGS = frozenset({"JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN", "VBG", "HYPH", "CD"})
 _PREPOSITIONS = frozenset({"of", "in", "on", "from", "to", "at", "by", "for", "with", "about", "into", "over"})
 _SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+# articles and possessive determiners need a noun phrase after them ("The should have been ...", "the of")
+_ARTICLES = frozenset({"a", "an", "the", "every", "my", "your", "his", "her", "its", "our", "their"})
+_NOT_AFTER_ARTICLE = frozenset({"MD", "VB", "VBD", "VBP", "VBZ", "IN", "TO", "CC", "PRP", "DT", "PDT", "EX", "WDT",
+                                "WP", "WRB", ",", ".", ":", "POS"})
+_PARTICLES = frozenset({"out", "up", "down", "off", "away", "back", "over", "in", "on", "around", "along"})
+# words that are whole noun phrases or quantifiers themselves: no determiner before them ("a something",
+# "both enough negatives", "the some")
+_DETERMINERLESS = frozenset({
+    "something", "anything", "nothing", "everything", "someone", "anyone", "everyone", "somebody", "anybody",
+    "everybody", "nobody", "enough", "several", "each", "some", "any", "both", "either", "neither", "none"})
 # words spelled with a vowel letter but said with a consonant ("a useful", "a European", "a one-off"), and
 # beginnings that go either way ("a unique" / "an unimportant", "a unanimous" / "an unable")
 _CONSONANT_SOUND = ("use", "usu", "uti", "ure", "uri", "uro", "ubi", "uku", "eu", "ewe", "one", "once")
@@ -135,6 +193,14 @@ def _article_problem(token, following) -> str | None:
         return "is singular before the plural"
     if following.tag in ("NNP", "NNPS") and word in ("a", "an", "the", "this", "that", "some"):
         return "is a determiner before the name"
+    if token.tag in ("DT", "PRP$") and word in _ARTICLES and following.tag in _NOT_AFTER_ARTICLE:
+        return "is an article with no noun after it, but"
+    if token.tag in ("DT", "PDT", "PRP$") and following.lower in _DETERMINERLESS:
+        return "is a determiner before the pronoun or quantifier"
+    if token.tag.startswith("JJ") and following.lower in _DETERMINERLESS and following.tag in ("NN", "PRP"):
+        return "is an adjective before the pronoun"  # "a massive something", "a key something"
+    if word in _PARTICLES and token.tag in ("RB", "RP") and following.tag in ("JJ", "VBN", "VBG"):
+        return "is a particle, not a degree word, before"  # "out predictable", "already out littered"
     if word in _PREPOSITIONS and following.tag in ("IN", "TO") and following.lower != "that":
         return "is a preposition before the preposition"
     if token.tag in ("RB", "RBR", "RBS") and following.lower == "of":
@@ -187,19 +253,40 @@ def _repeated(tokens, index: int):
     return None
 
 
-def prefilter(lexicon) -> Callable[[str, str], bool]:
-    """A cheap early test for fillers: could ``word`` pass the neutral check as a ``tag``? (Its lemma is guessed
-    from common endings; the validator decides with the lemma in context.)"""
-    def accept(word: str, tag: str) -> bool:
+class Prefilter:
+    """A cheap early test for fillers: could ``word`` pass the neutral, hedge and vader checks as a ``tag``? (Its
+    lemma is guessed from common endings; the validator decides with the lemma in context.) ``refused`` counts the
+    proposals it turned away by check, for the test file: they never become candidates, so the validator's
+    rejections do not count them."""
+
+    def __init__(self, lexicon, vader: VaderLexicon | str | None = INSTALLED) -> None:
+        self.lexicon = lexicon
+        self.vader = load_vader() if isinstance(vader, str) else vader
+        self.refused: Counter[str] = Counter()
+
+    def __call__(self, word: str, tag: str) -> bool:
+        check = self._refusal(word, tag)
+        if check is not None:
+            self.refused[check] += 1
+        return check is None
+
+    def _refusal(self, word: str, tag: str) -> str | None:
         lower = word.lower()
+        if hedge_reason(lower) is not None:
+            return "hedge"
         if lower in BLOCKED:
-            return False
+            return "neutral"
+        if self.vader is not None and not self.vader.is_neutral(lower):
+            return "vader"
         cls = word_class(tag, "")
         if cls is None:
-            return True
+            return None
         forms = {lower, lower[:-1], lower[:-2], lower[:-3], lower[:-3] + "e", lower[:-2] + "e", lower[:-1] + "e"}
         if lower.endswith("ies"):
             forms.add(lower[:-3] + "y")
-        return any(len(f) > 1 and lexicon.label(f, cls) == "neutral" for f in forms)
+        return None if any(len(f) > 1 and self.lexicon.label(f, cls) == "neutral" for f in forms) else "neutral"
 
-    return accept
+
+def prefilter(lexicon, vader: VaderLexicon | str | None = INSTALLED) -> Prefilter:
+    """The fillers' early test (``Prefilter``) for ``lexicon`` and VADER's lexicon."""
+    return Prefilter(lexicon, vader)

@@ -2,7 +2,9 @@
 tested with what, failure rates by capability and classifier (chart and table, classifiers side by side; where tests
 name their source sentences, each classifier's accuracy on them and its failure rates given a correctly classified
 source), and per capability the label confusion and a few failing tests, expansions shown beside their seed with
-the words the expansion added highlighted. Every text from a test file or a classifier is HTML-escaped.
+the words the expansion added highlighted. CheckList's invariance (INV) and directional (DIR) tests, where the file
+has them, get a section of their own: never averaged into the expected-label rates. Every text from a test file or
+a classifier is HTML-escaped.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from typing import Any
 from linguagym.capabilities.classifiers.base import LABELS
 from linguagym.capabilities.testing.classifier_run import ClassifierRun, Outcome
 from linguagym.capabilities.testing.failures import (
+    CHECKLIST_DEFINITION,
     SOURCE_COLUMNS,
     SOURCE_DEFINITION,
     FailureSummary,
     Rate,
+    checklist_table,
+    has_checklist,
     has_sources,
     source_cells,
 )
@@ -73,14 +78,16 @@ def render_report(document: CapabilityTestFile, record: Mapping[str, Any], runs:
              f"{info['seeds']} seeds, {info['expansions']} expansions &middot; dataset {e(dataset.name)} "
              f"({dataset.rows} rows) &middot; made {e(record['created'])} by linguagym "
              f"{e(record['created_by']['version'])}</p>",
-             "<nav><a href=#summary>Summary</a><a href=#classifiers>Classifiers</a>"
-             "<a href=#capabilities>Capabilities</a></nav>"]
+             "<nav><a href=#summary>Summary</a>"
+             + ("<a href=#checklist>Invariance and directional</a>" if has_checklist(summaries) else "")
+             + "<a href=#classifiers>Classifiers</a><a href=#capabilities>Capabilities</a></nav>"]
     for run, label in zip(runs, labels, strict=True):
         if not run.ok:
             parts.append(f"<div class=box><strong class=failed>{e(label)} failed</strong> after {run.finished} of "
                          f"{run.unique_texts} predictions (kept in the prediction cache; running again resumes): "
                          f"<span class=error>{e(run.error or '')}</span></div>")
     parts += _summary(summaries)
+    parts += _checklist(runs, labels, summaries, examples)
     parts += _classifiers(record, runs, labels)
     parts += _capabilities(document, runs, labels, summaries, examples)
     parts.append("</main></body></html>\n")
@@ -149,7 +156,7 @@ def _classifiers(record: Mapping[str, Any], runs: Sequence[ClassifierRun], label
     for run, label in zip(runs, labels, strict=True):
         identity = json.dumps(run.identity, sort_keys=True, ensure_ascii=False, default=str)
         status = "ok" if run.ok else f"<span class='failed error'>failed: {e(run.error or '')}</span>"
-        failed = f"{run.failed_tests} / {len(run.outcomes)}" if run.ok else "-"
+        failed = f"{run.failed_tests} / {len(run.mft_outcomes)}" if run.ok else "-"
         parts.append(f"<tr><td class=l>{e(label)}</td><td class=l><code>{e(run.spec or run.name)}</code></td>"
                      f"<td class=text><code>{e(identity)}</code></td><td>{run.unique_texts}</td><td>{run.cached}</td>"
                      f"<td>{run.seconds:.1f}</td><td>{failed}</td><td class=l>{status}</td></tr>")
@@ -188,6 +195,50 @@ def _capabilities(document: CapabilityTestFile, runs: Sequence[ClassifierRun], l
     return parts
 
 
+def _checklist(runs: Sequence[ClassifierRun], labels: Sequence[str], summaries: Mapping[str, FailureSummary],
+               examples: int) -> list[str]:
+    """CheckList's INV and DIR failure rates per capability and perturbation, and a few failing pairs per
+    classifier; nothing when no test of either type ran."""
+    if not has_checklist(summaries):
+        return []
+    header, rows = checklist_table(summaries)
+    groups = list(dict.fromkeys(group for group, _ in header[4:]))
+    width = (len(header) - 4) // max(1, len(groups))
+    parts = ["<h2 id=checklist>Invariance and directional tests (CheckList)</h2>",
+             "<table><thead><tr>" + "".join(f"<th class=l rowspan=2>{e(name)}</th>" for _, name in header[:2])
+             + "".join(f"<th rowspan=2>{e(name)}</th>" for _, name in header[2:4])
+             + "".join(f"<th class=group colspan={width}>{e(group)}</th>" for group in groups) + "</tr><tr>"
+             + "".join(f"<th>{e(name)}</th>" for _, name in header[4:]) + "</tr></thead><tbody>"]
+    for row in rows:
+        css = " class=total" if row[0] == "all" else ""
+        parts.append(f"<tr{css}>" + "".join(f"<td class=l>{e(cell)}</td>" for cell in row[:2])
+                     + "".join(f"<td>{e(cell)}</td>" for cell in row[2:]) + "</tr>")
+    parts.append(f"</tbody></table><p class=notes>{e(CHECKLIST_DEFINITION[0].upper() + CHECKLIST_DEFINITION[1:])}."
+                 "</p>")
+    for label, run in zip(labels, runs, strict=True):
+        failing = [o for o in run.outcomes if o.test_type != "MFT" and not o.passed][:examples] if run.ok else []
+        if not failing:
+            continue
+        parts.append(f"<h4>{e(label)}: failing pairs</h4><table><thead><tr><th class=l>LC</th><th class=l>test</th>"
+                     "<th class=l>original</th><th class=l>predicted</th><th class=l>perturbed</th>"
+                     "<th class=l>predicted</th></tr></thead><tbody>")
+        for o in failing:
+            before = o.original_prediction
+            parts.append(f"<tr><td class=l>{e(o.capability)}</td><td class=l>{e(o.test_type)} "
+                         f"{e(o.perturbation or '')}</td><td class=text>{e(o.original_text or '')}</td>"
+                         f"<td class=l>{_probabilities(before.label, before.probabilities) if before else '-'}</td>"
+                         f"<td class=text>{highlight_text(o.text, None, o.original_text)}</td>"
+                         f"<td class=l>{_probabilities(o.predicted, o.prediction.probabilities, True)}</td></tr>")
+        parts.append("</tbody></table>")
+    return parts
+
+
+def _probabilities(label: str, p: Sequence[float], failed: bool = False) -> str:
+    mark = " class=failed" if failed else ""
+    return (f"<span{mark}>{e(label)}</span> <span class=ci>neg {p[0]:.2f} &middot; neu {p[1]:.2f} &middot; "
+            f"pos {p[2]:.2f}</span>")
+
+
 def _confusion(confusion: Mapping[str, Mapping[str, int]]) -> list[str]:
     head = "".join(f"<th>{e(label)}</th>" for label in LABELS)
     rows = "".join(f"<tr><td class=l>{e(expected)}</td>" + "".join(f"<td>{counts.get(label, 0)}</td>"
@@ -199,7 +250,7 @@ def _confusion(confusion: Mapping[str, Mapping[str, int]]) -> list[str]:
 def _examples(run: ClassifierRun, capability: str, tests: Mapping[str, CapabilityTest], limit: int) -> list[str]:
     if limit <= 0:
         return []
-    outcomes = [o for o in run.outcomes if o.capability == capability and not o.passed]
+    outcomes = [o for o in run.outcomes if o.capability == capability and not o.passed and o.test_type == "MFT"]
     by_id = {o.id: o for o in run.outcomes}
     seeds = [o for o in outcomes if o.kind == "seed"][:limit]
     expansions = [o for o in outcomes if o.kind == "expansion"]

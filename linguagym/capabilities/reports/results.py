@@ -2,9 +2,11 @@
 
 - ``<classifier>/tests.csv``: one row per test (id, capability, kind, seed id, text, expected, predicted,
   p_neg, p_neu, p_pos, passed; the source sentence, its gold label and the predicted label, empty where the test
-  names no source with a gold label);
+  names no source with a gold label; for INV and DIR tests, the test type, perturbation, original text and the
+  prediction for it, and a DIR test's direction);
 - ``<classifier>/summary.csv`` and ``summary.csv`` (all classifiers): the numbers per capability, with the
-  source accuracy and the failures given a correctly classified source;
+  source accuracy and the failures given a correctly classified source, and CheckList's INV and DIR failure
+  rates in their own columns;
 - ``results.json``: how it was made (tool version, the tests file and its sha256, its dataset block, every
   classifier's identity, timings, errors, how sources were found and the numbers' definition) and the numbers;
 - ``report.html``: one self-contained page (see ``html``).
@@ -24,24 +26,32 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.atomic import atomic_open, atomic_write_text
-from linguagym.capabilities.classifiers.base import Prediction
+from linguagym.capabilities.classifiers.base import LABELS, Prediction
 from linguagym.capabilities.testing.classifier_run import SOURCE_SLOT, ClassifierRun, Outcome, source_sentences
-from linguagym.capabilities.testing.failures import SOURCE_DEFINITION, CapabilityFailures, FailureSummary, summarize
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
+from linguagym.capabilities.testing.failures import (
+    CHECKLIST_DEFINITION,
+    SOURCE_DEFINITION,
+    CapabilityFailures,
+    FailureSummary,
+    summarize,
+)
+from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, Direction, require_test_file
 from linguagym.names import safe_name
 from linguagym.version import __version__
 
 DEFAULT_OUTPUT = Path("linguagym-results") / "lct"
 RESULTS_FORMAT = "linguagym-capability-results"
 TEST_COLUMNS = ["id", "capability", "kind", "seed", "text", "expected", "predicted", "p_neg", "p_neu", "p_pos",
-                "passed", "source", "source_label", "source_predicted"]
+                "passed", "source", "source_label", "source_predicted", "type", "perturbation", "original_text",
+                "original_predicted", "original_p_neg", "original_p_neu", "original_p_pos", "direction"]
 SUMMARY_COLUMNS = ["classifier", "capability", "name", "seeds", "expansions", "seed_failures", "seed_fail_rate",
                    "seed_fail_low", "seed_fail_high", "expansion_failures", "expansion_fail_rate",
                    "expansion_fail_low", "expansion_fail_high", "expansions_after_passing_seed",
                    "expansion_failures_after_passing_seed", "sources", "sources_correct", "source_accuracy",
                    "seeds_source_right", "seed_failures_source_right", "seed_fail_rate_source_right",
                    "expansions_source_right", "expansion_failures_source_right",
-                   "expansion_fail_rate_source_right"]
+                   "expansion_fail_rate_source_right", "inv_pairs", "inv_failures", "inv_fail_rate", "dir_pairs",
+                   "dir_failures", "dir_fail_rate"]
 
 
 @dataclass(frozen=True)
@@ -103,11 +113,26 @@ def write_tests_csv(run: ClassifierRun, path: str | Path) -> None:
     def rows():
         for o in run.outcomes:
             p = o.prediction.probabilities
+            q = o.original_prediction.probabilities if o.original_prediction else ("", "", "")
             yield [o.id, o.capability, o.kind, o.seed or "", o.text, "/".join(o.expected), o.predicted,
                    round(p[0], 6), round(p[1], 6), round(p[2], 6), o.passed, o.source or "", o.source_label or "",
-                   o.source_predicted or ""]
+                   o.source_predicted or "", o.test_type, o.perturbation or "", o.original_text or "",
+                   o.original_prediction.label if o.original_prediction else "",
+                   *(round(v, 6) if v != "" else "" for v in q), _direction_text(o.direction)]
 
     _write_csv(Path(path), TEST_COLUMNS, rows())
+
+
+def _direction_text(direction: Direction | None) -> str:
+    """A DIR test's direction in one cell: ``positive decrease 0.1``."""
+    return "" if direction is None else f"{direction.label} {direction.change} {direction.tolerance}"
+
+
+def _read_direction(text: str) -> Direction | None:
+    if not text:
+        return None
+    label, change, tolerance = text.split()
+    return Direction(label=label, change=change, tolerance=float(tolerance))  # type: ignore[arg-type]
 
 
 def read_tests_csv(path: str | Path) -> list[Outcome]:
@@ -116,11 +141,17 @@ def read_tests_csv(path: str | Path) -> list[Outcome]:
     with Path(path).open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             probabilities = (float(row["p_neg"]), float(row["p_neu"]), float(row["p_pos"]))
-            # files written before sources were recorded have no source columns
+            original = None
+            if row.get("original_predicted"):
+                original = Prediction(row["original_predicted"],
+                                      tuple(float(row[f"original_p_{name[:3]}"]) for name in LABELS))
+            # files written before sources (or test types) were recorded have no such columns
             outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
                                     tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities),
                                     row.get("source") or None, row.get("source_label") or None,
-                                    row.get("source_predicted") or None))
+                                    row.get("source_predicted") or None, row.get("type") or "MFT",
+                                    row.get("perturbation") or None, row.get("original_text") or None, original,
+                                    _read_direction(row.get("direction") or "")))
     return outcomes
 
 
@@ -134,7 +165,8 @@ def summary_rows(label: str, summary: FailureSummary) -> list[list[Any]]:
                      _rate(exp_ci[0] if exp_ci else None), _rate(exp_ci[1] if exp_ci else None),
                      row.after_passing_seed.total, row.after_passing_seed.failed, row.sources.total,
                      row.sources.correct, _rate(row.sources.value)]
-                    + [value for rate in (row.seeds_source_right, row.expansions_source_right)
+                    + [value for rate in (row.seeds_source_right, row.expansions_source_right, row.invariance,
+                                          row.directional)
                        for value in (rate.total, rate.failed, _rate(rate.value))])
     return rows
 
@@ -155,7 +187,9 @@ def _numbers(row: CapabilityFailures) -> dict[str, Any]:
             "sources": {"correct": row.sources.correct, "total": row.sources.total, "accuracy": row.sources.value},
             "seeds_source_right": rate(row.seeds_source_right),
             "expansions_source_right": rate(row.expansions_source_right),
-            "tests_source_right": rate(row.tests_source_right)}
+            "tests_source_right": rate(row.tests_source_right), "invariance": rate(row.invariance),
+            "directional": rate(row.directional),
+            "perturbations": {name: rate(value) for name, value in row.perturbations.items()}}
 
 
 def sources_record(document: CapabilityTestFile) -> dict[str, Any]:
@@ -175,7 +209,7 @@ def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: S
     """The run record: how the results were made and the numbers per classifier."""
     document = require_test_file(document, "results_record")
     tests = document.tests
-    seeds = document.count("seed")
+    seeds, expansions = document.count("seed"), document.count("expansion")
     classifiers = []
     for (label, summary), run, directory in zip(summaries.items(), runs, directories, strict=True):
         entry: dict[str, Any] = {
@@ -194,12 +228,14 @@ def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: S
         "created_by": {"tool": "linguagym", "version": __version__},
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tests_file": {"path": str(Path(tests_path).resolve()), "sha256": file_sha256(tests_path),
-                       "tests": len(tests), "seeds": seeds, "expansions": len(tests) - seeds,
+                       "tests": len(tests), "seeds": seeds, "expansions": expansions,
+                       "inv": document.count_type("INV"), "dir": document.count_type("DIR"),
                        "created_by": document.created_by.to_json(), "settings": document.settings.to_json()},
         "dataset": document.dataset.to_json(),
         "settings": dict(settings or {}),
         "intervals": "95% Wilson score intervals on failure rates",
         "sources": sources_record(document),
+        "checklist": {"definition": CHECKLIST_DEFINITION, "perturbations": document.perturbations},
         "classifiers": classifiers,
     }
 

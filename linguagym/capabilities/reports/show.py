@@ -10,24 +10,29 @@ from linguagym.capabilities.testing.testfile_model import CapabilityTest, Capabi
 
 
 def summary_rows(document: CapabilityTestFile) -> list[dict[str, Any]]:
-    """One row per capability: id, name, seeds, expansions, expected label sets."""
+    """One row per capability: id, name, seeds, expansions, expected label sets (of the expected-label tests),
+    and CheckList's INV and DIR tests (``inv``, ``dir``)."""
     tests = require_test_file(document, "summary_rows").tests
-    kinds: Counter = Counter((t.capability, t.kind) for t in tests)
+    kinds: Counter = Counter((t.capability, t.kind if t.test_type == "MFT" else t.test_type) for t in tests)
     expected: dict[str, set[str]] = {}
     for test in tests:
-        expected.setdefault(test.capability, set()).add("/".join(test.expected))
+        if test.test_type == "MFT":
+            expected.setdefault(test.capability, set()).add("/".join(test.expected))
     ids = [c.id for c in document.capabilities]
     ids += sorted({t.capability for t in tests} - set(ids))
     names = {c.id: c.name for c in document.capabilities}
     return [{"id": cid, "name": names.get(cid, ""), "seeds": kinds[(cid, "seed")],
-             "expansions": kinds[(cid, "expansion")], "expected": sorted(expected.get(cid, ()))} for cid in ids]
+             "expansions": kinds[(cid, "expansion")], "expected": sorted(expected.get(cid, ())),
+             "inv": kinds[(cid, "INV")], "dir": kinds[(cid, "DIR")]} for cid in ids]
 
 
 def samples(document: CapabilityTestFile, per_capability: int, seed: int = 0) -> dict[str, list[CapabilityTest]]:
-    """Up to ``per_capability`` tests of each capability, drawn reproducibly, in file order."""
+    """Up to ``per_capability`` expected-label tests of each capability, drawn reproducibly, in file order (INV and
+    DIR pairs are counted by ``summary_rows``)."""
     by_capability: dict[str, list[CapabilityTest]] = {}
     for test in require_test_file(document, "samples").tests:
-        by_capability.setdefault(test.capability, []).append(test)
+        if test.test_type == "MFT":
+            by_capability.setdefault(test.capability, []).append(test)
     out = {}
     for cid, tests in by_capability.items():
         if len(tests) > per_capability:

@@ -3,12 +3,14 @@ template. One test per matching sentence S, at most ``max_seeds`` per capability
 protocol: a seeded random sample; None keeps every match);
 alternatives and partner sentences (``sources``) are drawn by a random generator seeded from the run's seed,
 the capability, the case and S's row, so a test does not change when other capabilities or caps change.
+Sentences that ``screening`` finds truncated or broken are neither seeds nor partners (``usable``); each case
+notes how many of its matches they were.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from linguagym.capabilities.data.analysis import Analysis
@@ -30,25 +32,34 @@ class CapabilityResult:
 
 def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis], *, seed: int = 0,
                    max_seeds: int | None = DEFAULT_MAX_SEEDS, progress: Callable[[int], None] | None = None,
-                   ) -> list[CapabilityResult]:
-    """Seed tests for each spec, in spec order; ``analyses[i]`` is the analysis of ``dataset.examples[i]``."""
-    if len(analyses) != len(dataset.examples):
-        raise ValueError("one analysis per example is needed")
-    memo: dict[Search, list[tuple[int, Match]]] = {}
+                   usable: Sequence[bool] | None = None) -> list[CapabilityResult]:
+    """Seed tests for each spec, in spec order; ``analyses[i]`` is the analysis of ``dataset.examples[i]``;
+    ``usable[i]`` False leaves that sentence out (``screening.screen``; all are usable without it)."""
+    if len(analyses) != len(dataset.examples) or (usable is not None and len(usable) != len(analyses)):
+        raise ValueError("one analysis (and one usable flag) per example is needed")
+    memo: dict[Search, tuple[list[tuple[int, Match]], int]] = {}
+
+    def screened(search: Search) -> tuple[list[tuple[int, Match]], int]:
+        """The usable sentences that meet ``search``, and how many unusable ones met it too."""
+        if search not in memo:
+            found = [(i, m) for i, (example, analysis) in enumerate(zip(dataset.examples, analyses, strict=True))
+                     if (m := search_match(search, example, analysis)) is not None]
+            kept = [(i, m) for i, m in found if usable is None or usable[i]]
+            memo[search] = (kept, len(found) - len(kept))
+        return memo[search]
 
     def matching(search: Search) -> list[tuple[int, Match]]:
-        if search not in memo:
-            memo[search] = [(i, m) for i, (example, analysis) in enumerate(zip(dataset.examples, analyses, strict=True))
-                            if (m := search_match(search, example, analysis)) is not None]
-        return memo[search]
+        return screened(search)[0]
 
     results = []
     for spec in specs:
         result = CapabilityResult(spec, [])
         seen_texts: set[str] = set()
         for case_number, case in enumerate(spec.cases, start=1):
-            found = matching(case.search)
+            found, dropped = screened(case.search)
             result.matches.append(len(found))
+            if dropped:
+                result.notes.append(f"case {case_number}: {dropped} truncated or broken sentence(s) left out")
             pools = {name: matching(search) for name, search in case.sources.items()}
             empty = [name for name, pool in pools.items() if not pool]
             if empty and found:

@@ -1,4 +1,5 @@
-"""Does a dataset sentence meet a search rule? Label, length, required and forbidden words, start pattern."""
+"""Does a dataset sentence meet a search rule? Label, length, clauses, required and forbidden words, start
+pattern."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from dataclasses import dataclass
 
 from linguagym.capabilities.data.analysis import Analysis, Token
 from linguagym.capabilities.data.datasets import Example
-from linguagym.capabilities.seeds.specs import PatternElement, Search, WordCondition
+from linguagym.capabilities.seeds.negation import CannotNegate, clauses, is_clause, negate
+from linguagym.capabilities.seeds.specs import NEGATED_VERB, PatternElement, Search, WordCondition
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
 
@@ -25,6 +27,10 @@ def search_match(search: Search, example: Example, analysis: Analysis) -> Match 
     length = analysis.length
     if not all(_COMPARE[op](length, bound) for op, bound in search.length):
         return None
+    if search.clauses and not all(_COMPARE[op](clauses(analysis), bound) for op, bound in search.clauses):
+        return None
+    if search.clause and not is_clause(analysis):
+        return None
     if not all(any(word_matches(c, t) for t in analysis.tokens) for c in search.require):
         return None
     if any(word_matches(c, t) for c in search.forbid for t in analysis.tokens):
@@ -32,7 +38,14 @@ def search_match(search: Search, example: Example, analysis: Analysis) -> Match 
     if not search.start:
         return Match({})
     captures = match_start(search.start, analysis.tokens)
-    return None if captures is None else Match(captures)
+    if captures is None:
+        return None
+    if search.negatable:
+        try:
+            negate(analysis, captures[NEGATED_VERB][0])
+        except (CannotNegate, KeyError):
+            return None
+    return Match(captures)
 
 
 def word_matches(condition: WordCondition, token: Token) -> bool:
@@ -57,7 +70,7 @@ def _match(pattern, step: int, tokens, at: int, captures: dict) -> dict | None:
         for width in range(low, high + 1):
             inside = tokens[at:at + width]
             if len(inside) < width or any(t.tag in element.forbid_tags or t.lower in element.forbid_words
-                                          for t in inside):
+                                          or t.sentiment in element.forbid_sentiments for t in inside):
                 break  # wider gaps hold the same forbidden token, or run past the end
             found = dict(captures)
             if element.name and width:

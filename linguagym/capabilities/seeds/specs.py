@@ -3,7 +3,9 @@
 A spec has an ``id`` (``LC4``), a ``name``, a ``description`` and ``cases``. Each case searches the dataset
 for the sentence ``S`` (``search``), may draw further sentences (``sources``: name -> search), may rewrite
 them with a ``template`` whose ``{slots}`` are sentences or ``alternatives``, and states the ``expected``
-labels. The language is documented in docs/capabilities.md; the shipped specs are in ``specs/``.
+labels. The language is documented in docs/capabilities.md; the shipped specs are in ``specs/`` (the repaired
+templates, the default) and ``specs/paper/`` (the published wording of the capabilities whose templates were
+repaired: ``--templates paper`` puts them in place of the shipped ones).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,11 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.errors import Problem
 
 SENTENCE = "S"
-FILTERS = ("bare", "quote", "lower_first", "upper_first")
+FILTERS = ("bare", "quote", "lower_first", "upper_first", "negate")
+NEGATED_VERB = "verb"  # the capture the negate filter negates
+NEGATION_FORM = "negation"  # the alternative that picks its form: "not" or "n't"
+TEMPLATE_SETS = ("repaired", "paper")
+DEFAULT_TEMPLATES = "repaired"
 SLOT = re.compile(r"\{([^{}]*)\}")
 SLOT_BODY = re.compile(r"^([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?((?:\|\w+)*)$")
 _LENGTH = re.compile(r"^\s*(<=|>=|<|>|==)\s*(\d+)\s*$")
@@ -48,6 +54,7 @@ class PatternElement:
     gap: tuple[int, int] | None = None  # (min, max) tokens
     forbid_tags: frozenset[str] = frozenset()  # for gaps: tokens that may not be inside
     forbid_words: frozenset[str] = frozenset()  # for gaps: lower case words that may not be inside
+    forbid_sentiments: frozenset[str] = frozenset()  # for gaps: SentiWordNet labels no word inside may have
     name: str | None = None  # capture name, usable as {S.name}
     not_followed_by: frozenset[str] = frozenset()  # lower case words that may not come next
 
@@ -56,9 +63,13 @@ class PatternElement:
 class Search:
     labels: frozenset[str]
     length: tuple[tuple[str, int], ...] = ()
+    clauses: tuple[tuple[str, int], ...] = ()  # finite verbs and breaks after the first (``negation.clauses``)
+    clause: bool = False  # S must be a clause: a subject, then a finite verb (``negation.is_clause``)
     require: tuple[WordCondition, ...] = ()
     forbid: tuple[WordCondition, ...] = ()
     start: tuple[PatternElement, ...] = ()
+    negatable: bool = False  # set for a case whose template negates S: its captured verb must be negatable, so
+    # that seeds and expansions (which re-run the search) never meet a verb the negate filter refuses
 
     @property
     def captures(self) -> tuple[str, ...]:
@@ -88,9 +99,19 @@ def builtin_spec_dir() -> Path:
     return Path(str(resources.files("linguagym.capabilities.seeds") / "specs"))
 
 
-def load_specs(paths: list[Path] | None = None) -> list[Spec]:
+def paper_spec_dir() -> Path:
+    """The published templates of the capabilities whose shipped templates are repaired (docs/capabilities.md)."""
+    return builtin_spec_dir() / "paper"
+
+
+def load_specs(paths: list[Path] | None = None, templates: str = DEFAULT_TEMPLATES) -> list[Spec]:
     """Specs from files and directories (their ``*.yaml``, ``*.yml``, ``*.json``); the shipped 11 by default.
-    Sorted by id with numbers in order (LC2 before LC10); ids must be unique."""
+    Sorted by id with numbers in order (LC2 before LC10); ids must be unique. ``templates``: ``repaired`` (the
+    shipped files as they are) or ``paper``, which puts the published wording in place of each shipped spec
+    that has one (``specs/paper/``)."""
+    if templates not in TEMPLATE_SETS:
+        raise CapabilityError(f"unknown template set {templates!r}",
+                              hint=f"use {' or '.join(TEMPLATE_SETS)} (repaired is the default)")
     files: list[Path] = []
     for path in paths or [builtin_spec_dir()]:
         path = Path(path)
@@ -103,6 +124,10 @@ def load_specs(paths: list[Path] | None = None) -> list[Spec]:
             files.append(path)
         else:
             raise CapabilityError(f"spec file {path} does not exist")
+    if templates == "paper":
+        paper = {p.stem: p for p in paper_spec_dir().glob("*.yaml")}
+        builtin = builtin_spec_dir().resolve()
+        files = [paper.get(p.stem, p) if p.resolve().parent == builtin else p for p in files]
     specs = [load_spec(p) for p in files]
     seen: dict[str, str] = {}
     for spec in specs:
@@ -248,6 +273,8 @@ class _Checker:
         expected = self.labels(data.get("expected"), f"{where}.expected")
         if search is None or expected is None:
             return None
+        if isinstance(template, str) and re.search(r"\{S\|negate\b", template):
+            search = replace(search, negatable=True)
         return Case(search, expected, sources, template, alternatives)
 
     def labels(self, value: Any, where: str) -> frozenset[str] | None:
@@ -265,25 +292,34 @@ class _Checker:
         if not isinstance(data, dict):
             self.fail(where, "a search must be a mapping (label, length, require, forbid, start)")
             return None
-        self.keys(data, where, ("label", "length", "require", "forbid", "start"), ("label",))
+        self.keys(data, where, ("label", "length", "clauses", "clause", "require", "forbid", "start"), ("label",))
+        clause = data.get("clause", False)
+        if not isinstance(clause, bool):
+            self.fail(f"{where}.clause", "must be true or false")
+            clause = False
         labels = self.labels(data.get("label"), f"{where}.label")
-        length = []
-        raw_length = data.get("length", [])
-        if not isinstance(raw_length, str | list):
-            self.fail(f"{where}.length", "must be a comparison such as '< 10', or a list of them")
-            raw_length = []
-        for item in [raw_length] if isinstance(raw_length, str) else raw_length:
-            match = _LENGTH.match(item) if isinstance(item, str) else None
-            if match is None:
-                self.fail(f"{where}.length", f"{item!r} is not a comparison such as '< 10' (<, <=, >, >=, ==)")
-            else:
-                length.append((match.group(1), int(match.group(2))))
+        length = self.comparisons(data.get("length", []), f"{where}.length")
+        clauses = self.comparisons(data.get("clauses", []), f"{where}.clauses")
         require = self.words(data.get("require", []), f"{where}.require")
         forbid = self.words(data.get("forbid", []), f"{where}.forbid")
         start = self.pattern(data.get("start", []), f"{where}.start")
         if labels is None:
             return None
-        return Search(labels, tuple(length), require, forbid, start)
+        return Search(labels, length=length, clauses=clauses, clause=clause, require=require, forbid=forbid,
+                      start=start)
+
+    def comparisons(self, raw: Any, where: str) -> tuple[tuple[str, int], ...]:
+        if not isinstance(raw, str | list):
+            self.fail(where, "must be a comparison such as '< 10', or a list of them")
+            raw = []
+        out = []
+        for item in [raw] if isinstance(raw, str) else raw:
+            match = _LENGTH.match(item) if isinstance(item, str) else None
+            if match is None:
+                self.fail(where, f"{item!r} is not a comparison such as '< 10' (<, <=, >, >=, ==)")
+            else:
+                out.append((match.group(1), int(match.group(2))))
+        return tuple(out)
 
     def words(self, data: Any, where: str) -> tuple[WordCondition, ...]:
         if not isinstance(data, list):
@@ -311,7 +347,11 @@ class _Checker:
             if not isinstance(item, dict):
                 self.fail(at, "a pattern step must be a mapping")
                 continue
-            self.keys(item, at, ("word", "tag", "gap", "forbid_tags", "forbid_words", "name", "not_followed_by"))
+            self.keys(item, at, ("word", "tag", "gap", "forbid_tags", "forbid_words", "forbid_sentiments", "name",
+                                 "not_followed_by"))
+            sentiments = self.alternatives_of(item.get("forbid_sentiments"), f"{at}.forbid_sentiments") or frozenset()
+            if not sentiments <= set(SENTIMENTS):
+                self.fail(f"{at}.forbid_sentiments", f"sentiments are {', '.join(SENTIMENTS)}")
             name = item.get("name")
             if name is not None and (not isinstance(name, str) or not _NAME.match(name) or name in ("pre", "post")):
                 self.fail(f"{at}.name", f"{name!r} is not a capture name (a word other than pre and post)")
@@ -330,6 +370,7 @@ class _Checker:
                 forbid_tags=self.alternatives_of(item.get("forbid_tags"), f"{at}.forbid_tags") or frozenset(),
                 forbid_words=self.alternatives_of(item.get("forbid_words"), f"{at}.forbid_words", lower=True)
                 or frozenset(),
+                forbid_sentiments=sentiments,
                 name=name,
                 not_followed_by=self.alternatives_of(item.get("not_followed_by"), f"{at}.not_followed_by", lower=True)
                 or frozenset(),
@@ -395,6 +436,14 @@ class _Checker:
             for name_of_filter in filters:
                 if name_of_filter not in FILTERS:
                     self.fail(where, f"slot {{{body}}}: unknown filter {name_of_filter!r} ({', '.join(FILTERS)})")
+            if "negate" in filters:
+                if part or NEGATED_VERB not in captures.get(name, ()) or filters[0] != "negate":
+                    self.fail(where, f"slot {{{body}}}: negate comes first and takes a whole sentence whose start "
+                              f"pattern names its verb {NEGATED_VERB!r} (name: {NEGATED_VERB})")
+                used.add(NEGATION_FORM)  # the negate filter reads the form from this alternative, if there is one
+                forms = alternatives.get(NEGATION_FORM, ("not",))
+                if not set(forms) <= {"not", "n't"}:
+                    self.fail(where, f"alternatives {NEGATION_FORM!r} of a negate filter must be \"not\" or \"n't\"")
         for name in [*captures, *alternatives]:
             if name not in used:
                 self.fail(where, f"{name!r} is never used in the template")

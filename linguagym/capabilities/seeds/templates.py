@@ -1,5 +1,7 @@
 """Fill a template's slots: sentences (whole, or a part around the start pattern's captures, through filters)
-and alternatives (one chosen at random, the same wherever the name recurs)."""
+and alternatives (one chosen at random, the same wherever the name recurs). The ``negate`` filter negates the
+sentence's captured ``verb`` (``negation.negate``) in the form the alternative ``negation`` chose (``not`` or
+``n't``; ``not`` without one)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,13 @@ from dataclasses import dataclass
 
 from linguagym.capabilities.data.analysis import Analysis
 from linguagym.capabilities.data.datasets import Example
+from linguagym.capabilities.seeds.negation import negate
 from linguagym.capabilities.seeds.search import Match
-from linguagym.capabilities.seeds.specs import SLOT, SLOT_BODY
+from linguagym.capabilities.seeds.specs import NEGATED_VERB, NEGATION_FORM, SLOT, SLOT_BODY
 
-_KEEP_CASE_TAGS = ("NNP", "NNPS")
+# a capitalised noun that starts a sentence with no determiner is mostly a name or a title the tagger took for a
+# common noun ("Steers has ...", "Confessions is ..."), so it keeps its capital
+_KEEP_CASE_TAGS = ("NNP", "NNPS", "NN", "NNS")
 
 
 @dataclass(frozen=True)
@@ -25,7 +30,8 @@ class Slot:
 def render(template: str | None, slots: dict[str, Slot], alternatives: dict[str, tuple[str, ...]],
            rng: random.Random | None, chosen: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
     """The test text and the alternatives chosen; without a template the text is sentence S itself.
-    ``chosen`` fixes the alternatives (as an earlier render chose them) instead of drawing them from ``rng``."""
+    ``chosen`` fixes the alternatives (as an earlier render chose them) instead of drawing them from ``rng``.
+    Raises ``negation.CannotNegate`` when a negate filter meets a verb it cannot negate."""
     if template is None:
         return slots["S"].example.text, {}
     if chosen is None:
@@ -39,7 +45,11 @@ def render(template: str | None, slots: dict[str, Slot], alternatives: dict[str,
         slot = slots[name]
         start, text = _part(slot, part)
         for name_of_filter in (f for f in (filters or "").split("|") if f):
-            text = _FILTERS[name_of_filter](text, slot.analysis, start)
+            if name_of_filter == "negate":  # first, on the whole sentence (the spec checker sees to both)
+                text = negate(slot.analysis, slot.match.captures[NEGATED_VERB][0],
+                              short=chosen.get(NEGATION_FORM) == "n't")
+            else:
+                text = _FILTERS[name_of_filter](text, slot.analysis, start)
         return text
 
     text = SLOT.sub(fill, template)
@@ -73,7 +83,8 @@ def _quote(text: str, analysis: Analysis, start: int) -> str:
 
 
 def _lower_first(text: str, analysis: Analysis, start: int) -> str:
-    """Lower-case the first letter unless its word is a proper noun, "I" or an acronym."""
+    """Lower-case the first letter unless its word is a noun (a name or title, see _KEEP_CASE_TAGS), "I" or an
+    acronym."""
     stripped = text.lstrip()
     if not stripped:
         return text

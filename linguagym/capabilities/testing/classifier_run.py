@@ -23,7 +23,12 @@ from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
 from linguagym.capabilities.classifiers.cache import CachedClassifier
-from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile, require_test_file
+from linguagym.capabilities.testing.testfile_model import (
+    CapabilityTest,
+    CapabilityTestFile,
+    Direction,
+    require_test_file,
+)
 from linguagym.errors import Cancelled, LinguagymError
 
 # progress(total) is called once with the number of texts still to predict; it returns advance(n), called with the
@@ -33,7 +38,8 @@ ProgressFactory = Callable[[int], Callable[[int], None]]
 
 @dataclass(frozen=True)
 class Outcome:
-    """One test under one classifier."""
+    """One test under one classifier. An INV or DIR test (``test_type``) is marked against the prediction for its
+    ``original_text`` (``original_prediction``), not against ``expected``."""
 
     id: str
     capability: str
@@ -45,6 +51,11 @@ class Outcome:
     source: str | None = None  # the dataset sentence the test was made from (only where it has a gold label)
     source_label: str | None = None  # its gold label, the dataset's
     source_predicted: str | None = None  # the classifier's label for it
+    test_type: str = "MFT"  # MFT, INV or DIR
+    perturbation: str | None = None  # INV/DIR: what made the text (typo, names, negation ...)
+    original_text: str | None = None  # INV/DIR: the text it is compared with
+    original_prediction: Prediction | None = None  # INV/DIR: the classifier's prediction for original_text
+    direction: Direction | None = None  # DIR: how the probability must move
 
     @property
     def predicted(self) -> str:
@@ -52,7 +63,24 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
-        return self.prediction.label in self.expected
+        """MFT: the label is expected. INV: the label is the original's. DIR: the direction's probability did
+        not move against ``direction.change`` by more than its tolerance (CheckList's ``Expect.monotonic``)."""
+        if self.test_type == "MFT" or self.original_prediction is None:
+            return self.prediction.label in self.expected
+        if self.test_type == "INV":
+            return self.prediction.label == self.original_prediction.label
+        change = self.change
+        assert self.direction is not None and change is not None  # (a DIR test names its direction)
+        return change <= self.direction.tolerance if self.direction.change == "decrease" \
+            else change >= -self.direction.tolerance
+
+    @property
+    def change(self) -> float | None:
+        """DIR: how far the probability of ``direction.label`` moved from the original's (after - before)."""
+        if self.direction is None or self.original_prediction is None:
+            return None
+        index = LABELS.index(self.direction.label)
+        return self.prediction.probabilities[index] - self.original_prediction.probabilities[index]
 
     @property
     def source_correct(self) -> bool | None:
@@ -82,8 +110,14 @@ class ClassifierRun:
         return self.error is None
 
     @property
+    def mft_outcomes(self) -> list[Outcome]:
+        """The expected-label tests' outcomes (the S2LCT numbers); INV and DIR are counted apart."""
+        return [o for o in self.outcomes if o.test_type == "MFT"]
+
+    @property
     def failed_tests(self) -> int:
-        return sum(not o.passed for o in self.outcomes)
+        """Failed expected-label (MFT) tests."""
+        return sum(not o.passed for o in self.mft_outcomes)
 
 
 SOURCE_SLOT = "S"  # the template slot holding the sentence a test is about
@@ -96,6 +130,8 @@ def source_sentences(document: CapabilityTestFile) -> dict[str, tuple[str, str]]
     by_id = document.by_id()
     sources = {}
     for test in document.tests:
+        if test.test_type != "MFT":  # an INV/DIR test is compared with its original, not a gold label
+            continue
         row = _source_row(test) or (_source_row(by_id[test.seed_id]) if test.seed_id in by_id else None)
         if row is not None:
             sources[test.id] = row
@@ -109,10 +145,12 @@ def _source_row(test: CapabilityTest) -> tuple[str, str] | None:
 
 def unique_texts(document: CapabilityTestFile) -> list[str]:
     """The distinct texts a run predicts, in first-seen order: every test's text, then the source sentences
-    (``source_sentences``) that are not test texts already."""
+    (``source_sentences``) and the INV/DIR tests' original texts that are not test texts already."""
     document = require_test_file(document, "unique_texts")
     tests = [test.text for test in document.tests]
-    return list(dict.fromkeys([*tests, *(text for text, _ in source_sentences(document).values())]))
+    originals = [t.provenance.original_text for t in document.tests if t.test_type != "MFT"]
+    return list(dict.fromkeys([*tests, *(text for text, _ in source_sentences(document).values()),
+                               *(text for text in originals if text)]))
 
 
 def missing_texts(classifier: Classifier, texts: Sequence[str]) -> list[str]:
@@ -144,8 +182,11 @@ def run_tests(document: CapabilityTestFile, classifier: Classifier, *, progress:
     outcomes = []
     for test in document.tests:
         source, gold = sources.get(test.id, (None, None))
+        original = test.provenance.original_text if test.test_type != "MFT" else None
         outcomes.append(Outcome(test.id, test.capability, test.kind, test.seed_id, test.text, test.expected,
-                                by_text[test.text], source, gold, by_text[source].label if source else None))
+                                by_text[test.text], source, gold, by_text[source].label if source else None,
+                                test.test_type, test.provenance.perturbation if original else None, original,
+                                by_text[original] if original else None, test.provenance.direction))
     return ClassifierRun(classifier.name, dict(classifier.identity), outcomes, len(texts), cached, len(texts),
                          time.perf_counter() - started, None, spec)
 

@@ -7,6 +7,10 @@ a classifier that fails a capability from one that only looks good because it mi
 (``SOURCE_DEFINITION``): its accuracy on the distinct source sentences, and the failure rates among the tests
 whose source it classified correctly.
 
+CheckList's other test types have their own rates, never averaged into the expected-label (MFT) ones above
+(``CHECKLIST_DEFINITION``): INV, the share of (original, perturbed) pairs whose predicted label changes; DIR, the
+share of pairs whose probability moves the wrong way by more than the tolerance; each also per perturbation.
+
 A rate over no tests is ``None`` (shown as "-"), never 0/0. Intervals are 95% Wilson score intervals: they stay
 inside [0, 1] and behave at the small counts a capability often has (a handful of seeds). Expansions of one seed
 are not independent tests, so the expansion intervals are too narrow; they are a guide, not a test.
@@ -21,12 +25,16 @@ from dataclasses import dataclass, field
 
 from linguagym.capabilities.classifiers.base import LABELS
 from linguagym.capabilities.testing.classifier_run import Outcome
-from linguagym.capabilities.testing.testfile_model import CapabilityInfo
+from linguagym.capabilities.testing.testfile_model import PERTURBATION_TYPES, CapabilityInfo
 
 Z95 = 1.959963984540054
 SOURCE_DEFINITION = ("source accuracy = share of distinct source sentences (the dataset sentence a test was made "
                      "from) whose predicted label equals the dataset's gold label; fail % given source right = "
                      "failures among the tests whose source was classified correctly / those tests")
+CHECKLIST_DEFINITION = ("INV fail % = share of (original, perturbed) pairs whose predicted label differs (CheckList's "
+                        "invariance test); DIR fail % = share of pairs whose probability of the named label moves "
+                        "the wrong way by more than the tolerance (CheckList's directional test, "
+                        "Expect.monotonic); both apart from the expected-label (MFT) failure rates")
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,15 @@ class CapabilityFailures:
     seeds_source_right: Rate = NO_TESTS
     expansions_source_right: Rate = NO_TESTS
     tests_source_right: Rate = NO_TESTS
+    # CheckList's invariance and directional tests, apart from the expected-label numbers above; and by
+    # perturbation ("typo", "names", "negation" ...)
+    invariance: Rate = NO_TESTS
+    directional: Rate = NO_TESTS
+    perturbations: dict[str, Rate] = field(default_factory=dict)
 
     @property
     def tests(self) -> int:
+        """Expected-label (MFT) tests."""
         return self.seeds.total + self.expansions.total
 
 
@@ -140,12 +154,13 @@ def summarize(outcomes: Sequence[Outcome], capabilities: Sequence[CapabilityInfo
     grouped: dict[str, list[Outcome]] = {cid: [] for cid in order}
     for outcome in outcomes:
         grouped[outcome.capability].append(outcome)
-    passed = {o.id: o.passed for o in outcomes if o.kind == "seed"}
+    passed = {o.id: o.passed for o in outcomes if o.kind == "seed" and o.test_type == "MFT"}
     rows = tuple(_numbers(cid, names.get(cid, ""), grouped[cid], passed) for cid in order)
     return FailureSummary(classifier, rows, _numbers("all", "all capabilities", list(outcomes), passed))
 
 
-def _numbers(cid: str, name: str, outcomes: list[Outcome], seed_passed: Mapping[str, bool]) -> CapabilityFailures:
+def _numbers(cid: str, name: str, every: list[Outcome], seed_passed: Mapping[str, bool]) -> CapabilityFailures:
+    outcomes = [o for o in every if o.test_type == "MFT"]
     seeds = [o for o in outcomes if o.kind == "seed"]
     expansions = [o for o in outcomes if o.kind == "expansion"]
     after = [o for o in expansions if o.seed is not None and seed_passed.get(o.seed) is True]
@@ -158,7 +173,47 @@ def _numbers(cid: str, name: str, outcomes: list[Outcome], seed_passed: Mapping[
     return CapabilityFailures(cid, name, _rate(seeds), _rate(expansions), _rate(after), confusion,
                               Accuracy(sum(correct_by_source.values()), len(correct_by_source)),
                               _rate([o for o in right if o.kind == "seed"]),
-                              _rate([o for o in right if o.kind == "expansion"]), _rate(right))
+                              _rate([o for o in right if o.kind == "expansion"]), _rate(right),
+                              *_checklist_rates(every))
+
+
+def _checklist_rates(outcomes: list[Outcome]) -> tuple[Rate, Rate, dict[str, Rate]]:
+    """The INV rate, the DIR rate and one rate per perturbation (in the order first met)."""
+    by_perturbation: dict[str, list[Outcome]] = {}
+    for outcome in outcomes:
+        if outcome.test_type != "MFT":
+            by_perturbation.setdefault(outcome.perturbation or outcome.test_type, []).append(outcome)
+    return (_rate([o for o in outcomes if o.test_type == "INV"]), _rate([o for o in outcomes if o.test_type == "DIR"]),
+            {name: _rate(group) for name, group in by_perturbation.items()})
+
+
+def has_checklist(summaries: Mapping[str, FailureSummary]) -> bool:
+    """Whether any classifier ran INV or DIR tests (only then are their numbers shown)."""
+    return any(s.total.invariance.total or s.total.directional.total for s in summaries.values())
+
+
+def checklist_table(summaries: Mapping[str, FailureSummary]) -> tuple[list[tuple[str, str]], list[list[str]]]:
+    """CheckList's numbers as display text, apart from ``summary_table``: per capability (then ``all``) the
+    number of INV and DIR pairs, then per classifier the INV and DIR failure rates and each perturbation's."""
+    if not summaries:
+        return [], []
+    first = next(iter(summaries.values()))
+    known = list(PERTURBATION_TYPES)  # the generator's order; others (hand-made files) after them
+    names = sorted(dict.fromkeys(name for s in summaries.values() for name in s.total.perturbations),
+                   key=lambda name: known.index(name) if name in known else len(known))
+    columns = ["INV fail %", "DIR fail %", *(f"{name} fail %" for name in names)]
+    header = [("", "LC"), ("", "name"), ("", "INV pairs"), ("", "DIR pairs")]
+    header += [(label, column) for label in summaries for column in columns]
+    tables = [[*s.capabilities, s.total] for s in summaries.values()]
+    rows = []
+    for i, row in enumerate([*first.capabilities, first.total]):
+        cells = [row.id, row.name, str(row.invariance.total), str(row.directional.total)]
+        for table in tables:
+            numbers = table[i]
+            cells += [numbers.invariance.percent(), numbers.directional.percent(),
+                      *(numbers.perturbations.get(name, NO_TESTS).percent() for name in names)]
+        rows.append(cells)
+    return header, rows
 
 
 def _rate(outcomes: list[Outcome]) -> Rate:

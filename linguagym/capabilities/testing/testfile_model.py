@@ -32,9 +32,22 @@ from linguagym.capabilities.testing.json_object import (
 
 FORMAT = "linguagym-capability-tests"
 VERSION = 1
+# A file with INV or DIR tests is version 2: linguagym before them reads version 1 only, and would otherwise take
+# every perturbed pair for an expected-label test. Files of expected-label tests only stay version 1.
+CHECKLIST_VERSION = 2
 
 Label = Literal["negative", "neutral", "positive"]
 Kind = Literal["seed", "expansion"]
+# CheckList's test types (Ribeiro et al. 2020): MFT, an expected-label test (every S2LCT test; a test without a
+# ``type`` is one); INV, the label must not change from the original's; DIR, a probability must move one way
+TestType = Literal["MFT", "INV", "DIR"]
+TEST_TYPES: tuple[TestType, ...] = ("MFT", "INV", "DIR")
+# what `lct generate`, the web app and generate_suite write unless told otherwise: the paper's tests, and CheckList's
+# invariance and directional pairs made from them (reported apart)
+DEFAULT_TEST_TYPES: tuple[TestType, ...] = TEST_TYPES
+# an INV/DIR test's ``provenance.perturbation`` -> its test type, in the order they are made and reported
+PERTURBATION_TYPES: dict[str, TestType] = {"expansion": "INV", "typo": "INV", "contraction": "INV", "names": "INV",
+                                           "places": "INV", "negation": "DIR"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,13 +170,32 @@ class Mask(JsonObject):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Direction(JsonObject):
+    """A DIR test's expectation: the probability of ``label`` must ``change`` ("increase" or "decrease") from the
+    original's; a move the wrong way of at most ``tolerance`` still passes (CheckList's ``Expect.monotonic``)."""
+
+    KEYS = ("label", "change", "tolerance")
+
+    label: Label
+    change: Literal["increase", "decrease"]
+    tolerance: float
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Direction:
+        return cls._read(data, {key: data[key] for key in cls.KEYS})
+
+
+@dataclass(frozen=True, kw_only=True)
 class Provenance(JsonObject):
     """Where a test came from. A seed: its template case, the dataset rows filling the slots, the template and
     the alternatives chosen. An expansion: its seed's provenance plus the seed test's id (``seed``), the sentence
-    expanded, the production, masks and fills that changed it, and the filler's scores."""
+    expanded, the production, masks and fills that changed it, and the filler's scores. An INV or DIR test: the
+    text it is compared with (``original_text``; ``original``, the id of the test it perturbs, where it perturbs
+    one), the ``perturbation`` that made it and, for DIR, its ``direction``."""
 
     KEYS = ("dataset", "case", "rows", "template", "alternatives", "seed", "seed_text", "expanded_text",
-            "production", "masked", "masks", "fills", "confidence", "disruption", "score", "selection")
+            "production", "masked", "masks", "fills", "confidence", "disruption", "score", "selection", "original",
+            "original_text", "perturbation", "direction")
     OPTIONAL = frozenset(KEYS[1:])
 
     dataset: str
@@ -182,6 +214,10 @@ class Provenance(JsonObject):
     disruption: float | None = None
     score: float | None = None
     selection: str | None = None  # "score" or "random"
+    original: str | None = None  # an INV/DIR test: the id of the test it perturbs, where it perturbs one
+    original_text: str | None = None  # an INV/DIR test: the text whose prediction it is compared with
+    perturbation: str | None = None  # an INV/DIR test: what made it (``perturb.build.PERTURBATIONS``)
+    direction: Direction | None = None  # a DIR test's expectation
 
     @classmethod
     def for_seed(cls, *, dataset: str, case: int, rows: tuple[SourceRow, ...], template: str | None,
@@ -196,8 +232,11 @@ class Provenance(JsonObject):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Provenance:
-        values: dict[str, Any] = {key: data[key] for key in ("dataset", "seed", "seed_text", "expanded_text")
+        values: dict[str, Any] = {key: data[key] for key in ("dataset", "seed", "seed_text", "expanded_text",
+                                                             "original", "original_text", "perturbation")
                                   if key in data}
+        if "direction" in data:
+            values["direction"] = Direction.from_json(data["direction"])
         if "fills" in data:
             values["fills"] = tuple(data["fills"])
         if "masks" in data:
@@ -217,9 +256,12 @@ class Provenance(JsonObject):
 
 @dataclass(frozen=True, kw_only=True)
 class CapabilityTest(JsonObject):
-    """One test: ``text`` for a classifier, which passes when it predicts a label in ``expected``."""
+    """One test: ``text`` for a classifier. An MFT test (the default) passes when it predicts a label in
+    ``expected``; an INV test when it predicts the label it predicts for ``provenance.original_text``; a DIR test
+    when the probability moves as ``provenance.direction`` says (``expected`` then only informs the reader)."""
 
-    KEYS = ("id", "capability", "text", "expected", "kind", "provenance")
+    KEYS = ("id", "capability", "text", "expected", "kind", "type", "provenance")
+    OPTIONAL = frozenset({"type"})
 
     id: str
     capability: str
@@ -227,6 +269,11 @@ class CapabilityTest(JsonObject):
     expected: tuple[Label, ...]  # the generator writes them in LABELS order
     kind: Kind
     provenance: Provenance
+    type: TestType | None = None  # None (the key left out, as in files written before INV and DIR): MFT
+
+    @property
+    def test_type(self) -> TestType:
+        return self.type or "MFT"
 
     @property
     def seed_id(self) -> str | None:
@@ -235,9 +282,12 @@ class CapabilityTest(JsonObject):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CapabilityTest:
-        return cls._read(data, {"id": data["id"], "capability": data["capability"], "text": data["text"],
-                                "expected": tuple(data["expected"]), "kind": data["kind"],
-                                "provenance": Provenance.from_json(data["provenance"])})
+        values = {"id": data["id"], "capability": data["capability"], "text": data["text"],
+                  "expected": tuple(data["expected"]), "kind": data["kind"],
+                  "provenance": Provenance.from_json(data["provenance"])}
+        if "type" in data:
+            values["type"] = data["type"]
+        return cls._read(data, values)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -246,8 +296,8 @@ class CapabilityTestFile(JsonObject):
     its expansions)."""
 
     KEYS = ("format", "version", "created_by", "dataset", "lexicon", "tagger", "settings", "capabilities", "tests",
-            "expansion")
-    OPTIONAL = frozenset({"lexicon", "tagger", "expansion"})
+            "expansion", "perturbations")
+    OPTIONAL = frozenset({"lexicon", "tagger", "expansion", "perturbations"})
 
     created_by: CreatedBy
     dataset: DatasetInfo
@@ -259,13 +309,19 @@ class CapabilityTestFile(JsonObject):
     lexicon: Mapping[str, Any] | None = None  # the word-sentiment lexicon: source, words
     tagger: Mapping[str, Any] | None = None  # the spaCy model
     expansion: Mapping[str, Any] | None = None  # how seeds were expanded: parser, grammar, filler, counts, timings
+    perturbations: Mapping[str, Any] | None = None  # how INV and DIR tests were made: types, seed, tolerance, counts
 
     def by_id(self) -> dict[str, CapabilityTest]:
         return {test.id: test for test in self.tests}
 
     def count(self, kind: Kind) -> int:
-        """How many tests are of ``kind``."""
-        return sum(test.kind == kind for test in self.tests)
+        """How many expected-label (MFT) tests are of ``kind``; INV and DIR tests are counted apart
+        (``count_type``)."""
+        return sum(test.kind == kind and test.test_type == "MFT" for test in self.tests)
+
+    def count_type(self, test_type: TestType) -> int:
+        """How many tests are of CheckList type ``test_type``."""
+        return sum(test.test_type == test_type for test in self.tests)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CapabilityTestFile:
@@ -279,7 +335,8 @@ class CapabilityTestFile(JsonObject):
         for key in ("lexicon", "tagger"):
             if key in data:
                 values[key] = plain(data[key])
-        take_checked(data, values, "expansion", lambda value: isinstance(value, Mapping), plain)
+        for key in ("expansion", "perturbations"):
+            take_checked(data, values, key, lambda value: isinstance(value, Mapping), plain)
         return cls._read(data, values)
 
 

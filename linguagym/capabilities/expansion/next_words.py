@@ -1,0 +1,67 @@
+"""The next-token distribution after many left contexts at once, by the scoring engine's prefix trees.
+
+The masks of one seed sentence have left contexts that are prefixes of each other ("The", "The film", "The film
+is"), and the beams of a two-mask fill share everything up to their first word. Packed into prefix trees
+(``scoring.prefix.pack``), every distinct token prefix goes through the model once, at its own depth, with no
+padding; the distribution is read at the last token of each context. Up to float rounding it is the one a plain
+pass over that context alone gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from linguagym.scoring.prefix import batches, pack
+
+LN2 = math.log(2.0)
+
+
+def tree_next_logprobs(model: Any, device: Any, sequences: Sequence[Sequence[int]], columns: Any, *,
+                       row_tokens: int = 256, batch_tokens: int = 4096) -> Any:
+    """log2 p(token | sequence) for each sequence (non-empty) and each vocabulary id in ``columns`` (a 1-D long
+    tensor): a float32 tensor of shape (len(sequences), len(columns)), on the CPU."""
+    import numpy as np
+    import torch
+
+    rows, paths = pack(sequences, max(row_tokens, max(len(s) for s in sequences)))
+    base = model.base_model
+    head = model.get_output_embeddings()
+    cap = getattr(model.config, "final_logit_softcapping", None)
+    dtype = next(model.parameters()).dtype
+    out = torch.empty((len(sequences), len(columns)), dtype=torch.float32)
+    ends: dict[int, list[tuple[int, int]]] = {}  # row -> (sequence, node of its last token)
+    for i, (r, path) in enumerate(paths):
+        ends.setdefault(r, []).append((i, path[-1]))
+    # Every node is computed here (a leaf's distribution is what is wanted), so a row's length is its node count.
+    for group in batches([len(row.tokens) for row in rows], batch_tokens):
+        width = max(len(rows[r].tokens) for r in group)
+        ids = np.zeros((len(group), width), dtype=np.int64)
+        positions = np.zeros((len(group), width), dtype=np.int64)
+        allowed = np.zeros((len(group), width, width), dtype=bool)
+        for b, r in enumerate(group):
+            row = rows[r]
+            n = len(row.tokens)
+            ids[b, :n] = row.tokens
+            positions[b, :n] = row.depths
+            seen = allowed[b]
+            for k, parent in enumerate(row.parents):  # a node sees its ancestors (its parent's view) and itself
+                if parent >= 0:
+                    seen[k] = seen[parent]
+                seen[k, k] = True
+            for k in range(n, width):  # padding sees only itself: no empty softmax row
+                seen[k, k] = True
+        mask = torch.zeros(allowed.shape, dtype=dtype)
+        mask.masked_fill_(torch.from_numpy(~allowed), torch.finfo(dtype).min)
+        wanted = [(i, b * width + node) for b, r in enumerate(group) for i, node in ends[r]]
+        with torch.inference_mode():
+            hidden = base(input_ids=torch.from_numpy(ids).to(device), attention_mask=mask[:, None].to(device),
+                          position_ids=torch.from_numpy(positions).to(device), use_cache=False).last_hidden_state
+            hidden = hidden.reshape(-1, hidden.shape[-1])[torch.tensor([flat for _, flat in wanted]).to(device)]
+            logits = head(hidden).float()
+            if cap:
+                logits = torch.tanh(logits / cap) * cap
+            logp = (torch.log_softmax(logits, dim=-1)[:, columns.to(device)] / LN2).cpu()
+        out[torch.tensor([i for i, _ in wanted])] = logp
+    return out

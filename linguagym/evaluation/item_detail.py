@@ -1,0 +1,129 @@
+"""One item of one suite as a model's run folder stores it, with no model: each condition's regions and their values
+(``suites/NAME.json``), each prediction's terms evaluated on them (and the outcome the run recorded, from
+``predictions.csv``), and on demand each token's surprisal (``tokens.csv``). The web app's item page shows it."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation.outputs import scored_suite_files
+from linguagym.evaluation.report import RunData
+from linguagym.evaluation.scored_suites import stored_values
+from linguagym.suites.formula import Explanation, RegionRef, Tolerance, explain, region_refs
+from linguagym.suites.load import read_suite
+from linguagym.suites.model import Suite
+
+
+@dataclass(frozen=True)
+class TokenScore:
+    token: str  # as the tokenizer wrote it
+    covered: str  # the text it covers in the sentence
+    surprisal: float  # bits (NaN where unscored)
+    unknown: bool
+
+
+@dataclass(frozen=True)
+class RegionScores:
+    number: int
+    name: str
+    content: str
+    values: Mapping[str, float]  # metric -> value in bits, those the scored suite holds
+    oovs: tuple[str, ...]
+    tokens: tuple[TokenScore, ...] | None  # None: not asked for, or the run wrote no tokens.csv
+
+
+@dataclass(frozen=True)
+class ConditionScores:
+    name: str
+    regions: tuple[RegionScores, ...]
+
+
+@dataclass(frozen=True)
+class PredictionTerms:
+    index: int
+    formula: str
+    references: tuple[RegionRef, ...]  # the regions it names, each once, in order
+    explanation: Explanation  # re-evaluated from the stored values
+    recorded: bool | None  # whether it holds, as the run recorded it (None: not in predictions.csv)
+
+
+@dataclass(frozen=True)
+class ItemScores:
+    model: str
+    suite: str
+    item: int
+    metric: str  # the metric predictions were evaluated on
+    conditions: tuple[ConditionScores, ...]
+    predictions: tuple[PredictionTerms, ...]
+    has_tokens: bool  # tokens.csv was read (runs made before linguagym wrote it have none)
+
+
+def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens: bool = False) -> ItemScores:
+    """Item ``item_number`` of ``suite_name`` in one model's run folder; ``tokens``: also each token's surprisal."""
+    suite = _scored_suite(run, suite_name)
+    item = next((i for i in suite.items if i.number == item_number), None)
+    if item is None:
+        raise ConfigurationError(f"suite {suite_name!r} has no item {item_number} in {run.directory}")
+    entry = next(s for s in run.record["suites"] if s["name"] == suite_name)
+    metric = entry.get("metric") or suite.meta.primary_metric
+    settings = run.record.get("settings", {})
+    tolerance = Tolerance(settings.get("atol", Tolerance.atol), settings.get("rtol", Tolerance.rtol))
+    where = f"{run.directory}: suite {suite_name!r}, item {item_number}"
+    values = {condition.name: stored_values(condition, metric, where) for condition in item.conditions}
+
+    def lookup(ref: RegionRef) -> float:
+        return values[ref.condition][ref.region].get(metric, math.nan)
+
+    recorded = _recorded_outcomes(run, suite_name, item_number)
+    predictions = tuple(
+        PredictionTerms(index, prediction.formula, tuple(dict.fromkeys(region_refs(prediction.tree))),
+                        explain(prediction.tree, lookup, tolerance), recorded.get(index))
+        for index, prediction in enumerate(suite.predictions))
+    token_path = run.directory / "tokens.csv"
+    by_region = _read_tokens(run, suite_name, item_number) if tokens and token_path.is_file() else None
+    conditions = tuple(
+        ConditionScores(condition.name, tuple(
+            RegionScores(region.number, suite.region_names[region.number - 1], region.content,
+                         dict(region.values or {}), region.oovs,
+                         None if by_region is None else tuple(by_region.get((condition.name, region.number), ())))
+            for region in condition.regions))
+        for condition in item.conditions)
+    return ItemScores(run.model, suite_name, item_number, metric, conditions, predictions, by_region is not None)
+
+
+def _scored_suite(run: RunData, name: str) -> Suite:
+    path = scored_suite_files(run.directory, run.record).get(name)
+    if path is None:
+        raise ConfigurationError(f"{run.directory} holds no results for a suite named {name!r}")
+    if not path.is_file():
+        raise ConfigurationError(f"{path} is missing: the run folder {run.directory} is incomplete",
+                                 hint="run the suite again")
+    return read_suite(path).suite
+
+
+def _recorded_outcomes(run: RunData, suite: str, item: int) -> dict[int, bool]:
+    with (run.directory / "predictions.csv").open(newline="", encoding="utf-8") as handle:
+        return {int(row["prediction"]): row["holds"] == "True" for row in csv.DictReader(handle)
+                if row["suite"] == suite and row["item"] == str(item)}
+
+
+def _read_tokens(run: RunData, suite: str, item: int) -> dict[tuple[str, int], list[TokenScore]]:
+    """(condition, region) -> its tokens, in order, from the folder's tokens.csv."""
+    found: dict[tuple[str, int], list[TokenScore]] = {}
+    with (run.directory / "tokens.csv").open(newline="", encoding="utf-8") as handle:
+        rows = csv.reader(handle)
+        column = {name: index for index, name in enumerate(next(rows, []))}
+        at = [column[name] for name in ("suite", "item", "condition", "region", "token", "covered", "surprisal",
+                                        "unknown")]
+        wanted = str(item)
+        for row in rows:  # a plain reader: a run's tokens.csv has tens of thousands of rows, one item a few dozen
+            if row[at[1]] != wanted or row[at[0]] != suite:
+                continue
+            _, _, condition, region, token, covered, surprisal, unknown = (row[i] for i in at)
+            found.setdefault((condition, int(region)), []).append(
+                TokenScore(token, covered, float(surprisal) if surprisal else math.nan, unknown == "True"))
+    return found

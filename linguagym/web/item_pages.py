@@ -1,0 +1,75 @@
+"""What a run's item pages show, read through the library's result readers: the item list of one suite (filtered to
+failing items or items the models disagree on) and one item in detail (every model's region values, the terms of
+each prediction, tokens on demand). ``views_runs`` routes to these."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from linguagym.errors import ConfigurationError
+from linguagym.evaluation.item_detail import ItemScores, read_item_scores
+from linguagym.evaluation.item_table import ITEM_FILTERS, ItemTable, read_item_table
+from linguagym.evaluation.report import RunData, find_runs, region_plot_names
+from linguagym.web.errors import NotFound
+
+
+def model_runs(results: Path) -> list[RunData]:
+    """The model folders a run has written so far (none before its first model is done)."""
+    if not results.is_dir():
+        return []
+    try:
+        return find_runs([results])
+    except ConfigurationError:  # no model folder yet
+        return []
+
+
+def item_filter(value: str | None) -> str:
+    show = value or "all"
+    if show not in ITEM_FILTERS:
+        raise ConfigurationError(f"unknown item filter {show!r}", hint="use one of " + ", ".join(ITEM_FILTERS))
+    return show
+
+
+def suite_table(run_id: int, runs: list[RunData], suite: str) -> ItemTable:
+    table = read_item_table(runs, suite)
+    if not table.models:
+        raise NotFound(f"run {run_id} has no results for a suite named {suite!r}",
+                       hint="pick a suite from the run's accuracy table")
+    return table
+
+
+def bits(value: float) -> str:
+    """A surprisal for a table cell: two decimals, '–' where undefined."""
+    return "–" if value is None or math.isnan(value) else f"{value:.2f}"
+
+
+def items_context(run_id: int, results: Path, suite: str, show: str, policy: str) -> dict:
+    runs = model_runs(results)
+    table = suite_table(run_id, runs, suite)
+    plots = []
+    if (results / "plots").is_dir():  # the report is written, and with it every model's folder
+        suites_of = {data.model: list(dict.fromkeys(s["name"] for s in data.record.get("suites", []))) for data in runs}
+        paths = {key: f"plots/{name}" for key, name in region_plot_names(runs, suites_of).items()}
+        plots = [(model, paths[(model, suite)]) for model in table.models
+                 if (model, suite) in paths and (results / paths[(model, suite)]).is_file()]
+    counts = {kind: len(table.filtered(kind, policy)) for kind in ITEM_FILTERS}
+    return {"suite": suite, "table": table, "shown": table.filtered(show, policy), "show": show, "counts": counts,
+            "filters": ITEM_FILTERS, "policy": policy, "plots": plots}
+
+
+def item_context(run_id: int, results: Path, suite: str, item: int, show: str, policy: str, tokens: bool) -> dict:
+    runs = model_runs(results)
+    table = suite_table(run_id, runs, suite)
+    if item not in table.outcomes:
+        raise NotFound(f"suite {suite!r} of run {run_id} has no item {item}", hint="pick an item from the suite's list")
+    details: list[ItemScores] = [read_item_scores(data, suite, item, tokens=tokens) for data in runs
+                                 if data.model in table.outcomes[item]]
+    named: dict[tuple[str, int | None], list[int]] = {}  # (condition, region) -> the predictions naming it
+    for prediction in details[0].predictions:
+        for ref in prediction.references:
+            named.setdefault((ref.condition, ref.region), []).append(prediction.index)
+    previous, following = table.neighbours(item, show, policy)
+    return {"suite": suite, "item": item, "table": table, "details": details, "first": details[0], "named": named,
+            "show": show, "policy": policy, "tokens": tokens, "previous": previous, "next": following, "bits": bits,
+            "has_tokens": all(d.has_tokens for d in details)}
