@@ -80,6 +80,9 @@ def test_names_and_places_are_swapped_consistently_and_never_for_themselves():
     ("I loved this film.", "I did not love this film."),
     ("It will be a great success.", "It will not be a great success."),
     ("You can feel the love.", "You cannot feel the love."),
+    ("It is certainly a fine film.", "It is certainly not a fine film."),  # the adverb keeps its scope
+    ("The film has been praised.", "The film has not been praised."),
+    ("The acting was very moving.", "The acting was not very moving."),
     ("A gorgeous, witty, seductive movie.", None),  # no verb
     ("This is not good.", None),  # negated already
 ])

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.usefixtures("spacy_ready")
 @pytest.fixture
 def generated(rt_file, swn_file):
     def make(**options) -> CapabilityTestFile:
+        options.setdefault("test_types", "mft")  # the paper's tests; INV/DIR pairs: test_checklist.py
         return generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, **options)
 
     return make

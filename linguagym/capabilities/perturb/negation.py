@@ -1,7 +1,9 @@
-"""A sentence negated, as CheckList's ``Perturb.add_negation`` does it, from spaCy's dependency parse: "not" after
-the first auxiliary of the main verb ("will not be", "was not loved"), after a main-verb "be" ("is not good"), or
-do-support for a bare main verb in the past or present ("loved it" -> "did not love it"). Like CheckList, only the
-first sentence is negated, and a sentence it cannot place "not" in is left out (None) rather than guessed.
+"""A sentence negated for CheckList's directional tests (its ``Perturb.add_negation``): spaCy's dependency parse
+finds the main verb of the first sentence (its first auxiliary, a main-verb "be", or the bare main verb), and
+``seeds.negation.negate`` (the one negation LC4/LC5's templates use too) places "not" where English puts it:
+"will not be", "was not loved", "cannot", "is certainly not good", "is not very good", do-support ("loved it" ->
+"did not love it"). Like CheckList, only the first sentence is negated, and a sentence it cannot place "not" in
+is left out (None) rather than guessed.
 
 Sentences that already hold a negation are left out too: negating them again ("isn't not") says something else.
 """
@@ -10,9 +12,12 @@ from __future__ import annotations
 
 import re
 
+from linguagym.capabilities.data.analysis import Analysis, Token
+from linguagym.capabilities.seeds.negation import CannotNegate, negate
+
 NEGATION_WORDS = re.compile(r"\b(not|no|never|nothing|nobody|none|neither|nor|without|cannot)\b|n[’']t\b",
                             re.IGNORECASE)
-_DO_SUPPORT = {"VBD": "did not", "VBZ": "does not", "VBP": "do not"}
+_FINITE = frozenset({"VBD", "VBZ", "VBP"})
 
 
 def add_negation(doc) -> str | None:
@@ -28,21 +33,17 @@ def add_negation(doc) -> str | None:
     if root.pos_ not in ("VERB", "AUX"):
         return None
     auxiliaries = [child for child in root.children if child.dep_ in ("aux", "auxpass") and child.i < root.i]
-    if auxiliaries:
-        aux = auxiliaries[0]
-        if aux.lower_ == "can":
-            return text[:aux.idx] + aux.text + "not" + text[aux.idx + len(aux.text):]  # "cannot", one word
-        return _insert_after(text, aux, " not")
-    if root.lemma_ == "be":
-        return _insert_after(text, root, " not")
-    if root.tag_ in _DO_SUPPORT and root.lemma_:
-        do = _DO_SUPPORT[root.tag_]
-        if root.i == sentence.start and root.text[:1].isupper():
-            do = do[0].upper() + do[1:]
-        return text[:root.idx] + f"{do} {root.lemma_}" + text[root.idx + len(root.text):]
-    return None
+    verb = auxiliaries[0] if auxiliaries else root
+    if verb is root and root.lemma_ != "be" and root.tag_ not in _FINITE:
+        return None  # a bare participle or infinitive: nothing finite to negate
+    try:
+        return negate(_analysis(doc), verb.idx)
+    except CannotNegate:
+        return None
 
 
-def _insert_after(text: str, token, words: str) -> str:
-    end = token.idx + len(token.text)
-    return text[:end] + words + text[end:]
+def _analysis(doc) -> Analysis:
+    """The tokens ``negate`` reads (text, lemma, tags, offsets) from a parsed ``Doc``; no lexicon is needed."""
+    tokens = tuple(Token(t.text, t.lemma_, t.tag_, t.pos_, t.idx, t.idx + len(t.text), bool(t.is_punct), None, None)
+                   for t in doc if not t.is_space)
+    return Analysis(doc.text, tokens)
