@@ -96,6 +96,9 @@ class JobColumns:
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+RUN_NAME_LENGTH = 200
+
+
 class RunRecord(JobColumns, Base):
     """A run: suites x models, done in the background; its files live in ``<data_dir>/runs/<id>/``."""
 
@@ -103,7 +106,13 @@ class RunRecord(JobColumns, Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     models: Mapped[list] = mapped_column(JSON)
     settings: Mapped[dict] = mapped_column(JSON)
+    name: Mapped[str | None] = mapped_column(String(RUN_NAME_LENGTH), nullable=True)  # revision 0004
     suites: Mapped[list[RunSuite]] = relationship(cascade="all, delete-orphan")
+
+    @property
+    def title(self) -> str:
+        """How pages name the run: ``run 7`` or ``run 7 · baseline``."""
+        return f"run {self.id} · {self.name}" if self.name else f"run {self.id}"
 
 
 class TestFileRecord(Base):

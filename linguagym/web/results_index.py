@@ -14,7 +14,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -43,6 +43,7 @@ class SuiteResult:
     all_hold: tuple[bool | None, ...]  # per item: every prediction holds (None: the source does not say)
     first_holds: tuple[bool | None, ...]  # per item: the first prediction holds
     limited: bool = False  # a --limit run: only the first items, never a leaderboard entry
+    run_name: str | None = None  # the run's name, shown beside its number in links
 
     @property
     def accuracy(self) -> float:
@@ -109,7 +110,7 @@ def suite_results(session: Session, config: WebConfig, *, suite: str | None = No
             continue
         versions = {entry.version.suite.name: entry.version.number for entry in run.suites}
         found += [SuiteResult(r.model, r.label, r.suite, versions.get(r.suite), run.id, run.finished_at, r.policy,
-                              r.all_hold, r.first_holds, r.limited)
+                              r.all_hold, r.first_holds, r.limited, run.name)
                   for r in folder if suite is None or r.suite == suite]
     return found
 
@@ -172,6 +173,7 @@ class Leaderboard:
     rows: tuple[LeaderboardRow, ...]
     suites: tuple[str, ...]  # the suite columns: the collection's suites any model has, then any others
     latest: dict[tuple[str, str], SuiteResult]
+    run_names: dict[int, str] = field(default_factory=dict)  # run id -> its name, for the runs that have one
 
     def missing_for_group(self, row: LeaderboardRow, short: str) -> list[str]:
         group = next(g for g in self.summary.collection.groups if g.short == short)
@@ -197,7 +199,8 @@ def leaderboard(results: Sequence[SuiteResult], collection: Collection, *, sort:
             for m in summary.models]
     present = [s for s in collection.suites if any(s in m.suites for m in summary.models)]
     others = sorted({s for m in summary.models for s in m.suites} - set(present))
-    return Leaderboard(summary, tuple(sort_rows(rows, sort, descending)), (*present, *others), latest)
+    names = {result.run_id: result.run_name for result in latest.values() if result.run_name}
+    return Leaderboard(summary, tuple(sort_rows(rows, sort, descending)), (*present, *others), latest, names)
 
 
 def sort_rows(rows: Sequence[LeaderboardRow], key: str, descending: bool) -> list[LeaderboardRow]:

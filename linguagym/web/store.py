@@ -17,7 +17,7 @@ from linguagym.errors import ConfigurationError, SuiteError
 from linguagym.suites.load import LoadedSuite, parse_suite_text
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
-from linguagym.web.db import UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
+from linguagym.web.db import RUN_NAME_LENGTH, UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
 from linguagym.web.errors import NotFound
 from linguagym.web.lifecycle import requeue_running
 from linguagym.web.text import clean_text, contains_pattern
@@ -112,25 +112,38 @@ def load_version(version: SuiteVersion) -> LoadedSuite:
 
 
 def delete_suite(session: Session, record: SuiteRecord) -> None:
-    used = session.scalar(select(func.count()).select_from(RunSuite).join(SuiteVersion).where(
-        SuiteVersion.suite_id == record.id))
+    """Delete a suite and its versions, unless a run still uses one of them (its results would lose their suite).
+    Deleting a run deletes its ``run_suites`` rows, so a suite used only by deleted runs can go."""
+    used = sorted(session.scalars(select(RunSuite.run_id).join(SuiteVersion).where(
+        SuiteVersion.suite_id == record.id).distinct()))
     if used:
-        raise ConfigurationError(f"suite {record.name!r} is used by {used} run(s) and cannot be deleted",
-                                 hint="delete those runs first")
+        shown = ", ".join(map(str, used[:10])) + (f" and {len(used) - 10} more" if len(used) > 10 else "")
+        raise ConfigurationError(f"suite {record.name!r} is used by {len(used)} run(s) ({shown}) and cannot be "
+                                 "deleted", hint="delete those runs first (a run's page has a Delete button)")
     session.delete(record)
 
 
 # ------------------------------------------------------------------------------------------------ runs
 
 
-def create_run(session: Session, models: Sequence[str], versions: Sequence[SuiteVersion], settings: dict) -> RunRecord:
+def run_name(value: str | None) -> str | None:
+    """A run's name as stored: cleaned like other names, None when blank."""
+    name = clean_text(value or "").strip()
+    if len(name) > RUN_NAME_LENGTH:
+        raise ConfigurationError(f"the run name has {len(name)} characters; at most {RUN_NAME_LENGTH} are kept",
+                                 hint="shorten the name")
+    return name or None
+
+
+def create_run(session: Session, models: Sequence[str], versions: Sequence[SuiteVersion], settings: dict, *,
+               name: str | None = None) -> RunRecord:
     models = list(dict.fromkeys(m.strip() for m in models if m.strip()))
     if not models:
         raise ConfigurationError("no model chosen", hint="tick a named model or enter a model path or hub id")
     if not versions:
         raise ConfigurationError("no suite chosen", hint="tick at least one suite")
     run = RunRecord(status="queued", models=models, settings=settings, error="", progress_done=0, progress_total=0,
-                    progress_label="waiting", cancel_requested=False, created_at=now())
+                    progress_label="waiting", cancel_requested=False, created_at=now(), name=run_name(name))
     run.suites = [RunSuite(suite_version_id=i) for i in dict.fromkeys(v.id for v in versions)]  # a suite ticked twice
     session.add(run)
     session.flush()

@@ -25,7 +25,9 @@ from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.lifecycle import progress_status, request_cancel
 from linguagym.web.results_index import shared_suites_outcomes
-from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites
+from linguagym.web.run_deletion import delete_run
+from linguagym.web.run_form import RunFormValues, values_from, values_of_run
+from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites, run_name
 from linguagym.web.worker import results_directory
 
 if TYPE_CHECKING:
@@ -42,16 +44,34 @@ def _named_models() -> list[str]:
 
 @blueprint.get("/runs")
 def index():
+    """The runs and the run form: empty, filled from the query string (``?suite=3&model=gpt2``, the form's field
+    names) or, with ``?from=<run id>``, from that run ("Run again")."""
     session = db_session()
-    chosen = set(request.args.getlist("suite", type=int))
-    return render_template("runs.html", runs=list_runs(session), suites=list_suites(session), chosen=chosen,
-                           named_models=_named_models(), devices=DEVICES, compat_options=COMPAT_OPTIONS)
+    if "from" in request.args:
+        values = values_of_run(get_run(session, parse_id(request.args["from"], "run")), _named_models())
+    else:
+        values = values_from(request.args)
+    return _runs_page(values)
+
+
+def _runs_page(values: RunFormValues, error: ConfigurationError | None = None):
+    session = db_session()
+    return render_template("runs.html", runs=list_runs(session), suites=list_suites(session), form=values,
+                           error=error, named_models=_named_models(), devices=DEVICES, compat_options=COMPAT_OPTIONS)
 
 
 @blueprint.post("/runs")
 def start():
+    """Queue a run; a form the server refuses is shown again as submitted, with the error above it (400)."""
+    try:
+        return _start(request.form)
+    except ConfigurationError as error:
+        db_session().rollback()
+        return _runs_page(values_from(request.form), error), 400
+
+
+def _start(form):
     session = db_session()
-    form = request.form
     models = form.getlist("model") + [line for line in form.get("other_models", "").splitlines() if line.strip()]
     if len(models) > MAX_MODELS:
         raise ConfigurationError(f"{len(models)} models chosen; a run takes at most {MAX_MODELS}",
@@ -64,7 +84,7 @@ def start():
         raise ConfigurationError(f"unknown policy {policy!r}", hint="use all or first")
     batch_size = whole_number(form.get("batch_size", "16"), "batch size", 1, 4096)
     settings = {"device": device, "policy": policy, "batch_size": batch_size, **_advanced_options(form)}
-    run = create_run(session, models, versions, settings)
+    run = create_run(session, models, versions, settings, name=run_name(form.get("name")))
     session.commit()
     notify_worker()
     flash(f"Run {run.id} queued: {len(versions)} suite(s) x {len(run.models)} model(s).", "success")
@@ -109,6 +129,28 @@ def cancel(run_id: int):
     if request.accept_mimetypes.best == "application/json":
         return jsonify(progress_status(run))
     return redirect(url_for("runs.show", run_id=run_id))
+
+
+@blueprint.post("/runs/<int:run_id>/name")
+def rename(run_id: int):
+    """Name a run (an empty name removes it)."""
+    session = db_session()
+    run = get_run(session, run_id)
+    run.name = run_name(request.form.get("name"))
+    session.commit()
+    flash(f"Run {run.id} is now named {run.name!r}." if run.name else f"Run {run.id} has no name now.", "success")
+    return redirect(url_for("runs.show", run_id=run_id))
+
+
+@blueprint.post("/runs/<int:run_id>/delete")
+def delete(run_id: int):
+    """Delete a finished run: its row and its folder (a queued or running one must be cancelled first)."""
+    session = db_session()
+    run = get_run(session, run_id)
+    title = run.title
+    delete_run(session, config(), run)
+    flash(f"Deleted {title} and its files.", "success")
+    return redirect(url_for("runs.index"))
 
 
 def _region_plot_paths(runs: list[RunData], suites: dict[str, list[str]]) -> dict[tuple[str, str], str]:

@@ -35,7 +35,7 @@ def test_revision_0003_keeps_suites_and_runs_and_adds_the_capability_tables(data
                            {"m": json.dumps(["tiny"]), "s": json.dumps({}), "f": False, "t": stamp})
         connection.execute(text("INSERT INTO run_suites (run_id, suite_version_id) VALUES (1, 1)"))
     db.migrate(engine)
-    assert db.current_revision(engine) == db.head_revision() == "0003"
+    assert db.current_revision(engine) == db.head_revision() >= "0003"  # later revisions keep it too
     assert {"capability_test_files", "capability_jobs"} <= db.table_names(engine)
     sessions = sessionmaker(engine, expire_on_commit=False)
     with sessions.begin() as session:

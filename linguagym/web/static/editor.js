@@ -1,5 +1,8 @@
 // The suite editor: a grid of text boxes (rows are sentences, columns regions), live formula checks, save.
 // All text is put into the page with textContent / value, never as HTML.
+// Predictions follow the grid: removing or moving a region rewrites the region numbers in every formula, renaming a
+// condition rewrites its name; a formula naming a removed region or condition is flagged and blocks Save.
+// Structural changes (add, remove, move, paste) can be undone; leaving with unsaved edits asks first.
 "use strict";
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
@@ -7,6 +10,7 @@
   const grid = document.getElementById("grid");
   const predictionList = document.getElementById("predictions");
   const problemsBox = document.getElementById("problems");
+  const saveState = document.getElementById("save-state");
 
   // ------------------------------------------------------------------ state from the suite's JSON
   const regionNumbers = Object.keys(data.region_meta).map(Number).sort((a, b) => a - b);
@@ -30,6 +34,8 @@
       })),
     });
   }
+  // refNames[c]: the name condition c has in the predictions (it lags state.conditions while a rename would clash)
+  let refNames = state.conditions.slice();
   if (!state.items.length) state.items.push({number: 1, cells: state.conditions.map(() => state.regions.map(() => ""))});
 
   function websiteFormula(p) {
@@ -71,6 +77,72 @@
                          onclick: action});
   }
 
+  // ------------------------------------------------------------------ unsaved changes and undo
+  let dirty = false;
+  let typed = 0;  // edits typed into boxes, so that Undo can say when it would take some of them back
+  function markDirty(event) {
+    if (event) typed++;
+    dirty = true;
+    saveState.textContent = "unsaved changes";
+  }
+  window.addEventListener("beforeunload", (event) => {
+    if (!dirty) return;
+    event.preventDefault();
+    event.returnValue = "";  // older browsers show their own "leave site?" text only when this is set
+  });
+  document.querySelector("main").addEventListener("input", markDirty);
+
+  const undoStack = [];
+  const undoButton = document.getElementById("undo");
+  function snapshot(label) {
+    const {regions, conditions, items, predictions} = state;
+    undoStack.push({label, state: JSON.stringify({regions, conditions, items, predictions}), refNames: refNames.slice(),
+                    typed});
+    if (undoStack.length > 50) undoStack.shift();
+    updateUndo();
+    markDirty(null);
+  }
+  function undo() {
+    const last = undoStack[undoStack.length - 1];
+    if (!last) return;
+    // the snapshot holds the whole grid: text typed since then goes back too, so ask
+    if (typed > last.typed && !window.confirm(`Undo ${last.label}? Text typed since then is undone too.`)) return;
+    undoStack.pop();
+    Object.assign(state, JSON.parse(last.state));
+    refNames = last.refNames;
+    updateUndo();
+    markDirty(null);
+    renderGrid();
+    renderPredictions();
+  }
+  function updateUndo() {
+    const last = undoStack[undoStack.length - 1];
+    undoButton.disabled = !last;
+    undoButton.textContent = last ? `Undo ${last.label}` : "Undo";
+  }
+  document.addEventListener("keydown", (event) => {
+    // inside a text box Ctrl+Z undoes typing, as usual; elsewhere it undoes the last structural change
+    const typing = event.target.matches && event.target.matches("input, textarea, select");
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === "z" && !typing) {
+      event.preventDefault();
+      undo();
+    }
+  });
+
+  // ------------------------------------------------------------------ the sentence a model reads
+  // Natural spacing, as linguagym/evaluation/sentences.py joins regions by default: non-empty regions (trimmed)
+  // joined by one space, but no space before a region that starts with , . ! ? ; :
+  const ATTACHING = [",", ".", "!", "?", ";", ":"];
+  function sentence(cells) {
+    let text = "";
+    for (const raw of cells) {
+      const content = raw.trim();
+      if (content && text && !ATTACHING.includes(content[0])) text += " ";
+      text += content;
+    }
+    return text;
+  }
+
   function renderGrid() {
     grid.replaceChildren();
     const head = el("tr", {}, el("th", {text: "item"}), el("th", {text: "condition"}));
@@ -79,8 +151,11 @@
       input.value = name;
       input.addEventListener("input", () => { state.regions[r] = input.value; checkAllFormulas(); });
       head.append(el("th", {}, el("span", {class: "rnum", text: String(r + 1)}), input,
+        r > 0 ? el("button", {type: "button", class: "move", title: `move region ${r + 1} left`, text: "←",
+                              "aria-label": `move region ${r + 1} left`, onclick: () => moveRegionLeft(r)}) : null,
         state.regions.length > 1 ? removeButton(`remove region ${r + 1}`, () => removeRegion(r)) : null));
     });
+    head.append(el("th", {class: "preview-head", text: "sentence (natural spacing)"}));
     grid.append(el("thead", {}, head));
     state.items.forEach((item, i) => {
       const body = el("tbody", {class: "item"});
@@ -102,24 +177,88 @@
           grid.querySelectorAll(`input.cond-name[data-c="${c}"]`).forEach((other) => {
             if (other !== nameInput) other.value = nameInput.value;
           });
+          followRename(c);
           checkAllFormulas();
         });
         row.append(el("td", {class: "cond"}, nameInput,
-          state.conditions.length > 1 && i === 0 ? removeButton(`remove condition ${condition}`, () => removeCondition(c)) : null));
+          state.conditions.length > 1 && i === 0
+            ? removeButton(`remove condition ${c + 1}`, () => removeCondition(c)) : null));
+        const preview = el("td", {class: "preview", "data-i": i, "data-c": c, text: sentence(item.cells[c])});
         state.regions.forEach((_, r) => {
           const cell = el("input", {type: "text", class: "cell", "data-i": i, "data-c": c, "data-r": r,
                                     "aria-label": `item ${item.number}, ${condition}, region ${r + 1}`});
           cell.value = item.cells[c][r];
-          cell.addEventListener("input", () => { item.cells[c][r] = cell.value; cell.classList.remove("invalid"); });
+          cell.addEventListener("input", () => {
+            item.cells[c][r] = cell.value;
+            cell.classList.remove("invalid");
+            preview.textContent = sentence(item.cells[c]);
+          });
           row.append(el("td", {}, cell));
         });
+        row.append(preview);
         body.append(row);
       });
       grid.append(body);
     });
   }
 
+  // ------------------------------------------------------------------ keys and paste in the grid
+  // Grid rows are (item, condition) pairs in page order; row k is item floor(k / conditions), condition k % conditions.
+  function cellAt(row, r) {
+    const n = state.conditions.length;
+    return grid.querySelector(`input.cell[data-i="${Math.floor(row / n)}"][data-c="${row % n}"][data-r="${r}"]`);
+  }
+  function position(cell) {
+    return {row: Number(cell.dataset.i) * state.conditions.length + Number(cell.dataset.c), r: Number(cell.dataset.r)};
+  }
+  grid.addEventListener("keydown", (event) => {
+    const cell = event.target;
+    if (!cell.matches("input.cell") || event.altKey || event.ctrlKey || event.metaKey) return;
+    const {row, r} = position(cell);
+    const atStart = cell.selectionStart === 0 && cell.selectionEnd === 0;
+    const atEnd = cell.selectionStart === cell.value.length;
+    let next = null;
+    if (event.key === "Enter") next = cellAt(event.shiftKey ? row - 1 : row + 1, r);
+    else if (event.key === "ArrowDown") next = cellAt(row + 1, r);
+    else if (event.key === "ArrowUp") next = cellAt(row - 1, r);
+    else if (event.key === "ArrowLeft" && atStart) next = cellAt(row, r - 1);
+    else if (event.key === "ArrowRight" && atEnd) next = cellAt(row, r + 1);
+    else return;
+    event.preventDefault();
+    if (next) { next.focus(); next.select(); }
+  });
+  grid.addEventListener("paste", (event) => {
+    const cell = event.target;
+    if (!cell.matches("input.cell")) return;
+    const text = (event.clipboardData || window.clipboardData).getData("text/plain");
+    if (!/[\t\n]/.test(text)) return;  // one value: the ordinary paste into this box
+    event.preventDefault();
+    const lines = text.replace(/\r\n?/g, "\n").replace(/\n$/, "").split("\n").map((line) => line.split("\t"));
+    const {row, r} = position(cell);
+    snapshot("paste");
+    const n = state.conditions.length;
+    let dropped = 0;
+    lines.forEach((values, k) => {
+      const target = row + k;
+      while (Math.floor(target / n) >= state.items.length) {  // rows past the end: new items, empty cells
+        const number = Math.max(0, ...state.items.map((it) => it.number || 0)) + 1;
+        state.items.push({number, cells: state.conditions.map(() => state.regions.map(() => ""))});
+      }
+      const cells = state.items[Math.floor(target / n)].cells[target % n];
+      values.forEach((value, j) => {
+        if (r + j < cells.length) cells[r + j] = value.trim(); else dropped++;
+      });
+    });
+    renderGrid();
+    const first = cellAt(row, r);
+    if (first) first.focus();
+    saveState.textContent = `pasted ${lines.length} row${lines.length === 1 ? "" : "s"}` +
+      (dropped ? `; ${dropped} value${dropped === 1 ? "" : "s"} past the last region left out` : "");
+  });
+
+  // ------------------------------------------------------------------ structural changes
   function addItem() {
+    snapshot("add item");
     const last = state.items[state.items.length - 1];
     const number = Math.max(0, ...state.items.map((it) => it.number || 0)) + 1;
     state.items.push({number, cells: last.cells.map((row) => row.slice())});
@@ -127,32 +266,100 @@
     const first = grid.querySelector(`input.cell[data-i="${state.items.length - 1}"]`);
     if (first) first.focus();
   }
-  function removeItem(i) { state.items.splice(i, 1); renderGrid(); }
+  function removeItem(i) {
+    if (!window.confirm(`Remove item ${state.items[i].number} and its sentences? (Undo brings it back.)`)) return;
+    snapshot(`remove item ${state.items[i].number}`);
+    state.items.splice(i, 1);
+    renderGrid();
+  }
   function addCondition() {
+    snapshot("add condition");
     let n = state.conditions.length + 1;
     while (state.conditions.includes(`condition_${n}`)) n++;
     state.conditions.push(`condition_${n}`);
+    refNames.push(`condition_${n}`);
     for (const item of state.items) item.cells.push(item.cells[item.cells.length - 1].slice());
     renderGrid();
     checkAllFormulas();
   }
   function removeCondition(c) {
+    const name = state.conditions[c];
+    if (!window.confirm(`Remove condition "${name}" from every item? Predictions naming it will be flagged. ` +
+                        "(Undo brings it back.)")) return;
+    snapshot(`remove condition ${name}`);
     state.conditions.splice(c, 1);
+    refNames.splice(c, 1);
     for (const item of state.items) item.cells.splice(c, 1);
     renderGrid();
     checkAllFormulas();
   }
   function addRegion() {
+    snapshot("add region");
     state.regions.push(`region_${state.regions.length + 1}`);
     for (const item of state.items) for (const row of item.cells) row.push("");
     renderGrid();
     checkAllFormulas();
   }
   function removeRegion(r) {
+    if (!window.confirm(`Remove region ${r + 1} "${state.regions[r]}" from every sentence? Later regions are ` +
+                        "renumbered and predictions follow them; predictions on this region will be flagged. " +
+                        "(Undo brings it back.)")) return;
+    snapshot(`remove region ${r + 1}`);
     state.regions.splice(r, 1);
     for (const item of state.items) for (const row of item.cells) row.splice(r, 1);
+    // old region number -> new one; the removed region becomes "?"
+    renumberPredictions((number) => number === r + 1 ? "?" : number > r + 1 ? number - 1 : number);
     renderGrid();
-    checkAllFormulas();
+  }
+  function moveRegionLeft(r) {
+    snapshot(`move region ${r + 1}`);
+    const swap = (list) => { [list[r - 1], list[r]] = [list[r], list[r - 1]]; };
+    swap(state.regions);
+    for (const item of state.items) for (const row of item.cells) swap(row);
+    renumberPredictions((number) => number === r + 1 ? r : number === r ? r + 1 : number);
+    renderGrid();
+  }
+
+  // ------------------------------------------------------------------ predictions follow the grid
+  // A region reference as the library's formula parser reads it (suites/formula.py _REF), plus "?": a removed region.
+  const REF = /\(\s*([0-9]+|\*|\?)\s*;\s*%([^%]*)%\s*\)/g;
+  function renumberPredictions(map) {
+    state.predictions = state.predictions.map((formula) => formula.replace(REF, (whole, region, condition) =>
+      /^[0-9]+$/.test(region) ? `(${map(Number(region))};%${condition}%)` : whole));
+    renderPredictions();
+  }
+  function followRename(c) {
+    const name = state.conditions[c];
+    const old = refNames[c];
+    const clash = (value) => state.conditions.some((other, k) => k !== c && other === value);
+    // while the typed name equals another condition's, wait: rewriting then would merge the two in the formulas
+    if (name === old || clash(name) || clash(old)) return;
+    refNames[c] = name;
+    state.predictions.forEach((formula, p) => {
+      const changed = formula.replace(REF, (whole, region, condition) =>
+        condition === old ? `(${region};%${name}%)` : whole);
+      if (changed === formula) return;
+      state.predictions[p] = changed;
+      const input = predictionList.querySelector(`input.formula[data-p="${p}"]`);
+      if (input) input.value = changed;
+    });
+  }
+  // What the page itself knows is wrong with a formula: a removed region, a region or condition the suite lacks.
+  function localProblems(formula) {
+    const notes = [];
+    for (const [, region, condition] of formula.matchAll(REF)) {
+      const ref = `(${region};%${condition}%)`;
+      if (region === "?") {
+        notes.push(`${ref} tested a region that was removed: write the region number it should test, ` +
+                   "or remove this prediction");
+      } else if (region !== "*" && !(Number(region) >= 1 && Number(region) <= state.regions.length)) {
+        notes.push(`${ref} refers to region ${region}; this suite has regions 1..${state.regions.length}`);
+      }
+      if (!state.conditions.includes(condition)) {
+        notes.push(`${ref} names condition "${condition}", which this suite does not have`);
+      }
+    }
+    return [...new Set(notes)];
   }
 
   // ------------------------------------------------------------------ predictions, checked as you type
@@ -166,9 +373,15 @@
       const status = el("div", {class: "formula-status", "data-p": p, "aria-live": "polite"});
       input.addEventListener("input", () => { state.predictions[p] = input.value; scheduleCheck(p); });
       predictionList.append(el("li", {}, el("div", {class: "formula-row"}, input,
-        removeButton(`remove prediction ${p}`, () => { state.predictions.splice(p, 1); renderPredictions(); })), status));
+        removeButton(`remove prediction ${p}`, () => removePrediction(p))), status));
       scheduleCheck(p, 0);
     });
+  }
+  function removePrediction(p) {
+    if (state.predictions[p].trim() && !window.confirm(`Remove prediction ${p}? (Undo brings it back.)`)) return;
+    snapshot(`remove prediction ${p}`);
+    state.predictions.splice(p, 1);
+    renderPredictions();
   }
   function scheduleCheck(p, delay = 250) {
     clearTimeout(timers.get(p));
@@ -181,6 +394,13 @@
     const status = predictionList.querySelector(`.formula-status[data-p="${p}"]`);
     const input = predictionList.querySelector(`input.formula[data-p="${p}"]`);
     if (!status || formula === undefined) return;
+    const local = localProblems(formula);
+    if (local.length) {  // flagged at once, without asking the server
+      input.classList.add("invalid");
+      status.className = "formula-status bad";
+      status.replaceChildren(...local.map((note) => el("div", {text: `✗ ${note}`})));
+      return;
+    }
     let answer;
     try {
       const response = await fetch("/api/formula", {method: "POST", headers: {"Content-Type": "application/json",
@@ -268,6 +488,14 @@
   }
 
   async function save() {
+    const stale = [];
+    state.predictions.forEach((formula, p) => {
+      for (const note of localProblems(formula)) stale.push({location: `predictions[${p}]`, message: note});
+    });
+    if (stale.length) {  // a prediction on a removed region or condition would test the wrong thing, or nothing
+      showProblems(stale);
+      return;
+    }
     const button = document.getElementById("save");
     button.disabled = true;
     try {
@@ -275,7 +503,7 @@
         "X-CSRF-Token": csrf}, body: JSON.stringify({suite: suiteJson(), note: document.getElementById("save-note").value})});
       let answer;
       try { answer = await response.json(); } catch (e) { answer = {ok: false, problems: [{message: `the server answered ${response.status}`}]}; }
-      if (answer.ok) { window.location.assign(answer.url); return; }
+      if (answer.ok) { dirty = false; window.location.assign(answer.url); return; }
       showProblems(answer.problems || [{location: "", message: answer.error || "could not save"}]);
     } catch (error) {
       showProblems([{location: "", message: "cannot reach the server; your edits are still here, try again"}]);
@@ -288,6 +516,7 @@
   document.getElementById("add-condition").addEventListener("click", addCondition);
   document.getElementById("add-region").addEventListener("click", addRegion);
   document.getElementById("add-prediction").addEventListener("click", () => {
+    snapshot("add prediction");
     const c = state.conditions;
     state.predictions.push(c.length > 1 ? `(1;%${c[1]}%) > (1;%${c[0]}%)` : "");
     renderPredictions();
@@ -295,6 +524,7 @@
     inputs[inputs.length - 1].focus();
   });
   document.getElementById("save").addEventListener("click", save);
+  undoButton.addEventListener("click", undo);
   renderGrid();
   renderPredictions();
 })();

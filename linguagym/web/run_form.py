@@ -1,0 +1,62 @@
+"""The run form's values as the page shows them: empty, filled from the query string (``/runs?suite=3&model=gpt2``),
+from an earlier run ("Run again": ``/runs?from=7``), or as submitted when the server refused it (shown again with
+the error, nothing lost). Only shown, never trusted: ``views_runs.start`` checks what is submitted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from werkzeug.datastructures import MultiDict
+
+from linguagym.web.db import RunRecord
+
+TEXT_FIELDS = ("other_models", "device", "batch_size", "policy", "model_args", "limit", "compat", "name")
+
+
+@dataclass
+class RunFormValues:
+    suites: set[int] = field(default_factory=set)  # suite ids (their latest versions are run)
+    models: list[str] = field(default_factory=list)  # the named models ticked
+    other_models: str = ""  # one model per line: paths, hub ids
+    device: str = "auto"
+    batch_size: str = "16"
+    policy: str = "all"
+    model_args: str = ""
+    limit: str = ""
+    compat: str = ""
+    name: str = ""
+
+
+def _suite_ids(values: Sequence[str]) -> set[int]:
+    """Ids to tick; anything else is ignored here (a submitted one is checked, and named, by ``parse_id``)."""
+    return {int(value) for value in values if value.isascii() and value.isdigit() and len(value) < 20}
+
+
+def values_from(fields: MultiDict) -> RunFormValues:
+    """The values of a submitted form or of a query string (the same field names)."""
+    values = RunFormValues(suites=_suite_ids(fields.getlist("suite")), models=fields.getlist("model"))
+    for name in TEXT_FIELDS:
+        given = fields.get(name)
+        if isinstance(given, str):
+            setattr(values, name, given)
+    return values
+
+
+def values_of_run(run: RunRecord, named_models: Sequence[str]) -> RunFormValues:
+    """The form that starts ``run`` again: its suites (their latest versions now), models and options, its name."""
+    settings = run.settings if isinstance(run.settings, dict) else {}
+    named = [m for m in run.models if m in named_models]
+    other = [m for m in run.models if m not in named_models]
+    model_args = settings.get("model_args") or {}
+    limit = settings.get("limit")
+    return RunFormValues(
+        suites={link.version.suite_id for link in run.suites}, models=named, other_models="\n".join(other),
+        device=str(settings.get("device", "auto")), batch_size=str(settings.get("batch_size", 16)),
+        policy=str(settings.get("policy", "all")), model_args=",".join(f"{k}={_arg(v)}" for k, v in model_args.items()),
+        limit="" if limit is None else str(limit), compat=str(settings.get("compat") or ""), name=run.name or "")
+
+
+def _arg(value) -> str:
+    """A model argument as ``model_args`` parses it back (``true``, not Python's ``True``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
