@@ -16,6 +16,7 @@ from linguagym.evaluation.collections import builtin_collections, covering_colle
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
 from linguagym.evaluation.report import find_runs, region_plot_names
+from linguagym.evaluation.run import check_settings
 from linguagym.evaluation.tables import format_value, notes, summary_rows
 from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
@@ -27,6 +28,7 @@ from linguagym.web.lifecycle import progress_status, request_cancel
 from linguagym.web.results_index import shared_suites_outcomes
 from linguagym.web.run_deletion import delete_run
 from linguagym.web.run_form import RunFormValues, values_from, values_of_run
+from linguagym.web.run_jobs import run_settings
 from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites, run_name
 from linguagym.web.worker import results_directory
 
@@ -79,11 +81,11 @@ def _start(form):
     models = [plain_text(model.strip(), "the model") for model in models]
     versions = [get_suite(session, parse_id(value, "suite")).latest for value in form.getlist("suite")]
     device = device_choice(form)
-    policy = form.get("policy", "all")
-    if policy not in ("all", "first"):
-        raise ConfigurationError(f"unknown policy {policy!r}", hint="use all or first")
     batch_size = whole_number(form.get("batch_size", "16"), "batch size", 1, 4096)
-    settings = {"device": device, "policy": policy, "batch_size": batch_size, **_advanced_options(form)}
+    settings = {"device": device, "policy": form.get("policy", "all"), "batch_size": batch_size,
+                **_advanced_options(form)}
+    for one in run_settings(config(), models, settings):  # what the worker will run, checked as the CLI checks it
+        check_settings(one)
     run = create_run(session, models, versions, settings, name=run_name(form.get("name")))
     session.commit()
     notify_worker()
@@ -92,7 +94,7 @@ def _start(form):
 
 
 def _advanced_options(form) -> dict:
-    """Model arguments (lm-eval's ``key=value,...``), --limit and --compat as the command line takes them, checked
+    """Model arguments (lm-eval's ``key=value,...``), --limit and --compat as the command line takes them, parsed
     by the library's parsers. ``trust_remote_code`` is refused: it runs code that the request names (the model's
     own Python files), which the server never does for a browser; the command line can."""
     options: dict = {}
@@ -109,9 +111,7 @@ def _advanced_options(form) -> dict:
         options["limit"] = parse_limit(limit)
     compat = form.get("compat", "")
     if compat:
-        if compat not in COMPAT_OPTIONS:
-            raise ConfigurationError(f"unknown compatibility mode {compat!r}", hint=f"use {', '.join(COMPAT_OPTIONS)}")
-        options["compat"] = compat
+        options["compat"] = compat  # checked with the rest by check_settings
     return options
 
 

@@ -212,7 +212,8 @@ def test_the_run_form_takes_model_arguments_limit_and_compat_as_the_command_line
     code = client.post("/runs", data={**form, "model_args": "trust_remote_code=true"})
     assert code.status_code == 400 and "runs the model repository&#39;s own Python code" in code.text
     assert "must be a number above 0" in client.post("/runs", data={**form, "limit": "-3"}).text
-    assert "unknown compatibility mode" in client.post("/runs", data={**form, "compat": "lm-eval"}).text
+    assert "unknown compat &#39;lm-eval&#39;" in client.post("/runs", data={**form, "compat": "lm-eval"}).text
+    assert "unknown policy &#39;most&#39;" in client.post("/runs", data={**form, "policy": "most"}).text
     response = client.post("/runs", data={**form, "model_args": "dtype=float32", "limit": "1",
                                           "compat": "syntaxgym-core"})
     assert response.status_code == 302, response.text
