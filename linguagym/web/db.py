@@ -39,7 +39,33 @@ class Base(DeclarativeBase):
     pass
 
 
-class SuiteRecord(Base):
+class UserRecord(Base):
+    """An account on a lab server (revision 0005). A local single-user server has none and needs none."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(300))
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=now, nullable=True)
+
+
+class LabSetting(Base):
+    """One setting of the lab server, kept as JSON under its key (revision 0005), e.g. the default model set."""
+
+    __tablename__ = "lab_settings"
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[object] = mapped_column(JSON, nullable=True)
+
+
+class Owned:
+    """Who made a row (revision 0005): None for rows made in local single-user mode or before accounts."""
+
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True,
+                                                 index=True)
+
+
+class SuiteRecord(Owned, Base):
     """A suite, known by its name; its content lives in versions (saving never overwrites)."""
 
     __tablename__ = "suites"
@@ -99,7 +125,7 @@ class JobColumns:
 RUN_NAME_LENGTH = 200
 
 
-class RunRecord(JobColumns, Base):
+class RunRecord(Owned, JobColumns, Base):
     """A run: suites x models, done in the background; its files live in ``<data_dir>/runs/<id>/``."""
 
     __tablename__ = "runs"
@@ -115,7 +141,7 @@ class RunRecord(JobColumns, Base):
         return f"run {self.id} · {self.name}" if self.name else f"run {self.id}"
 
 
-class TestFileRecord(Base):
+class TestFileRecord(Owned, Base):
     """A capability-test file (the JSON ``linguagym lct generate`` writes), uploaded or made by a job."""
 
     __tablename__ = "capability_test_files"
@@ -136,7 +162,7 @@ class TestFileRecord(Base):
         return self.seed_count + self.expansion_count
 
 
-class CapabilityJob(JobColumns, Base):
+class CapabilityJob(Owned, JobColumns, Base):
     """A generate or test job, done in the background; its files live in ``<data_dir>/capability-jobs/<id>/``."""
 
     __tablename__ = "capability_jobs"
