@@ -6,17 +6,27 @@ as ``model 2 of 5: gpt2`` or ``classifier vader``; ``total``: how much there is,
 asked between steps; when it answers True the work stops with ``Cancelled``, keeping what was finished (cached
 scores, written model folders). The command line draws bars, the web app writes the numbers into its database;
 neither loops over the work itself.
+
+A step that has no count (loading a model: downloading it, de-quantising a GGUF, reading the weights) is announced
+as ``progress(label, 0, STAGE)``: the faces show it as a labelled bar without an end. The code doing such a step is
+deep below the caller that knows ``progress`` (weights load lazily, on first use), so it calls ``stage(what)``,
+which reaches whoever ``reporting_stages`` set up in this thread, and nobody otherwise.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Protocol
 
 from linguagym.errors import Cancelled
 
 Advance = Callable[[int], None]
 IsCancelled = Callable[[], bool]
+STAGE = "stage"  # the unit of a step without a count: ``progress(label, 0, STAGE)``, ``label`` says what it does
+_stage_reporter: ContextVar[tuple[int, Callable[[str], None]] | None] = ContextVar("linguagym_stage", default=None)
 
 
 class Progress(Protocol):
@@ -45,3 +55,31 @@ def begin(progress: Progress | None, cancelled: IsCancelled | None, label: str, 
         check_cancelled(cancelled)
 
     return step
+
+
+def stage(what: str) -> None:
+    """Say that a step without a count begins (``what``: "de-quantising the GGUF weights"), to the reporter that
+    ``reporting_stages`` set up in this thread; a no-op otherwise (and in other threads, such as a model loaded
+    ahead in the background). May raise ``Cancelled``."""
+    found = _stage_reporter.get()
+    if found is not None and found[0] == threading.get_ident():
+        found[1](what)
+
+
+@contextmanager
+def reporting_stages(progress: Progress | None, cancelled: IsCancelled | None,
+                     label: Callable[[str], str]) -> Iterator[None]:
+    """While the block runs, ``stage(what)`` announces ``progress(label(what), 0, STAGE)`` (and stops the work
+    once cancelling is asked for)."""
+    if progress is None and cancelled is None:
+        yield
+        return
+
+    def report(what: str) -> None:
+        begin(progress, cancelled, label(what), 0, STAGE)
+
+    token = _stage_reporter.set((threading.get_ident(), report))
+    try:
+        yield
+    finally:
+        _stage_reporter.reset(token)

@@ -185,3 +185,14 @@ def test_messages_show_control_characters_and_undecodable_bytes_of_file_names_es
     assert "e\\x1b[31mvil.json: the top level is an array" in err and "\x1b" not in err
     assert "bad\\udcff.json: the top level is an array" in err
     assert "internal error" not in err
+
+
+def test_validate_refuses_a_suite_whose_sentences_are_all_empty(write_suite, capsys):
+    data = minimal_suite()
+    for item in data["items"]:
+        for condition in item["conditions"]:
+            for region in condition["regions"]:
+                region["content"] = " "
+    assert main(["validate", str(write_suite(data, "blank.json"))]) == 1
+    err = capsys.readouterr().err
+    assert "blank.json:items: every region of every condition is empty, so there is no sentence to score" in err

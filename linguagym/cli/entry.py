@@ -24,7 +24,7 @@ COMMANDS = {
     "compare": ("results", "add_compare_parser"), "models": ("run", "add_models_parser"),
     "lct": ("lct", "add_lct_parser"), "serve": ("serve", "add_serve_parser"),
     "examples": ("suites", "add_examples_parser"), "demo": ("run", "add_demo_parser"),
-    "import": ("importing", "add_import_parser"),
+    "import": ("importing", "add_import_parser"), "users": ("users", "add_users_parser"),
 }
 
 

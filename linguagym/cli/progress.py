@@ -3,7 +3,8 @@
 ``ProgressBars`` has the library's progress shape (``linguagym.progress.Progress``): the library calls it as
 ``bars(label, total, unit)`` when a piece of work begins and advances what it returns. Each piece first gets a line
 saying how much there is (``announce``), then a bar of its own that replaces the previous one; the bars are
-transient, so only the lines stay in the terminal. ``run`` and ``lct test`` pass it to ``run_models`` and
+transient, so only the lines stay in the terminal. A step without a count (``unit`` ``STAGE``: loading a model) is
+a spinner with its label (a line where stderr is not a terminal). ``run`` and ``lct test`` pass it to ``run_models`` and
 ``run_classifiers``; ``lct generate`` and ``lct train-classifier`` adapt their stage callbacks to it.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from linguagym.cli.output import console as make_console
-from linguagym.progress import Advance
+from linguagym.progress import STAGE, Advance
 
 Announce = Callable[[int, str], "str | None"]
 
@@ -42,6 +43,8 @@ class ProgressBars:
 
     def __call__(self, label: str, total: int, unit: str) -> Advance | None:
         self.stop()
+        if unit == STAGE:  # a step without a count (loading a model): a spinner with its label until the next
+            return self._stage(label)
         message = self.announce(total, unit) if self.announce is not None else None
         if message:
             self.console.print(f"{label}: {message}", highlight=False, markup=False, soft_wrap=True)
@@ -56,6 +59,18 @@ class ProgressBars:
         bar.start()
         task = bar.add_task(label[-40:], total=total, unit=unit)
         return lambda count: bar.advance(task, count)
+
+    def _stage(self, label: str) -> None:
+        if not self.console.is_terminal:  # a log keeps the line (a spinner would show nothing there)
+            self.console.print(label, highlight=False, markup=False, soft_wrap=True)
+            return
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
+                       console=self.console, transient=True)
+        self.bar = bar
+        bar.start()
+        bar.add_task(label, total=None)
 
     def stop(self) -> None:
         if self.bar is not None:

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
+from linguagym.executors import EXECUTORS
 from linguagym.extras import require_database_driver, require_extra
 
 # what the web app imports, all brought by the [web] extra
@@ -40,6 +41,15 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
                    "code on this machine: only where everyone who can reach the server may run code")
     p.add_argument("--max-upload-mb", type=float, default=8.0, metavar="MB", help="largest upload (default 8)")
     p.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
+    g = p.add_argument_group("jobs")
+    g.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="runs and capability jobs done at once (default 1); on a CPU each gets an equal share of "
+                   "its cores (unless $LINGUAGYM_THREADS is set)")
+    g.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="where jobs score, as `linguagym run --executor`: local (in this process, the default) or "
+                   "ray (on a Ray cluster)")
+    g.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with --executor ray: the cluster to join (default: start a local one at the first job)")
     p.set_defaults(func=cmd_serve)
     return p
 
@@ -62,7 +72,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = WebConfig.build(args.data_dir, args.database_url, host=args.host, token=args.token,
                              max_upload=int(args.max_upload_mb * 1024 * 1024), cache_dir=args.cache_dir,
                              port=args.port, allowed_hosts=tuple(args.allowed_host),
-                             allow_python_classifiers=args.allow_python_classifiers)
+                             allow_python_classifiers=args.allow_python_classifiers, workers=args.workers,
+                             executor=args.executor, ray_address=args.ray_address)
     require_database_driver(config.database_url, needed_by="--database-url")
     app = create_app(config)
     from linguagym.web.server import create_server  # off --help's path

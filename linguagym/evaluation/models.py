@@ -35,7 +35,7 @@ from linguagym.evaluation.summary import SummarySettings, check_summary_settings
 from linguagym.executors.base import SideBySide
 from linguagym.executors.local import LocalExecutor
 from linguagym.names import model_folders, model_labels
-from linguagym.progress import IsCancelled, Progress, begin, check_cancelled
+from linguagym.progress import IsCancelled, Progress, begin, check_cancelled, reporting_stages
 from linguagym.scoring.order import work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.registry import release_scorer
@@ -129,7 +129,10 @@ def run_models(
         if summary is not None and report:
             check_report_destination(output)
     make_scorer = scorers or settings_scorer
-    pending: list[Scorer | None] = [make_scorer(one) for one in settings]  # resolves names; loads no weights
+    pending: list[Scorer | None] = []
+    for index, one in enumerate(settings):  # resolves names (a hub id may download here); loads no weights
+        with reporting_stages(progress, cancelled, partial(_stage_label, index, len(settings), labels[one.model])):
+            pending.append(make_scorer(one))
     if executor is None:
         executor = LocalExecutor()
     wanted = prefetch_wanted(prefetch, [one.device for one in settings])
@@ -147,8 +150,10 @@ def run_models(
                 scorer, pending[index] = pending[index], None  # let each model's weights go once it is done
                 label = (f"model {index + 1} of {len(settings)}: {labels[one.model]}" if len(settings) > 1
                          else labels[one.model])
-                outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress,
-                                   cancelled, executor, partial(ahead.ready, index, scorer) if ahead else None)
+                with reporting_stages(progress, cancelled,
+                                      partial(_stage_label, index, len(settings), labels[one.model])):
+                    outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress,
+                                       cancelled, executor, partial(ahead.ready, index, scorer) if ahead else None)
                 release_scorer(scorer)
                 del scorer
                 if isinstance(outcome, RunResult):
@@ -162,6 +167,11 @@ def run_models(
             if ahead is not None:
                 ahead.close()  # a cancelled or failed run loads nothing more and leaves no thread behind
     return _summarized(outcomes, list(settings), output, summary, report)
+
+
+def _stage_label(index: int, count: int, label: str, what: str) -> str:
+    """How a loading stage of model ``index`` is announced: ``loading smollm2-135m: reading the weights``."""
+    return f"{f'model {index + 1} of {count}: ' if count > 1 else ''}loading {label}: {what}"
 
 
 def _texts(suites: list[Suite], settings: Sequence[RunSettings], index: int) -> list[str]:

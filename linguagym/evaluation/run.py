@@ -27,7 +27,7 @@ from linguagym.executors.local import LocalExecutor
 from linguagym.scoring.cache import cache_stats as _cache_stats
 from linguagym.scoring.memory import auto_batch_size, is_auto_batch_size
 from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
-from linguagym.scoring.order import work_to_do
+from linguagym.scoring.order import load_weights, work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.spec import ScorerSpec
 from linguagym.suites.formula import Tolerance
@@ -238,9 +238,14 @@ def run_suites(
         scorer = settings_scorer(settings)
     texts = suite_texts(suites, settings.spacing)
     unique = len(set(texts))
-    advance = progress(*work_to_do(scorer, texts)) if progress else None
     if executor is None:
         executor = LocalExecutor()
+    advance = None
+    if progress:
+        total, unit = work_to_do(scorer, texts)
+        if total and isinstance(executor, LocalExecutor):
+            load_weights(scorer)  # before the count starts: loading is reported as its own stages
+        advance = progress(total, unit)
     scores = executor.score(scorer, texts, settings.scorer_spec(), advance)
     tolerance = Tolerance(settings.atol, settings.rtol)
     markers = sentence_markers(scorer, texts) if settings.compat == "syntaxgym-core" else None

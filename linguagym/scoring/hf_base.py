@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from linguagym.errors import ConfigurationError
+from linguagym.progress import stage
 from linguagym.scoring import device as devices
 from linguagym.scoring.memory import check_weights_fit
 from linguagym.scoring.shared_work import encode_texts
@@ -18,6 +20,9 @@ from linguagym.scoring.sources import ModelSource
 
 log = logging.getLogger(__name__)
 _LIBRARIES = ("linguagym", "torch", "transformers", "tokenizers", "gguf")
+# from_pretrained is not thread-safe (it swaps torch.nn.init's functions process-wide while it builds a model): two
+# web jobs loading at once got weights left on the meta device ("Cannot copy out of meta tensor"). One at a time.
+_ONE_LOAD_AT_A_TIME = threading.Lock()
 
 
 def library_versions() -> dict[str, str]:
@@ -56,10 +61,11 @@ def default_batch_tokens(batch_size: int) -> int:
 
 def load_tokenizer(source: ModelSource) -> Any:
     """The tokenizer of ``source`` alone, without its weights (for counting tokens before a run)."""
+    directory, gguf_file = source.tokenizer_files()  # (a named model is fetched and converted here, once)
+    stage("reading the tokenizer")
     devices.start_measuring_cpus()  # the thread count measures what other processes use while transformers imports
     from transformers import AutoTokenizer
 
-    directory, gguf_file = source.tokenizer_files()
     try:
         return AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file))
     except (OSError, ValueError) as error:
@@ -102,13 +108,14 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
 
     ``tokenizer``: one already loaded by ``load_tokenizer`` for the same source, reused.
     """
+    directory, gguf_file = source.files()
+    stage("de-quantising the GGUF weights (on every load of a .gguf file)" if gguf_file else "reading the weights")
     devices.start_measuring_cpus()  # the thread count measures what other processes use while torch imports
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     target = devices.torch_device(device)
     torch_dtype = devices.torch_dtype(dtype, target)
-    directory, gguf_file = source.files()
     # placed by accelerate (device_map) or quantised: neither is the plain dtype x parameters that is checked
     placed = bool(source.args.device_map or source.args.quantization)
     if not gguf_file and not placed:
@@ -122,7 +129,8 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
         if tokenizer is None:
             tokenizer_dir, tokenizer_gguf = source.tokenizer_files()
             tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, **_tokenizer_options(source, tokenizer_gguf))
-        model = loader.from_pretrained(directory, **_weight_options(source, torch_dtype, gguf_file))
+        with _ONE_LOAD_AT_A_TIME:
+            model = loader.from_pretrained(directory, **_weight_options(source, torch_dtype, gguf_file))
     except (OSError, ValueError, ImportError) as error:
         raise ConfigurationError(
             f"could not load model {source.name!r} from {directory}"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from linguagym import assets
 from linguagym.errors import ConfigurationError
+from linguagym.progress import stage
 from linguagym.scoring.model_args import ModelArgs
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -92,6 +93,7 @@ def fetch_snapshot(
         raise ConfigurationError(
             f"model {shown!r} is not in the Hugging Face cache and HF_HUB_OFFLINE is set", hint=hint
         )
+    stage(f"downloading {shown} from the Hugging Face hub")
     try:
         return Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns))
     except Exception as error:  # noqa: BLE001 - network, auth, missing repo: all reported the same way

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeGuard
 
-from linguagym.scoring.protocol import CountsTokens, ReportsProgress, ScoredText, Scorer
+from linguagym.scoring.protocol import CachingScorer, CountsTokens, ReportsProgress, ScoredText, Scorer, WarmsUp
 
 CHUNK = 256  # sentences handed to the scorer at a time: progress granularity and cache commit size
 
@@ -58,3 +58,12 @@ def work_to_do(scorer: Scorer, texts: Sequence[str]) -> tuple[int, str]:
     if counts_in_tokens(scorer):
         return scorer.count_tokens(unique), "tokens"
     return len(unique), "sentences"
+
+
+def load_weights(scorer: Scorer) -> None:
+    """Load the weights of ``scorer`` (of the model behind its cache) now where they load on first use: a run
+    does this before it starts counting its work, so that the count measures scoring and loading shows as the
+    stages it reports (``linguagym.progress.stage``)."""
+    inner = scorer.inner if isinstance(scorer, CachingScorer) else scorer
+    if isinstance(inner, WarmsUp):
+        inner.warm_up()

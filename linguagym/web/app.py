@@ -1,4 +1,5 @@
-"""The Flask application: configuration, security (size limit, CSRF, access token, headers) and error pages."""
+"""The Flask application: configuration, security (size limit, CSRF, access token or accounts, headers), signing
+in and out, and error pages."""
 
 from __future__ import annotations
 
@@ -8,14 +9,36 @@ import math
 import secrets
 from datetime import datetime
 
-from flask import Flask, Response, jsonify, make_response, redirect, render_template, request, session, url_for
+from flask import (
+    Flask,
+    Response,
+    flash,
+    g,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from markupsafe import Markup, escape
 from sqlalchemy.orm import sessionmaker
 from werkzeug.exceptions import HTTPException
 
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.version import __version__
-from linguagym.web import context, views_capabilities, views_results, views_runs, views_suites
+from linguagym.web import (
+    context,
+    ownership,
+    views_accounts,
+    views_capabilities,
+    views_results,
+    views_runs,
+    views_starter,
+    views_suites,
+)
+from linguagym.web.accounts import authenticate, signup_open, token_matches
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
 from linguagym.web.errors import NotFound
@@ -25,6 +48,8 @@ from linguagym.web.worker import RunWorker
 
 log = logging.getLogger("linguagym.web")
 
+# reachable without signing in (each still needs the CSRF token): signing in, out and up
+_SIGNED_OUT_ENDPOINTS = frozenset({"login", "logout", "accounts.signup"})
 _CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; "
         "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
@@ -51,6 +76,8 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     app.register_blueprint(views_runs.blueprint)
     app.register_blueprint(views_capabilities.blueprint)
     app.register_blueprint(views_results.blueprint)
+    app.register_blueprint(views_accounts.blueprint)
+    app.register_blueprint(views_starter.blueprint)
 
     @app.get("/")
     def home():
@@ -84,8 +111,10 @@ def _security(app: Flask, config: WebConfig) -> None:
         if forged:
             return _refuse(403, f"This change was refused: {forged}.",
                            "Make changes from this server's own pages, or from a script with the access token.")
-        if request.endpoint == "login":
+        if request.endpoint in _SIGNED_OUT_ENDPOINTS:
             return _check_csrf()
+        if ownership.accounts_on():
+            return _check_account()
         if config.token_required and not session.get("authorized"):
             header = request.headers.get("Authorization", "")
             if header.startswith("Bearer "):
@@ -100,6 +129,25 @@ def _security(app: Flask, config: WebConfig) -> None:
                            login=True)
         return _check_csrf()
 
+    def _check_account():
+        """With accounts: a signed-in user (and the CSRF token), or a script with the access token (an admin)."""
+        if ownership.current_user() is not None:
+            return _check_csrf()
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Bearer ") and config.token:
+            wait = throttle.wait(_client())
+            if wait:
+                return _too_many(wait)
+            if token_matches(header, config.token):
+                g.token_holder = True
+                return None
+            throttle.failed(_client())
+            return _refuse(403, "That is not this server's access token.",
+                           "Send the token printed when the server started (or set with --token).")
+        return _refuse(403, "Sign in to make changes on this server.",
+                       "Anyone may read; uploading, running, editing and deleting need an account. Ask an admin "
+                       "for one" + (", or sign up." if signup_open(context.db_session()) else "."), login=True)
+
     def _check_csrf():
         sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf", "")
         if not hmac.compare_digest(sent.encode(), session["csrf"].encode()):
@@ -108,14 +156,17 @@ def _security(app: Flask, config: WebConfig) -> None:
         return None
 
     def _too_many(wait: float):
-        response = make_response(_refuse(429, "Too many wrong access tokens from this address.",
-                                         f"Wait {math.ceil(wait)} seconds, then try again with the token the "
-                                         "server printed."))
+        what, again = (("wrong passwords", "your username and password") if ownership.accounts_on()
+                       else ("wrong access tokens", "the token the server printed"))
+        response = make_response(_refuse(429, f"Too many {what} from this address.",
+                                         f"Wait {math.ceil(wait)} seconds, then try again with {again}."))
         response.headers["Retry-After"] = str(math.ceil(wait))
         return response
 
     @app.route("/login", methods=["GET", "POST"])
     def login():
+        if ownership.accounts_on():
+            return _account_login()
         error = ""
         if request.method == "POST":
             wait = throttle.wait(_client())
@@ -128,6 +179,29 @@ def _security(app: Flask, config: WebConfig) -> None:
             throttle.failed(_client())
             error = "That is not this server's token."
         return render_template("login.html", error=error, required=config.token_required), 403 if error else 200
+
+    def _account_login():
+        """Username and password; throttled like the token, per client address; a fresh session on success."""
+        error, username = "", request.form.get("username", "").strip()[:80]
+        if request.method == "POST":
+            wait = throttle.wait(_client())
+            if wait:
+                return _too_many(wait)
+            user = authenticate(context.db_session(), username, request.form.get("password", ""))
+            if user is not None:
+                ownership.sign_in(user)
+                flash(f"Signed in as {user.username}.", "success")
+                return redirect(safe_next(request.args.get("next")) or url_for("suites.index"))
+            throttle.failed(_client())
+            error = "Wrong username or password."
+        return render_template("login.html", error=error, accounts=True, username=username,
+                               signup=signup_open(context.db_session())), 403 if error else 200
+
+    @app.post("/logout")
+    def logout():
+        ownership.sign_out()
+        flash("Signed out.", "info")
+        return redirect(url_for("suites.index"))
 
     @app.after_request
     def _headers(response):
@@ -155,6 +229,8 @@ def _refuse(status: int, message: str, hint: str = "", *, login: bool = False):
 def _errors(app: Flask) -> None:
     @app.errorhandler(LinguagymError)
     def _user_error(error: LinguagymError):
+        if isinstance(error, ownership.Forbidden):
+            return _refuse(403, error.message, error.hint or "", login=error.sign_in)
         return _refuse(404 if isinstance(error, NotFound) else 400, error.message, error.hint or "")
 
     @app.errorhandler(413)
@@ -175,11 +251,22 @@ def _errors(app: Flask) -> None:
                        "The server log has the details; please report it with the steps that led here.")
 
 
+def _accounts_on() -> bool:
+    """For templates: error pages too, where the database may be what failed (then the page shows no accounts)."""
+    try:
+        return ownership.accounts_on()
+    except Exception:
+        log.warning("could not read the users table", exc_info=True)
+        return False
+
+
 def _template_helpers(app: Flask) -> None:
     @app.context_processor
     def _globals():
         return {"linguagym_version": __version__, "web_config": context.config(),
-                "csrf_token": session.get("csrf", ""), "authorized": session.get("authorized", False)}
+                "csrf_token": session.get("csrf", ""), "authorized": session.get("authorized", False),
+                "accounts_on": _accounts_on, "current_user": ownership.current_user,
+                "owner_name": ownership.owner_name, "acts_as_admin": ownership.acts_as_admin}
 
     @app.template_global()
     def csrf_field() -> Markup:

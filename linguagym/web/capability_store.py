@@ -10,7 +10,7 @@ Jobs share the run worker's queue and life cycle (queued, running, done, failed,
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, or_, select, update
@@ -23,7 +23,7 @@ from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, re
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import CapabilityJob, TestFileRecord, now
 from linguagym.web.errors import NotFound
-from linguagym.web.lifecycle import requeue_running
+from linguagym.web.lifecycle import claim
 from linguagym.web.text import clean_text, contains_pattern
 
 # ------------------------------------------------------------------------------------------------ test files
@@ -57,9 +57,9 @@ def _one_saver_at_a_time(session: Session, digest: str) -> None:
 
 
 def save_test_file(session: Session, text: str, document: CapabilityTestFile, *, name: str,
-                   note: str = "") -> SavedFile:
-    """Store a validated test file (``text`` is its content, ``document`` the parsed form); identical content
-    is stored once, also when two requests save it at once."""
+                   note: str = "", owner_id: int | None = None) -> SavedFile:
+    """Store a validated test file (``text`` is its content, ``document`` the parsed form) for ``owner_id``;
+    identical content is stored once (keeping its first owner), also when two requests save it at once."""
     require_test_file(document, "save_test_file")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     _one_saver_at_a_time(session, digest)
@@ -72,7 +72,7 @@ def save_test_file(session: Session, text: str, document: CapabilityTestFile, *,
                             sha256=digest, seed_count=document.count("seed"),
                             expansion_count=document.count("expansion"),
                             capability_count=len(ids), note=clean_text(note)[:500],
-                            created_at=now())
+                            created_at=now(), owner_id=owner_id)
     session.add(record)
     session.flush()
     return SavedFile(record, True)
@@ -149,13 +149,16 @@ def get_job(session: Session, job_id: int) -> CapabilityJob:
     return job
 
 
-def requeue_unfinished_jobs(session: Session) -> int:
-    """At start-up: jobs a stopped server left running go back to the queue (test jobs resume from the
-    prediction cache; generate jobs start again)."""
-    return requeue_running(session, CapabilityJob)
+def next_queued_job(session: Session, exclude: Collection[int] = ()) -> CapabilityJob | None:
+    """The oldest queued job but those in ``exclude`` (to claim with ``claim_job``: another worker may take it
+    first)."""
+    statement = select(CapabilityJob).where(CapabilityJob.status == "queued")
+    if exclude:
+        statement = statement.where(CapabilityJob.id.not_in(list(exclude)))
+    return session.scalar(statement.order_by(CapabilityJob.id).limit(1))
 
 
-def next_queued_job(session: Session) -> CapabilityJob | None:
-    return session.scalar(select(CapabilityJob).where(CapabilityJob.status == "queued")
-                          .order_by(CapabilityJob.id).limit(1))
+def claim_job(session: Session, job_id: int) -> bool:
+    """Move job ``job_id`` from queued to running for this worker; False when another worker took it first."""
+    return claim(session, CapabilityJob, job_id)
 

@@ -40,6 +40,9 @@ class WebConfig:
     port: int | None = None  # the port served; None (test clients) skips the port part of the Host check
     allowed_hosts: tuple[str, ...] = ()  # further Host names it answers for (--allowed-host), name or name:port
     allow_python_classifiers: bool = False  # python:module:function classifiers run code: the operator opts in
+    workers: int = 1  # jobs (runs and capability jobs) run at once, each in a thread of its own
+    executor: str = "local"  # where runs score their texts, as `linguagym run --executor`: local or ray
+    ray_address: str | None = None  # with executor "ray": the cluster to join (None: start a local one)
 
     @classmethod
     def build(cls, data_dir: str | Path | None = None, database_url: str | None = None, *, host: str = "127.0.0.1",

@@ -19,9 +19,12 @@ from sqlalchemy.orm import sessionmaker
 
 from linguagym.errors import Cancelled, LinguagymError
 from linguagym.evaluation.models import ScorerFactory
-from linguagym.progress import Advance
+from linguagym.executors import Executor
+from linguagym.executors.local import LocalExecutor
+from linguagym.progress import STAGE, Advance
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, RunRecord, now
+from linguagym.web.job_executors import JobExecutors
 
 log = logging.getLogger("linguagym.web")
 
@@ -30,12 +33,18 @@ UNIT_PHRASES = {"tokens": "tokens scored", "texts": "texts predicted"}  # beside
 
 @dataclass(frozen=True)
 class JobContext:
-    """What a job handler needs of the server: its database, its configuration and, in tests, a scorer factory
+    """What a job handler needs of the server: its database, its configuration, where jobs score
+    (``executors.open()``: an executor for one job; None: in this process) and, in tests, a scorer factory
     (``RunSettings`` -> scorer, ``run_models``' ``scorers``) used instead of the model registry."""
 
     sessions: sessionmaker
     config: WebConfig
     scorer_factory: ScorerFactory | None = None
+    executors: JobExecutors | None = None
+
+    def executor(self) -> Executor:
+        """An executor for one job, to use in a ``with`` block."""
+        return self.executors.open() if self.executors is not None else LocalExecutor()
 
 
 class JobProgress:
@@ -64,8 +73,9 @@ class JobProgress:
             raise Cancelled("cancelled")
 
     def __call__(self, label: str, total: int, unit: str) -> Advance:
-        self.write(progress_label=f"{label}: {UNIT_PHRASES.get(unit, f'{unit} done')}", progress_total=total,
-                   progress_done=0)
+        # a stage (loading a model) is its label with no total: the page draws a bar without an end
+        shown = label if unit == STAGE else f"{label}: {UNIT_PHRASES.get(unit, f'{unit} done')}"
+        self.write(progress_label=shown, progress_total=total, progress_done=0)
         state = {"done": 0, "written": time.monotonic()}
 
         def advance(count: int) -> None:

@@ -1,12 +1,15 @@
-"""The life cycle runs and capability jobs share (the columns of ``db.JobColumns``): a cancel request, the status
-JSON the pages poll, and putting back in the queue what a stopped server left running."""
+"""The life cycle runs and capability jobs share (the columns of ``db.JobColumns``): taking a queued job, a cancel
+request, the status JSON the pages poll, and putting back in the queue what a stopped server left running."""
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from collections.abc import Collection
+
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from linguagym.web.db import CapabilityJob, RunRecord
+from linguagym.errors import ConfigurationError
+from linguagym.web.db import CapabilityJob, RunRecord, now
 
 
 def request_cancel(job: RunRecord | CapabilityJob, running: str) -> None:
@@ -19,14 +22,46 @@ def request_cancel(job: RunRecord | CapabilityJob, running: str) -> None:
         job.progress_label = running
 
 
+RESUMABLE = ("failed", "cancelled")
+
+
+def queue_again(job: RunRecord | CapabilityJob, what: str) -> None:
+    """Put a failed or cancelled job (``what``: how pages name it) back in the queue as it was: its suites, models
+    and options. What it finished is in the caches, so it recomputes nothing it had. The caller commits."""
+    if job.status not in RESUMABLE:
+        raise ConfigurationError(f"{what} is {job.status}; only a failed or cancelled one can be resumed",
+                                 hint="wait for it to end, or cancel it first" if job.status in ("queued", "running")
+                                 else "start a new one with the same settings instead (Run again)")
+    job.status, job.error, job.cancel_requested, job.finished_at = "queued", "", False, None
+    job.progress_done, job.progress_total, job.progress_label = 0, 0, "queued again: resumes from the cached scores"
+
+
 def progress_status(job: RunRecord | CapabilityJob) -> dict:
     """The life-cycle fields of a run or capability job, as its status JSON gives them."""
     return {"id": job.id, "status": job.status, "done": job.progress_done, "total": job.progress_total,
             "label": job.progress_label, "error": job.error, "cancel_requested": job.cancel_requested}
 
 
-def requeue_running(session: Session, table: type[RunRecord] | type[CapabilityJob]) -> int:
-    """Put the rows of ``table`` that a stopped server left running back in the queue; how many there were."""
-    result = session.execute(update(table).where(table.status == "running")
-                             .values(status="queued", progress_label="resuming after a restart"))
+def requeue_running(session: Session, table: type[RunRecord] | type[CapabilityJob],
+                    only: Collection[int] | None = None) -> int:
+    """Put the rows of ``table`` that a stopped server left running back in the queue (``only``: those of these ids);
+    how many there were."""
+    statement = update(table).where(table.status == "running")
+    if only is not None:
+        statement = statement.where(table.id.in_(list(only)))
+    result = session.execute(statement.values(status="queued", progress_label="resuming after a restart"))
     return result.rowcount or 0
+
+
+def running_ids(session: Session, table: type[RunRecord] | type[CapabilityJob]) -> list[int]:
+    return list(session.scalars(select(table.id).where(table.status == "running")))
+
+
+def claim(session: Session, table: type[RunRecord] | type[CapabilityJob], job_id: int) -> bool:
+    """Take the queued job ``job_id`` for this worker: True when this call moved it from queued to running, False
+    when another worker (a thread, or another server on the same database) took it first or it was cancelled.
+    One conditional UPDATE, so the database decides: PostgreSQL makes a second claimant wait for the first and
+    then finds the row no longer queued; SQLite has one writer at a time."""
+    result = session.execute(update(table).where(table.id == job_id, table.status == "queued")
+                             .values(status="running", started_at=now(), progress_label="starting"))
+    return result.rowcount == 1

@@ -1,6 +1,7 @@
 """A run of the web app (suites x models) in the background worker: the suites are written into the run's folder
 and handed with the models to the library's ``run_models``, which writes every model's results and the report
-into ``<data_dir>/runs/<id>/results/``, exactly as ``linguagym run`` would with the same settings.
+into ``<data_dir>/runs/<id>/results/``, exactly as ``linguagym run`` would with the same settings (and the server's
+``--executor``: see ``job_executors``).
 
 A run interrupted by a restart is queued again and, since token scores are cached on disk, recomputes nothing
 it had; its model folders are replaced whole.
@@ -54,9 +55,10 @@ def _execute(context: JobContext, run_id: int, progress: JobProgress) -> None:
         atomic_write_text(path, content)
         paths.append(path)
     progress.say("loading")
-    done = run_models(paths, run_settings(context.config, models, options),
-                      output=results_directory(context.config, run_id), summary=SUMMARY, progress=progress,
-                      cancelled=progress.cancelled, scorers=context.scorer_factory)
+    with context.executor() as executor:  # the server's --executor, as `linguagym run --executor` scores
+        done = run_models(paths, run_settings(context.config, models, options),
+                          output=results_directory(context.config, run_id), summary=SUMMARY, progress=progress,
+                          cancelled=progress.cancelled, scorers=context.scorer_factory, executor=executor)
     message = "\n".join(f"{one.model}: {error}" for one, error in done.failed)
     status = "failed" if len(done.failed) == len(done) else "done"  # some models ran: their results are shown
     progress.write(status=status, finished_at=now(), progress_label=status, error=message)

@@ -34,6 +34,7 @@ from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.lifecycle import progress_status, request_cancel
+from linguagym.web.ownership import new_owner_id, require_owner
 from linguagym.web.text import clean_text
 from linguagym.web.transactions import commit_retrying
 
@@ -84,7 +85,8 @@ def upload():
     stem = Path(name).stem if name else "tests"
     saved = commit_retrying(session, lambda: save_test_file(session, raw.decode("utf-8-sig"), document,
                                                             name=request.form.get("name", "") or stem,
-                                                            note=f"uploaded from {name}"))
+                                                            note=f"uploaded from {name}",
+                                                            owner_id=new_owner_id()))
     if saved.created:
         flash(f"Saved {saved.record.name!r}: {saved.record.seed_count} seeds, {saved.record.expansion_count} "
               f"expansions.", "success")
@@ -114,6 +116,7 @@ def download(file_id: int):
 def delete(file_id: int):
     session = db_session()
     record = get_test_file(session, file_id)
+    require_owner(record)
     name = record.name
     delete_test_file(session, record)
     session.commit()
@@ -162,6 +165,7 @@ def start_generate():
                 "test_types": ",".join(["mft", *(t for t in ("inv", "dir") if t in form.getlist("test_type"))])}
     session = db_session()
     job = create_generate_job(session, settings)
+    job.owner_id = new_owner_id()
     session.commit()
     notify_worker()
     flash(f"Job {job.id} queued: generate tests for {', '.join(lcs)} from {dataset}.", "success")
@@ -191,6 +195,7 @@ def start_test():
     for spec in specs:  # a typo or a refused python: spec fails here, before the job is queued (nothing heavy loads)
         open_classifier(spec, config(), settings)
     job = create_test_job(session, record, specs, settings)
+    job.owner_id = new_owner_id()
     session.commit()
     notify_worker()
     flash(f"Job {job.id} queued: {record.name!r} against {', '.join(job.classifiers)}.", "success")
@@ -210,6 +215,7 @@ def status(job_id: int):
 def cancel(job_id: int):
     session = db_session()
     job = get_job(session, job_id)
+    require_owner(job)
     request_cancel(job, "cancelling at the next progress step")
     session.commit()
     if request.accept_mimetypes.best == "application/json":

@@ -16,7 +16,6 @@ from linguagym.evaluation.collections import builtin_collections, covering_colle
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
 from linguagym.evaluation.report import find_runs, region_plot_names
-from linguagym.evaluation.run import check_settings
 from linguagym.evaluation.tables import format_value, notes, summary_rows
 from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
@@ -24,20 +23,19 @@ from linguagym.web import item_pages
 from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
-from linguagym.web.lifecycle import progress_status, request_cancel
+from linguagym.web.lifecycle import progress_status, queue_again, request_cancel
+from linguagym.web.ownership import require_owner
 from linguagym.web.results_index import shared_suites_outcomes
 from linguagym.web.run_deletion import delete_run
 from linguagym.web.run_form import RunFormValues, values_from, values_of_run
-from linguagym.web.run_jobs import run_settings
-from linguagym.web.store import create_run, get_run, get_suite, list_runs, list_suites, run_name
+from linguagym.web.run_queue import queue_run
+from linguagym.web.store import get_run, get_suite, list_runs, list_suites, run_name
 from linguagym.web.worker import results_directory
 
 if TYPE_CHECKING:
     from linguagym.evaluation.report import RunData
 
 blueprint = Blueprint("runs", __name__)
-
-MAX_MODELS = 8
 
 
 def _named_models() -> list[str]:
@@ -75,18 +73,12 @@ def start():
 def _start(form):
     session = db_session()
     models = form.getlist("model") + [line for line in form.get("other_models", "").splitlines() if line.strip()]
-    if len(models) > MAX_MODELS:
-        raise ConfigurationError(f"{len(models)} models chosen; a run takes at most {MAX_MODELS}",
-                                 hint="split them into several runs")
-    models = [plain_text(model.strip(), "the model") for model in models]
     versions = [get_suite(session, parse_id(value, "suite")).latest for value in form.getlist("suite")]
     device = device_choice(form)
     batch_size = whole_number(form.get("batch_size", "16"), "batch size", 1, 4096)
     settings = {"device": device, "policy": form.get("policy", "all"), "batch_size": batch_size,
                 **_advanced_options(form)}
-    for one in run_settings(config(), models, settings):  # what the worker will run, checked as the CLI checks it
-        check_settings(one)
-    run = create_run(session, models, versions, settings, name=run_name(form.get("name")))
+    run = queue_run(session, config(), models, versions, settings, name=run_name(form.get("name")))
     session.commit()
     notify_worker()
     flash(f"Run {run.id} queued: {len(versions)} suite(s) x {len(run.models)} model(s).", "success")
@@ -124,10 +116,25 @@ def status(run_id: int):
 def cancel(run_id: int):
     session = db_session()
     run = get_run(session, run_id)
+    require_owner(run)
     request_cancel(run, "cancelling after the current chunk of sentences")
     session.commit()
     if request.accept_mimetypes.best == "application/json":
         return jsonify(progress_status(run))
+    return redirect(url_for("runs.show", run_id=run_id))
+
+
+@blueprint.post("/runs/<int:run_id>/resume")
+def resume(run_id: int):
+    """Queue a failed or cancelled run again as it was (its suite versions, models and options); the scores it
+    computed are cached, so it goes on from where it stopped."""
+    session = db_session()
+    run = get_run(session, run_id)
+    require_owner(run)
+    queue_again(run, run.title)
+    session.commit()
+    notify_worker()
+    flash(f"{run.title} is queued again; the scores it computed are cached and not computed again.", "success")
     return redirect(url_for("runs.show", run_id=run_id))
 
 
@@ -136,6 +143,7 @@ def rename(run_id: int):
     """Name a run (an empty name removes it)."""
     session = db_session()
     run = get_run(session, run_id)
+    require_owner(run)
     run.name = run_name(request.form.get("name"))
     session.commit()
     flash(f"Run {run.id} is now named {run.name!r}." if run.name else f"Run {run.id} has no name now.", "success")
@@ -147,6 +155,7 @@ def delete(run_id: int):
     """Delete a finished run: its row and its folder (a queued or running one must be cancelled first)."""
     session = db_session()
     run = get_run(session, run_id)
+    require_owner(run)
     title = run.title
     delete_run(session, config(), run)
     flash(f"Deleted {title} and its files.", "success")

@@ -11,10 +11,12 @@ from linguagym.suites.formula import format_formula, parse_formula, region_refs
 from linguagym.suites.load import parse_suite_data, parse_suite_text
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.save import suite_to_dict
+from linguagym.web.auto_run import auto_run_saved
 from linguagym.web.context import config, db_session
 from linguagym.web.inputs import json_object_body
+from linguagym.web.ownership import require_owner, save_suite_owned
 from linguagym.web.results_index import latest_results, suite_panel, suite_results
-from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version, save_and_commit
+from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version
 from linguagym.web.text import clean_text
 
 blueprint = Blueprint("suites", __name__)
@@ -56,7 +58,8 @@ def upload():
         session = db_session()
         return render_template("suites.html", suites=list_suites(session), query="", upload_name=name,
                                upload_problems=problems), 400
-    saved = save_and_commit(db_session(), loaded.suite, note=f"uploaded from {name}")
+    saved = save_suite_owned(db_session(), loaded.suite, note=f"uploaded from {name}")
+    auto_run_saved([saved])
     for warning in loaded.warnings:
         flash(f"normalised: {warning.render()}", "warning")
     if saved.created:
@@ -94,6 +97,7 @@ def download(suite_id: int):
 def delete(suite_id: int):
     session = db_session()
     record = get_suite(session, suite_id)
+    require_owner(record)
     name = record.name
     delete_suite(session, record)
     session.commit()
@@ -163,7 +167,8 @@ def save_from_editor():
     except SuiteError as error:
         return jsonify({"ok": False, "problems": _problems(error)}), 422
     note = body.get("note") if isinstance(body.get("note"), str) else ""
-    saved = save_and_commit(db_session(), loaded.suite, note=clean_text(note)[:500] or "saved in the editor")
+    saved = save_suite_owned(db_session(), loaded.suite, note=clean_text(note)[:500] or "saved in the editor")
+    auto_run_saved([saved])
     if saved.created:
         flash(f"Saved {saved.suite.name!r} as version {saved.version.number}.", "success")
     else:

@@ -120,7 +120,8 @@ def test_a_cancelled_run_keeps_the_models_written_before_it_stopped(tiny_lm_dir:
         run_models(example_suite_paths(), [RunSettings(model=str(m), device="cpu", cache_dir=str(tmp_path / "c"))
                                            for m in (tiny_lm_dir, second)],
                    output=out, progress=progress, cancelled=lambda: bool(list(out.glob("*/run.json"))))
-    assert labels == [f"model 1 of 2: {tiny_lm_dir.name}"]  # the second model never began
+    assert f"model 1 of 2: {tiny_lm_dir.name}" in labels  # (after its loading stages)
+    assert not any(label.startswith("model 2 of 2") for label in labels)  # the second model never began
     assert [p.parent.name for p in out.glob("*/run.json")] == [tiny_lm_dir.name]  # the first is kept, whole
     assert not (out / "report.html").exists()
 

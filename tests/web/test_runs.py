@@ -199,7 +199,7 @@ def test_a_running_jobs_progress_names_the_unit_the_library_counts(app, client, 
     advance = JobProgress(app.extensions["worker"].context, RunRecord, run_id, interval=0)("model 1 of 1", 40, "tokens")
     advance(25)
     page = client.get(f"/runs/{run_id}").text
-    assert "model 1 of 1: tokens scored</span> · <span id=\"run-count\">25 / 40</span></p>" in page
+    assert "model 1 of 1: tokens scored</span> <span id=\"run-count\">25 / 40</span></p>" in page
     assert "sentences" not in page.split('id="progress"', 1)[1].split("</section>", 1)[0]
     assert client.get(f"/api/runs/{run_id}").json["label"] == "model 1 of 1: tokens scored"
 

@@ -11,6 +11,7 @@ from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
 from linguagym.web import db, errors, store
+from linguagym.web.lifecycle import requeue_running
 
 
 def _engine(url):
@@ -69,7 +70,7 @@ def test_suites_versions_search_and_runs(database_url):
         assert run.models == ["a", "b"]
         run.status = "running"
     with sessions.begin() as session:
-        assert store.requeue_unfinished(session) == 1
+        assert requeue_running(session, db.RunRecord) == 1  # (the worker's start-up; see test_worker_pool)
         assert store.next_queued(session).id == run.id
         assert store.unfinished_count(session) == 1
         with pytest.raises(store.ConfigurationError, match="used by 1 run"):

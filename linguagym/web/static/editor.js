@@ -3,6 +3,8 @@
 // Predictions follow the grid: removing or moving a region rewrites the region numbers in every formula, renaming a
 // condition rewrites its name; a formula naming a removed region or condition is flagged and blocks Save.
 // Structural changes (add, remove, move, paste) can be undone; leaving with unsaved edits asks first.
+// Under each formula a guided builder (region or sum of regions, condition, relation, the other side; comparisons
+// joined by "and") writes the formula and follows it when typed (prediction-builder.js reads and writes the text).
 "use strict";
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
@@ -342,6 +344,7 @@
       state.predictions[p] = changed;
       const input = predictionList.querySelector(`input.formula[data-p="${p}"]`);
       if (input) input.value = changed;
+      syncBuilder(p);
     });
   }
   // What the page itself knows is wrong with a formula: a removed region, a region or condition the suite lacks.
@@ -371,9 +374,10 @@
                                  "aria-label": `prediction ${p}`});
       input.value = formula;
       const status = el("div", {class: "formula-status", "data-p": p, "aria-live": "polite"});
-      input.addEventListener("input", () => { state.predictions[p] = input.value; scheduleCheck(p); });
+      input.addEventListener("input", () => { state.predictions[p] = input.value; syncBuilder(p); scheduleCheck(p); });
       predictionList.append(el("li", {}, el("div", {class: "formula-row"}, input,
-        removeButton(`remove prediction ${p}`, () => removePrediction(p))), status));
+        removeButton(`remove prediction ${p}`, () => removePrediction(p))), builderFor(p), status));
+      syncBuilder(p);
       scheduleCheck(p, 0);
     });
   }
@@ -387,7 +391,10 @@
     clearTimeout(timers.get(p));
     timers.set(p, setTimeout(() => checkFormula(p), delay));
   }
-  function checkAllFormulas() { state.predictions.forEach((_, p) => scheduleCheck(p, 400)); }
+  function checkAllFormulas() {
+    // the builders too: their lists hold the suite's region and condition names
+    state.predictions.forEach((_, p) => { syncBuilder(p); scheduleCheck(p, 400); });
+  }
 
   async function checkFormula(p) {
     const formula = state.predictions[p];
@@ -427,6 +434,188 @@
       status.className = "formula-status bad";
       for (const note of answer.notes || [answer.error || "invalid"]) status.append(el("div", {text: `✗ ${note}`}));
     }
+  }
+
+  // ------------------------------------------------------------------ the guided builder beside each formula
+  // Its selects write the formula's canonical text; a typed formula of the builder's shape moves them, any other is a
+  // "custom formula" left alone. A region or condition the suite lacks stays selected, marked, until replaced.
+  const {RELATIONS, formulaText, readFormula} = window.PredictionBuilder;
+  const SIDES = ["left", "right"];
+  const builderBox = (p) => predictionList.querySelector(`.builder[data-p="${p}"]`);
+  const indexIn = (node) => [...node.parentNode.children].indexOf(node);
+
+  function builderFor(p) {
+    return el("div", {class: "builder", "data-p": p, role: "group", "aria-label": `prediction ${p}: builder`},
+      el("div", {class: "b-comparisons"}),
+      el("button", {type: "button", class: "b-and", text: "+ and",
+                    "aria-label": `prediction ${p}: add a comparison (and)`,
+                    title: "add another comparison that must hold too", onclick: () => addComparison(p)}),
+      el("span", {class: "b-custom muted small"}, el("span", {class: "b-custom-text"}),
+        el("button", {type: "button", class: "b-build", onclick: () => buildInstead(p)})));
+  }
+  function comparisonControls(p) {
+    const row = el("div", {class: "b-comparison", role: "group"});
+    const relation = el("select", {class: "b-relation", onchange: () => builderChanged(p)});
+    for (const {op, label} of RELATIONS) relation.add(new Option(label, op));
+    row.append(el("span", {class: "b-word b-lead"}), termControls(p, "left"), relation, termControls(p, "right"),
+      el("button", {type: "button", class: "remove b-drop", text: "×", title: "remove this comparison",
+                    onclick: () => removeComparison(p, indexIn(row))}));
+    return row;
+  }
+  function termControls(p, side) {
+    const term = el("span", {class: "b-term", "data-side": side}, el("span", {class: "b-regions"}));
+    term.append(el("button", {type: "button", class: "b-add", text: "+ region", onclick: () => addTermRegion(p, term)}),
+      el("span", {class: "b-word", text: "of"}),
+      el("select", {class: "b-condition", onchange: () => builderChanged(p)}));
+    return term;
+  }
+  function regionControl(p) {
+    const wrap = el("span", {class: "b-region"});
+    wrap.append(el("span", {class: "b-word b-plus", text: "+"}), el("select", {onchange: () => builderChanged(p)}),
+      el("button", {type: "button", class: "remove", text: "×", title: "remove this region from the sum",
+                    onclick: () => removeTermRegion(p, wrap)}));
+    return wrap;
+  }
+  // Keep `count` children made by `make`, adding or dropping at the end (so that focus stays where it is).
+  function resize(list, count, make) {
+    while (list.children.length > count) list.lastChild.remove();
+    while (list.children.length < count) list.append(make());
+    return [...list.children];
+  }
+  // A select of the suite's values, plus the formula's value marked when the suite lacks it.
+  function setSelect(select, pairs, current, missing) {
+    const known = pairs.some(([value]) => value === current);
+    select.replaceChildren(...(known ? [] : [new Option(missing, current)]),
+                           ...pairs.map(([value, label]) => new Option(label, value)));
+    select.value = current;
+    select.classList.toggle("invalid", !known);
+  }
+
+  function syncBuilder(p) {
+    const box = builderBox(p);
+    if (!box) return;
+    const formula = state.predictions[p];
+    const comparisons = readFormula(formula);
+    box.querySelector(".b-custom").hidden = Boolean(comparisons);
+    const and = box.querySelector(".b-and");
+    and.hidden = !comparisons;
+    const count = comparisons ? comparisons.length : 0;
+    if (and.parentNode !== box && indexIn(and.parentNode) >= count) box.append(and);  // out of a row about to go
+    if (!comparisons) {
+      const empty = !formula.trim();
+      box.querySelector(".b-custom-text").textContent = empty ? "No formula yet: type one, or " :
+        "Custom formula (the builder shows comparisons, joined by &, of one region or a sum of regions of one " +
+        "condition on each side): edit it in the box, or ";
+      const button = box.querySelector(".b-build");
+      button.textContent = empty ? "use the builder" : "replace it with a built one";
+      button.setAttribute("aria-label", `prediction ${p}: ${button.textContent}`);
+      resize(box.querySelector(".b-comparisons"), 0);
+      return;
+    }
+    const regionPairs = state.regions.map((name, r) => [String(r + 1), `${r + 1} ${name}`.trim()]);
+    regionPairs.push(["*", "* whole sentence"]);
+    const conditionPairs = state.conditions.map((name) => [name, name]);
+    const rows = resize(box.querySelector(".b-comparisons"), comparisons.length, () => comparisonControls(p));
+    rows.forEach((row, k) => {
+      const comparison = comparisons[k];
+      const prefix = comparisons.length > 1 ? `prediction ${p}, comparison ${k + 1}` : `prediction ${p}`;
+      row.setAttribute("aria-label", prefix);
+      row.querySelector(".b-lead").textContent = k ? "and surprisal at" : "surprisal at";
+      const relation = row.querySelector(".b-relation");
+      relation.value = comparison.relation;
+      relation.setAttribute("aria-label", `${prefix}: relation`);
+      const drop = row.querySelector(".b-drop");
+      drop.hidden = comparisons.length < 2;
+      drop.setAttribute("aria-label", `${prefix}: remove this comparison`);
+      if (k === rows.length - 1 && and.parentNode !== row) row.append(and);  // "+ and" ends the last comparison
+      for (const side of SIDES) {
+        const term = row.querySelector(`.b-term[data-side="${side}"]`);
+        const {regions, condition} = comparison[side];
+        const wraps = resize(term.querySelector(".b-regions"), regions.length, () => regionControl(p));
+        wraps.forEach((wrap, i) => {
+          const label = `${prefix}, ${side} side: region` + (regions.length > 1 ? ` ${i + 1} of the sum` : "");
+          const select = wrap.querySelector("select");
+          select.setAttribute("aria-label", label);
+          setSelect(select, regionPairs, regions[i],
+                    regions[i] === "?" ? "? removed region" : `${regions[i]} (no such region)`);
+          wrap.querySelector(".b-plus").hidden = i === 0;
+          const remove = wrap.querySelector("button.remove");
+          remove.hidden = regions.length < 2;
+          remove.setAttribute("aria-label", `${label}: remove it from the sum`);
+        });
+        term.querySelector(".b-add").setAttribute("aria-label", `${prefix}, ${side} side: add a region to the sum`);
+        const select = term.querySelector(".b-condition");
+        select.setAttribute("aria-label", `${prefix}, ${side} side: condition`);
+        setSelect(select, conditionPairs, condition, `${condition} (not in this suite)`);
+      }
+    });
+  }
+  function readBuilder(p) {
+    return [...builderBox(p).querySelectorAll(".b-comparison")].map((row) => {
+      const term = (side) => {
+        const node = row.querySelector(`.b-term[data-side="${side}"]`);
+        return {regions: [...node.querySelectorAll(".b-region select")].map((select) => select.value),
+                condition: node.querySelector(".b-condition").value};
+      };
+      return {left: term("left"), relation: row.querySelector(".b-relation").value, right: term("right")};
+    });
+  }
+  function builderChanged(p, comparisons = readBuilder(p)) {
+    setFormula(p, formulaText(comparisons));
+    markDirty(true);
+  }
+  function setFormula(p, formula) {
+    state.predictions[p] = formula;
+    predictionList.querySelector(`input.formula[data-p="${p}"]`).value = formula;
+    syncBuilder(p);
+    scheduleCheck(p, 0);
+  }
+  // where a control sits: its comparison's index and, inside a term, the side
+  function place(node) {
+    const row = node.closest(".b-comparison");
+    const term = node.closest(".b-term");
+    return {row, k: indexIn(row), side: term && term.dataset.side};
+  }
+  function addTermRegion(p, term) {
+    const {row, k, side} = place(term);
+    const comparisons = readBuilder(p);
+    const regions = comparisons[k][side].regions;
+    const last = Number(regions[regions.length - 1]);
+    regions.push(String(last >= 1 && last < state.regions.length ? last + 1 : 1));  // the next region, by default
+    builderChanged(p, comparisons);
+    const selects = row.querySelectorAll(`.b-term[data-side="${side}"] .b-region select`);
+    selects[selects.length - 1].focus();
+  }
+  function removeTermRegion(p, wrap) {
+    const {row, k, side} = place(wrap);
+    const i = indexIn(wrap);
+    const comparisons = readBuilder(p);
+    comparisons[k][side].regions.splice(i, 1);
+    builderChanged(p, comparisons);
+    row.querySelectorAll(`.b-term[data-side="${side}"] .b-region select`)[Math.max(0, i - 1)].focus();
+  }
+  function addComparison(p) {
+    const comparisons = readBuilder(p);
+    comparisons.push(JSON.parse(JSON.stringify(comparisons[comparisons.length - 1])));  // a copy to change
+    builderChanged(p, comparisons);
+    const rows = builderBox(p).querySelectorAll(".b-comparison");
+    rows[rows.length - 1].querySelector("select").focus();
+  }
+  function removeComparison(p, k) {
+    const comparisons = readBuilder(p);
+    comparisons.splice(k, 1);
+    builderChanged(p, comparisons);
+    builderBox(p).querySelectorAll(".b-comparison")[Math.max(0, k - 1)].querySelector("select").focus();
+  }
+  function buildInstead(p) {
+    const formula = state.predictions[p];
+    if (formula.trim() && !window.confirm(`Replace prediction ${p}, ${formula}, with a built one? ` +
+                                          "(Undo brings it back.)")) return;
+    snapshot(`build prediction ${p}`);
+    const c = state.conditions;
+    setFormula(p, formulaText([{left: {regions: ["1"], condition: c[c.length > 1 ? 1 : 0]}, relation: ">",
+                                right: {regions: ["1"], condition: c[0]}}]));
+    builderBox(p).querySelector(".b-region select").focus();
   }
 
   // ------------------------------------------------------------------ save

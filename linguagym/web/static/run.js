@@ -1,4 +1,5 @@
-// Live progress of a queued or running run (or capability job, data-url); reloads the page when it ends.
+// Live progress of a queued or running run (or capability job, data-url); reloads the page when it ends. A step
+// without a count (total 0: loading a model) shows as a bar without an end, with its label and no count.
 "use strict";
 (function () {
   const box = document.getElementById("progress");
@@ -15,9 +16,15 @@
       status.textContent = run.status;
       status.className = `status ${run.status}`;
       label.textContent = run.label;
-      count.textContent = `${run.done} / ${run.total || "?"}`;
-      bar.max = run.total || 1;
-      bar.value = run.done;
+      const counted = run.total > 0;
+      count.textContent = counted ? `${run.done} / ${run.total}` : "";
+      count.hidden = !counted;
+      if (counted) {
+        bar.max = run.total;
+        bar.value = run.done;
+      } else {
+        bar.removeAttribute("value");  // indeterminate
+      }
       if (!["queued", "running"].includes(run.status)) { window.location.reload(); return; }
     } catch (error) { /* the server may be restarting: keep trying */ }
     setTimeout(poll, 1000);
