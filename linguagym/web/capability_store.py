@@ -10,7 +10,7 @@ Jobs share the run worker's queue and life cycle (queued, running, done, failed,
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, or_, select, update
@@ -23,7 +23,6 @@ from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, re
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import CapabilityJob, TestFileRecord, now
 from linguagym.web.errors import NotFound
-from linguagym.web.lifecycle import claim
 from linguagym.web.text import clean_text, contains_pattern
 
 # ------------------------------------------------------------------------------------------------ test files
@@ -147,18 +146,4 @@ def get_job(session: Session, job_id: int) -> CapabilityJob:
     if job is None:
         raise NotFound(f"there is no capability job number {job_id}", hint="see the list of capability jobs")
     return job
-
-
-def next_queued_job(session: Session, exclude: Collection[int] = ()) -> CapabilityJob | None:
-    """The oldest queued job but those in ``exclude`` (to claim with ``claim_job``: another worker may take it
-    first)."""
-    statement = select(CapabilityJob).where(CapabilityJob.status == "queued")
-    if exclude:
-        statement = statement.where(CapabilityJob.id.not_in(list(exclude)))
-    return session.scalar(statement.order_by(CapabilityJob.id).limit(1))
-
-
-def claim_job(session: Session, job_id: int) -> bool:
-    """Move job ``job_id`` from queued to running for this worker; False when another worker took it first."""
-    return claim(session, CapabilityJob, job_id)
 

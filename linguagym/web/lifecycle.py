@@ -57,6 +57,16 @@ def running_ids(session: Session, table: type[RunRecord] | type[CapabilityJob]) 
     return list(session.scalars(select(table.id).where(table.status == "running")))
 
 
+def oldest_queued(session: Session, table: type[RunRecord] | type[CapabilityJob],
+                  exclude: Collection[int] = ()) -> RunRecord | CapabilityJob | None:
+    """The oldest queued row of ``table`` but those in ``exclude`` (to take with ``claim``: another worker may take
+    it first). Oldest by creation, so a resumed job goes before newer ones."""
+    statement = select(table).where(table.status == "queued")
+    if exclude:
+        statement = statement.where(table.id.not_in(list(exclude)))
+    return session.scalar(statement.order_by(table.created_at, table.id).limit(1))
+
+
 def claim(session: Session, table: type[RunRecord] | type[CapabilityJob], job_id: int) -> bool:
     """Take the queued job ``job_id`` for this worker: True when this call moved it from queued to running, False
     when another worker (a thread, or another server on the same database) took it first or it was cancelled.

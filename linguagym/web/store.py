@@ -7,7 +7,7 @@ in the canonical dialect (``suite_to_json``), so whatever is stored can be read 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, or_, select
@@ -19,7 +19,6 @@ from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
 from linguagym.web.db import RUN_NAME_LENGTH, UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
 from linguagym.web.errors import NotFound
-from linguagym.web.lifecycle import claim
 from linguagym.web.text import clean_text, contains_pattern
 from linguagym.web.transactions import commit_retrying
 
@@ -162,20 +161,6 @@ def get_run(session: Session, run_id: int) -> RunRecord:
     if record is None:
         raise NotFound(f"there is no run number {run_id}", hint="see the list of runs")
     return record
-
-
-def next_queued(session: Session, exclude: Collection[int] = ()) -> RunRecord | None:
-    """The oldest queued run but those in ``exclude`` (to claim with ``claim_run``: another worker may take it
-    first)."""
-    statement = select(RunRecord).where(RunRecord.status == "queued")
-    if exclude:
-        statement = statement.where(RunRecord.id.not_in(list(exclude)))
-    return session.scalar(statement.order_by(RunRecord.id).limit(1))
-
-
-def claim_run(session: Session, run_id: int) -> bool:
-    """Move run ``run_id`` from queued to running for this worker; False when another worker took it first."""
-    return claim(session, RunRecord, run_id)
 
 
 def unfinished_count(session: Session) -> int:

@@ -22,21 +22,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import sessionmaker
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.models import ScorerFactory
 from linguagym.scoring.device import available_cpus
 from linguagym.web.capability_jobs import execute_job
-from linguagym.web.capability_store import claim_job, next_queued_job
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, RunRecord
 from linguagym.web.job_executors import JobExecutors
 from linguagym.web.job_locks import JobLock, JobLocks
 from linguagym.web.jobs import JobContext
-from linguagym.web.lifecycle import requeue_running, running_ids
+from linguagym.web.lifecycle import claim, oldest_queued, requeue_running, running_ids
 from linguagym.web.run_jobs import execute_run, results_directory, run_directory
-from linguagym.web.store import claim_run, next_queued
 
 __all__ = ["JOB_KINDS", "RunWorker", "results_directory", "run_directory", "wait_for"]
 
@@ -47,18 +45,15 @@ THREADS_ENV = "LINGUAGYM_THREADS"
 
 @dataclass(frozen=True)
 class JobKind:
-    """One kind of background job: its table, how to find its oldest queued row, claim it (False: another worker
-    took it first), and do one."""
+    """One kind of background job: its table (queued rows are found and claimed there, by ``lifecycle``) and how
+    to do one."""
 
     name: str
     table: type[RunRecord] | type[CapabilityJob]
-    next_queued: Callable[..., RunRecord | CapabilityJob | None]  # (session, exclude=ids)
-    claim: Callable[[Session, int], bool]
     execute: Callable[[JobContext, int], None]
 
 
-JOB_KINDS = (JobKind("run", RunRecord, next_queued, claim_run, execute_run),
-             JobKind("capability job", CapabilityJob, next_queued_job, claim_job, execute_job))
+JOB_KINDS = (JobKind("run", RunRecord, execute_run), JobKind("capability job", CapabilityJob, execute_job))
 
 
 def check_workers(workers: int) -> int:
@@ -168,9 +163,9 @@ class RunWorker:
         passed: set[tuple[str, int]] = set()  # locked by another worker that is about to claim them
         while True:
             with self.sessions() as session:
-                queued = [(row.created_at, row.id, kind) for kind in JOB_KINDS
-                          if (row := kind.next_queued(session, exclude=[i for k, i in passed if k == kind.name]))
-                          is not None]
+                oldest = ((kind, oldest_queued(session, kind.table, [i for k, i in passed if k == kind.name]))
+                          for kind in JOB_KINDS)
+                queued = [(row.created_at, row.id, kind) for kind, row in oldest if row is not None]
             if not queued:
                 return None
             _, job_id, kind = min(queued, key=lambda entry: entry[0])
@@ -180,7 +175,7 @@ class RunWorker:
                 continue
             try:
                 with self.sessions.begin() as session:
-                    taken = kind.claim(session, job_id)
+                    taken = claim(session, kind.table, job_id)
             except BaseException:
                 lock.release()
                 raise

@@ -12,7 +12,7 @@ from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
 from linguagym.web import capability_store, db, errors, store
-from linguagym.web.lifecycle import requeue_running
+from linguagym.web.lifecycle import oldest_queued, requeue_running
 from tests.capabilities.lct_fakes import capability_file, document
 
 
@@ -77,7 +77,7 @@ def test_test_files_and_jobs_round_trip(database_url):
         with pytest.raises(capability_store.ConfigurationError, match="no classifier chosen"):
             capability_store.create_test_job(session, record, ["  "], {})
     with sessions.begin() as session:
-        assert capability_store.next_queued_job(session).id == generate.id
+        assert oldest_queued(session, db.CapabilityJob).id == generate.id
         capability_store.get_job(session, generate.id).status = "running"
     with sessions.begin() as session:
         assert requeue_running(session, db.CapabilityJob) == 1  # (the worker's start-up; see test_worker_pool)

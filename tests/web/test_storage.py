@@ -11,7 +11,7 @@ from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
 from linguagym.web import db, errors, store
-from linguagym.web.lifecycle import requeue_running
+from linguagym.web.lifecycle import oldest_queued, requeue_running
 
 
 def _engine(url):
@@ -71,7 +71,7 @@ def test_suites_versions_search_and_runs(database_url):
         run.status = "running"
     with sessions.begin() as session:
         assert requeue_running(session, db.RunRecord) == 1  # (the worker's start-up; see test_worker_pool)
-        assert store.next_queued(session).id == run.id
+        assert oldest_queued(session, db.RunRecord).id == run.id
         assert store.unfinished_count(session) == 1
         with pytest.raises(store.ConfigurationError, match="used by 1 run"):
             store.delete_suite(session, store.get_suite(session, record.id))
