@@ -7,8 +7,9 @@ from __future__ import annotations
 FILLS_PER_MASK = 20
 # Masked sentences filled per seed, the most probable productions first: what lets the full default run
 # (`lct generate --lc all`: 11 capabilities, <= 50 seeds each, every seed expanded) finish in 15 minutes on two
-# CPU cores (docs/performance.md, "Expansion: the causal filler": with fills validated before the filler
-# re-ranks them, about 0.9 CPU seconds a masked sentence for filling and validation; at 2 per seed 1.7 on
-# average, about 800 masked sentences, 13 minutes with one thread, about 10 with two; 3 per seed extrapolates to
-# 17 and 13). The filler's language model and the validator's re-parse are nearly all of that time.
-MASKED_PER_SEED = 2
+# CPU cores (docs/performance.md, "Expansion: the causal filler"). Masked sentences that no fill could pass
+# (``grammaticality.slot_problems``: a noun mask beside a noun, a mask before the first word ...) are dropped before
+# these are chosen. 3 since the linguistic checks and the plausibility cap (#21's quality item) refuse about
+# half of what the validator used to keep; the filler's language model and the validator's re-parse are nearly
+# all of the time.
+MASKED_PER_SEED = 3

@@ -17,6 +17,8 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion.defaults import FILLS_PER_MASK, MASKED_PER_SEED
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, differentiate, render
 from linguagym.capabilities.expansion.fill import Fill, Filler
+from linguagym.capabilities.expansion.grammaticality import slot_problems
+from linguagym.capabilities.expansion.plausibility import MAX_COST, plausibility_problems
 from linguagym.capabilities.expansion.selection import select, selection_score
 from linguagym.capabilities.expansion.validate import Validator, shape_problems
 from linguagym.capabilities.seeds.generate import CapabilityResult
@@ -41,6 +43,7 @@ class ExpansionSettings:
     fills_per_mask: int = FILLS_PER_MASK  # candidate fills per masked sentence: at most this many expansions from each
     max_masks: int = 2
     max_disruption: float = 3.5  # bits the words after a fill may lose (causal filler): the fluency check
+    max_cost: float | None = MAX_COST  # bits an inserted word may cost (causal filler): the plausibility check
     selection: str = "score"  # or "random" (the paper's baseline)
 
 
@@ -98,7 +101,7 @@ class Expander:
         parsed = self.parser.parse(s_texts)
         self.report.add_time("parse", started)
         started = time.perf_counter()
-        masked_by_seed = [differentiate(p, self.grammar, max_masks=self.settings.max_masks)
+        masked_by_seed = [self._fillable(p, differentiate(p, self.grammar, max_masks=self.settings.max_masks))
                           [: self.settings.masked_per_seed] for p in parsed]
         self.report.add_time("differentiate", started)
         flat = [(s, m) for s, ms in enumerate(masked_by_seed) for m in ms]
@@ -126,6 +129,7 @@ class Expander:
         if unseen := [c for c in returned if c not in checked]:  # a filler that does not call keep: checked here
             validate_early(unseen)
         seen = {t.text for t in result.tests}
+        causal = self.filler.identity.get("filler") == "causal"  # confidence in bits the window lost
         valid_by_seed: dict[int, list[tuple[CapabilityTest, float]]] = {}
         for i, options in enumerate(fills):
             s, m = flat[i]
@@ -135,6 +139,11 @@ class Expander:
                     continue  # refused by keep (and counted there); only a filler that ignores keep returns it
                 if option.disruption > self.settings.max_disruption:
                     self._reject([f"fluency: the words after the fill lose {option.disruption:.1f} bits"])
+                    continue
+                cost_cap = self.settings.max_cost if causal else None
+                if cost_cap is not None and (problems := plausibility_problems(option.confidence, len(option.words),
+                                                                               cost_cap)):
+                    self._reject(problems)
                     continue
                 text, spans, slots, source = prepared
                 seed_test = seeds[s]
@@ -201,13 +210,24 @@ class Expander:
                 continue
             example = slots["S"].example
             verdict = self.validator.check_analysed(analysis, words, spans, [x.tag for x in m.masks], case.search,
-                                                    example)
+                                                    example, slots["S"].analysis)
             if not verdict.ok:
                 self._reject(verdict.reasons)
                 continue
             assert verdict.match is not None and verdict.analysis is not None
             slots["S"] = Slot(replace(example, text=text), verdict.analysis, verdict.match)
             checked[(i, words)] = (text, spans, slots, example.text)
+
+    def _fillable(self, parsed, masked: list[MaskedSentence]) -> list[MaskedSentence]:
+        """``masked`` without the masked sentences that every fill would fail (``slot_problems``: a noun mask beside
+        a noun, a mask before the first word ...), counted as ``slot`` rejections."""
+        out = []
+        for m in masked:
+            if slot_problems(parsed, m):
+                self.report.rejections["slot"] = self.report.rejections.get("slot", 0) + 1
+            else:
+                out.append(m)
+        return out
 
     def _reject(self, reasons) -> None:
         for reason in reasons:

@@ -16,8 +16,8 @@ IDIOMS = (
     "by way of", "in case of", "on behalf of", "in light of", "in place of", "in need of", "in search of",
     "at the hands of", "for the sake of", "as well as", "at all", "at least", "at last", "at most", "at once",
     "of course", "in fact", "so far", "as long as", "such as", "at every turn", "off the shelf", "kind of",
-    "sort of", "a lot of", "a few", "a little", "more or less", "by far", "on the other hand", "all the same",
-    "the same as", "in a way", "for good", "at times", "on time", "in time", "by heart", "in turn",
+    "sort of", "a lot of", "a lot", "a bit", "a few", "a little", "more or less", "by far", "on the other hand",
+    "all the same", "the same as", "in a way", "for good", "at times", "on time", "in time", "by heart", "in turn",
 )
 CLOSED = ("after another", "one another", "each other", "after the other")
 _AFTER_CLOSED = r"(?=\s*(?:[^\w\s]|$))"

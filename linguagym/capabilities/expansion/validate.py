@@ -26,7 +26,12 @@
    first four letters: "combination combo" fails), nor a content word two places away ("predictable and
    predictable");
 7. ``rule``: the new sentence still meets the search rule of its case (length, labels of words, start
-   pattern), the rule on the dataset sentence ``S``, not on the templated test.
+   pattern), the rule on the dataset sentence ``S``, not on the templated test;
+8. the linguistic checks of ``grammaticality.py`` on the inserted words in the new sentence: ``position`` (not
+   before the first word; the seed's neighbouring words keep their word class), ``modifier`` (no stacked
+   adverbs or adjectives, only -ly adverbs before an adjective), ``compound`` (no inserted noun beside a noun),
+   ``function`` (no determiner before a name or between a preposition and its bare noun, no preposition taking a
+   clause or another preposition).
 Before them, ``constituent`` (``constituent.py``, batched over all fills by ``structure_problems``): the filled
 sentence parsed again by the expansion's parser has each filled word as a child of the phrase its mask was made
 for, with the mask's tag. Duplicates (of the seed or of other expansions) are dropped by the caller, which sees
@@ -45,6 +50,7 @@ from linguagym.capabilities.data.vader import VaderLexicon, load_vader
 from linguagym.capabilities.expansion.constituent import constituent_problems
 from linguagym.capabilities.expansion.differentiate import MaskedSentence
 from linguagym.capabilities.expansion.fill import is_word
+from linguagym.capabilities.expansion.grammaticality import insertion_problems
 from linguagym.capabilities.expansion.hedges import HEDGE_GROUPS, hedge_reason
 from linguagym.capabilities.expansion.idioms import broken_idioms
 from linguagym.capabilities.seeds.search import Match, search_match
@@ -117,24 +123,29 @@ class Validator:
                 for p, (masked, words, _, spans) in zip(parsed, fills, strict=True)]
 
     def check(self, text: str, words: Sequence[str], spans: Sequence[tuple[int, int]], tags: Sequence[str],
-              search: Search, example: Example) -> Checked:
-        """Validate ``text`` (the filled dataset sentence); ``spans`` are the filled words' character spans."""
+              search: Search, example: Example, seed: Analysis | None = None) -> Checked:
+        """Validate ``text`` (the filled dataset sentence); ``spans`` are the filled words' character spans;
+        ``example`` is the seed's dataset sentence and ``seed`` its analysis (None: analysed here)."""
         reasons = shape_problems(words, spans, text)
         if reasons:
             return Checked(text, None, None, tuple(reasons))
         analysis = self.analyser.analyse_one(text)
-        return self.check_analysed(analysis, words, spans, tags, search, example)
+        return self.check_analysed(analysis, words, spans, tags, search, example, seed)
 
     def check_analysed(self, analysis: Analysis, words: Sequence[str], spans: Sequence[tuple[int, int]],
-                       tags: Sequence[str], search: Search, example: Example) -> Checked:
+                       tags: Sequence[str], search: Search, example: Example,
+                       seed: Analysis | None = None) -> Checked:
+        """As ``check``, with the filled sentence already analysed."""
         text = analysis.text
         reasons = shape_problems(words, spans, text)
         tokens = analysis.tokens
+        inserted = []
         for word, (start, end), tag in zip(words, spans, tags, strict=True):
             index = next((i for i, t in enumerate(tokens) if t.start == start), None)
             if index is None or tokens[index].end != end:
                 reasons.append(f"tag: {word!r} is not one token in the new sentence")
                 continue
+            inserted.append(index)
             token = tokens[index]
             if token.tag != tag:
                 reasons.append(f"tag: {word!r} is tagged {token.tag} in the new sentence, the mask is {tag}")
@@ -156,6 +167,10 @@ class Validator:
                 reasons.append(f"repeat: {word!r} repeats its neighbour {other.text!r}")
         reasons += [f"idiom: the fill breaks the fixed phrase {phrase!r}"
                     for phrase in broken_idioms(example.text, text)]
+        if len(inserted) == len(words):
+            if seed is None:
+                seed = self.analyser.analyse_one(example.text)
+            reasons += insertion_problems(tokens, inserted, seed.tokens)
         match = None
         if not reasons:
             match = search_match(search, replace(example, text=text), analysis)
@@ -178,7 +193,8 @@ _PARTICLES = frozenset({"out", "up", "down", "off", "away", "back", "over", "in"
 # "both enough negatives", "the some")
 _DETERMINERLESS = frozenset({
     "something", "anything", "nothing", "everything", "someone", "anyone", "everyone", "somebody", "anybody",
-    "everybody", "nobody", "enough", "several", "each", "some", "any", "both", "either", "neither", "none"})
+    "everybody", "nobody", "enough", "several", "each", "some", "any", "both", "either", "neither", "none",
+    "plenty"})
 # words spelled with a vowel letter but said with a consonant ("a useful", "a European", "a one-off"), and
 # beginnings that go either way ("a unique" / "an unimportant", "a unanimous" / "an unable")
 _CONSONANT_SOUND = ("use", "usu", "uti", "ure", "uri", "uro", "ubi", "uku", "eu", "ewe", "one", "once")
