@@ -36,6 +36,9 @@ class AccountError(ConfigurationError):
 
 def check_username(name: str) -> str:
     name = (name or "").strip()
+    if not name:
+        raise AccountError("no username given (the name was empty or only spaces)",
+                           hint="use 1 to 80 letters, digits, '.', '_' or '-', starting with a letter or digit")
     if not USERNAME.fullmatch(name):
         raise AccountError(f"the username {name[:100]!r} cannot be used",
                            hint="use 1 to 80 letters, digits, '.', '_' or '-', starting with a letter or digit")
@@ -69,6 +72,26 @@ def find_user(session: Session, name: str) -> UserRecord | None:
     return session.scalar(select(UserRecord).where(func.lower(UserRecord.username) == (name or "").strip().lower()))
 
 
+# characters that look alike in many fonts: capital I, small l and the digit 1; capital O and the digit 0
+_GLYPHS = str.maketrans({"I": "l", "1": "l", "0": "O"})
+
+
+def look_alike(name: str, other: str) -> bool:
+    """Whether two usernames would be taken for one: equal but for case (``Alice``, ``alice``) or for characters
+    that look alike (``aIice`` with a capital I, ``b0b`` with a zero)."""
+    return name.lower() == other.lower() or name.translate(_GLYPHS).lower() == other.translate(_GLYPHS).lower()
+
+
+def _check_new_name(session: Session, name: str) -> None:
+    for user in list_users(session):  # (a lab has tens of users, not millions)
+        if user.username.lower() == name.lower():
+            raise AccountError(f"there is already a user called {user.username!r}",
+                               hint="pick another name, or change that user's password instead")
+        if look_alike(name, user.username):
+            raise AccountError(f"the username {name!r} looks too much like the existing user {user.username!r}",
+                               hint="pick a name that others will not mistake for theirs")
+
+
 def list_users(session: Session) -> list[UserRecord]:
     return list(session.scalars(select(UserRecord).order_by(func.lower(UserRecord.username))))
 
@@ -85,9 +108,7 @@ def get_user(session: Session, user_id: int) -> UserRecord:
 def create_user(session: Session, name: str, password: str, *, admin: bool = False) -> UserRecord:
     """Add a user (flushed, not committed); the first user of a server is always an admin, or nobody could run it."""
     name = check_username(name)
-    if find_user(session, name) is not None:
-        raise AccountError(f"there is already a user called {name!r}",
-                           hint="pick another name, or change that user's password instead")
+    _check_new_name(session, name)
     user = UserRecord(username=name, password_hash=hash_password(password),
                       is_admin=admin or not accounts_exist(session), created_at=now())
     session.add(user)

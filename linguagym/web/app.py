@@ -266,7 +266,8 @@ def _template_helpers(app: Flask) -> None:
         return {"linguagym_version": __version__, "web_config": context.config(),
                 "csrf_token": session.get("csrf", ""), "authorized": session.get("authorized", False),
                 "accounts_on": _accounts_on, "current_user": ownership.current_user,
-                "owner_name": ownership.owner_name, "acts_as_admin": ownership.acts_as_admin}
+                "owner_name": ownership.owner_name, "acts_as_admin": ownership.acts_as_admin,
+                "may_change": ownership.may_change, "refusal": ownership.refusal}
 
     @app.template_global()
     def csrf_field() -> Markup:

@@ -4,8 +4,13 @@ ends, released by the database or the operating system when its process dies.
 Why: at start-up a server queues again the jobs a stopped server left ``running``. With two servers on one
 database, the second one starting must not queue again the jobs the first is doing; a job whose lock is free has no
 live worker. PostgreSQL: a session advisory lock, on a connection of its own for as long as the job runs (the
-servers may be on different machines). SQLite (one machine): ``flock`` on a file in the data directory. Where
-neither works (no ``fcntl``), every lock is free: one server per database, as before.
+servers may be on different machines). SQLite (one machine): ``flock`` on a file in the data directory, deleted
+when the job ends. Where neither works (no ``fcntl``), every lock is free: one server per database, as before.
+
+Deleting a lock file safely: the holder unlinks it while it still holds the lock, and a worker that gets a lock
+checks that the path still names the file it locked. Without that check, a worker that opened the file just before
+the holder unlinked it would lock the unlinked file while another worker creates and locks a new one: both would
+hold "the" lock. With it, the first sees its file is gone and tries again on the new one.
 """
 
 from __future__ import annotations
@@ -37,13 +42,26 @@ class _Free:
 
 
 class _FileLock:
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd, self.path = fd, path
 
     def release(self) -> None:
         if self.fd >= 0:
+            if _names(self.path, self.fd):  # (always so, unless something outside linguagym removed it)
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()  # still holding the lock: see the module's note
             os.close(self.fd)  # (closing the file releases its flock)
             self.fd = -1
+
+
+def _names(path: Path, fd: int) -> bool:
+    """Whether ``path`` is the file open as ``fd`` (not deleted, nor replaced by another file)."""
+    try:
+        named = path.stat()
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 class _AdvisoryLock:
@@ -81,13 +99,20 @@ class JobLocks:
         if fcntl is None:
             return _Free()
         self._folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._folder / f"{table}-{job_id}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return None
-        return _FileLock(fd)
+        path = self._folder / f"{table}-{job_id}.lock"
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            except BaseException:
+                os.close(fd)
+                raise
+            if _names(path, fd):
+                return _FileLock(fd, path)
+            os.close(fd)  # its holder deleted the file after this worker opened it: lock the new one
 
     def close(self) -> None:
         if self._engine is not None:

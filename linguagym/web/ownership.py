@@ -120,23 +120,36 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]  # not str.capitalize, which lowercases the names in it
 
 
-def require_owner(record) -> None:
-    """Refuse (a 403 page) unless this request may change or delete ``record`` (anything with ``owner_id``)."""
+def refusal(record) -> Forbidden | None:
+    """Why this request may not change or delete ``record`` (anything with ``owner_id``); None when it may."""
     if acts_as_admin():
-        return
+        return None
     user = current_user()
     if user is None:
-        raise Forbidden(f"Sign in to change {describe(record)}.",
-                        hint="Changes on this server need an account: sign in, then try again.", sign_in=True)
+        return Forbidden(f"Sign in to change {describe(record)}.",
+                         hint="Changes on this server need an account: sign in, then try again.", sign_in=True)
     if record.owner_id == user.id:
-        return
+        return None
     owner = owner_name(record)
     if owner:
-        raise Forbidden(f"{_sentence(describe(record))} belongs to {owner}: only {owner} or an admin may change "
-                        f"or delete it.",
-                        hint=f"Ask {owner} or an admin of this server; or copy it and change your copy.")
-    raise Forbidden(f"{_sentence(describe(record))} was made before this server had accounts and has no owner: "
-                    "only an admin may change or delete it.", hint="Ask an admin of this server.")
+        return Forbidden(f"{_sentence(describe(record))} belongs to {owner}: only {owner} or an admin may change "
+                         f"or delete it.",
+                         hint=f"Ask {owner} or an admin of this server; or copy it and change your copy.")
+    return Forbidden(f"{_sentence(describe(record))} was made before this server had accounts and has no owner: "
+                     "only an admin may change or delete it.", hint="Ask an admin of this server.")
+
+
+def require_owner(record) -> None:
+    """Refuse (a 403 page) unless this request may change or delete ``record``."""
+    refused = refusal(record)
+    if refused is not None:
+        raise refused
+
+
+def may_change(record) -> bool:
+    """For the pages: whether to offer the buttons that change or delete ``record``. Without accounts, always (the
+    app's security checks guard the changes themselves, as before)."""
+    return not accounts_on() or refusal(record) is None
 
 
 def require_admin() -> None:

@@ -1,9 +1,12 @@
 """Account pages: the admins' list of users (create, make or unmake admin, reset a password, delete, the sign-up
-switch) and sign-up, when an admin has opened it. Signing in and out is in ``app``, beside the security checks."""
+switch) and sign-up, when an admin has opened it (a few accounts an hour per address). Signing in and out is in
+``app``, beside the security checks."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+import math
+
+from flask import Blueprint, current_app, flash, make_response, redirect, render_template, request, url_for
 
 from linguagym.web.accounts import (
     AccountError,
@@ -18,8 +21,16 @@ from linguagym.web.accounts import (
 )
 from linguagym.web.context import db_session
 from linguagym.web.ownership import Forbidden, accounts_on, current_user, require_admin, sign_in
+from linguagym.web.security import FailureThrottle
 
 blueprint = Blueprint("accounts", __name__)
+
+SIGNUPS_PER_HOUR = 3  # per client address: enough for a lab behind one address, too few to fill the users table
+
+
+@blueprint.record_once
+def _signup_throttle(state) -> None:
+    state.app.extensions["signup_throttle"] = FailureThrottle(SIGNUPS_PER_HOUR, 3600.0)
 
 
 def _users_page(error: AccountError | None = None, form: dict | None = None):
@@ -119,6 +130,16 @@ def signup():
                         hint="Ask an admin of this server to make you an account, or to turn sign-up on.")
     error, name = None, request.form.get("username", "")[:80]
     if request.method == "POST":
+        throttle, client = current_app.extensions["signup_throttle"], request.remote_addr or "unknown"
+        wait = throttle.wait(client)
+        if wait:
+            minutes = math.ceil(wait / 60)
+            error = AccountError(f"{SIGNUPS_PER_HOUR} accounts were made from this address within the hour",
+                                 hint=f"wait {minutes} minute{'s' if minutes != 1 else ''}, or ask an admin "
+                                      "of this server to make the account")
+            response = make_response(render_template("signup.html", error=error, username=name), 429)
+            response.headers["Retry-After"] = str(math.ceil(wait))
+            return response
         try:
             user = create_user(session, name, request.form.get("password", ""))
         except AccountError as failure:
@@ -126,6 +147,7 @@ def signup():
             error = failure
         else:
             session.commit()
+            throttle.failed(client)  # (counts the accounts made: the throttle's "failures" here)
             sign_in(user)
             flash(f"Welcome, {user.username}: you are signed in.", "success")
             return redirect(url_for("suites.index"))

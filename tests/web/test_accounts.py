@@ -1,7 +1,8 @@
 """Accounts on a lab server, through Flask's test client: local single-user mode unchanged; signing in and out
 (throttled, CSRF-checked, a fresh session); sign-up off unless an admin turns it on; rows owned by who made them
-and changed or deleted only by their owner or an admin; the access token acting as an admin; the users page for
-admins only; ``linguagym users``."""
+and changed or deleted only by their owner or an admin, who alone see the buttons for it; sign-up throttled per
+address, look-alike names refused; the access token acting as an admin; the users page for admins only;
+``linguagym users``."""
 
 from __future__ import annotations
 
@@ -85,6 +86,7 @@ def test_single_user_mode_needs_no_sign_in_and_owns_nothing(app, client):
     assert _row(app, db.SuiteRecord, 1).owner_id is None
     page = client.get("/suites").text
     assert "Owner" not in page and "Sign in" not in page and "sign-out" not in page
+    assert ">edit</a>" in page and 'id="delete-suite"' in client.get("/suites/1").text  # every button, as before
     assert "no token is needed" in client.get("/login").text
     assert client.post("/suites/1/delete").status_code == 302
     assert _row(app, db.SuiteRecord, 1) is None
@@ -188,9 +190,12 @@ def test_what_a_user_makes_is_theirs(lab, tiny_lm_dir):
     assert job.status_code == 302 and _owner(lab, db.CapabilityJob, 1) == "bob"
     generate = bob.post("/capabilities/jobs/generate", data={"lc": ["LC2"], "dataset": "rotten-tomatoes"})
     assert generate.status_code == 302 and _owner(lab, db.CapabilityJob, 2) == "bob"
-    for url, marker in (("/suites", '<td class="owner">bob</td>'), ("/suites/1", '<span id="owner">bob</span>'),
-                        ("/runs", '<td class="owner">bob</td>'), (f"/runs/{run_id}", '<span id="owner">bob</span>')):
-        assert marker in bob.get(url).text, url
+    listed, shown = '<td class="owner">bob</td>', '<span id="owner">bob</span>'
+    for url, marker in (("/suites", listed), ("/suites/1", shown), ("/runs", listed), (f"/runs/{run_id}", shown),
+                        ("/capabilities", listed), ("/capabilities/files/1", shown),
+                        ("/capabilities/jobs", listed), ("/capabilities/jobs/1", shown),
+                        ("/capabilities/jobs/2", shown)):
+        assert marker in Client(lab).get(url).text, url  # shown to anyone, signed in or not
 
 
 def test_another_user_cannot_change_or_delete_what_is_not_theirs_and_an_admin_can(lab, tiny_lm_dir):
@@ -231,6 +236,106 @@ def test_another_user_cannot_change_or_delete_what_is_not_theirs_and_an_admin_ca
     with lab.extensions["sessions"]() as session:
         assert session.get(db.SuiteRecord, 1) is None and session.get(db.RunRecord, run_id) is None
         assert session.get(db.TestFileRecord, 2) is None
+
+
+# the buttons that change a row, by page, and the marker each leaves in the page's HTML
+SUITE_BUTTONS = {"/suites": ">edit</a>", "/suites/1": ('id="edit"', 'id="delete-suite"')}
+QUEUED_RUN_BUTTONS = ('id="cancel"', 'id="rename"')
+ENDED_RUN_BUTTONS = ('id="resume"', 'id="rename"', 'id="delete-run"')
+FILE_BUTTONS, JOB_BUTTONS = ('id="delete-test-file"',), ('id="cancel"',)
+
+
+def _buttons(client, run_id) -> dict[str, bool]:
+    """Which change buttons each page shows ``client``."""
+    pages = {url: client.get(url).text for url in ("/suites", "/suites/1", f"/runs/{run_id}",
+                                                     "/capabilities/files/1", "/capabilities/jobs/1")}
+    return {"suites list": ">edit</a>" in pages["/suites"],
+            **{f"suite {m}": m in pages["/suites/1"] for m in SUITE_BUTTONS["/suites/1"]},
+            **{f"run {m}": m in pages[f"/runs/{run_id}"] for m in QUEUED_RUN_BUTTONS},
+            **{f"file {m}": m in pages["/capabilities/files/1"] for m in FILE_BUTTONS},
+            **{f"job {m}": m in pages["/capabilities/jobs/1"] for m in JOB_BUTTONS}}
+
+
+def test_only_the_owner_and_admins_see_the_buttons_that_change_a_row(lab, tiny_lm_dir):
+    bob, carol, alice, anonymous = _sign_in(lab, BOB), _sign_in(lab, CAROL), _sign_in(lab, ALICE), Client(lab)
+    assert _upload(bob).status_code == 302
+    run_id = _start_run(bob, tiny_lm_dir)
+    assert _upload_test_file(bob).status_code == 302
+    assert bob.post("/capabilities/jobs/test", data={"test_file": "1", "classifier": KEYWORDS}).status_code == 302
+
+    for who in (bob, alice):
+        shown = _buttons(who, run_id)
+        assert all(shown.values()), shown
+    for who in (carol, anonymous):
+        shown = _buttons(who, run_id)
+        assert not any(shown.values()), shown
+    carol_list, carol_suite = carol.get("/suites").text, carol.get("/suites/1").text
+    assert ">copy</a>" in carol_list and 'id="copy"' in carol_suite  # the editor is still hers to copy from
+    editor = carol.get("/suites/1/edit").text
+    assert 'id="not-yours"' in editor and "belongs to bob: only bob or an admin" in editor
+    assert "give it a new name" in editor and 'id="not-yours"' not in bob.get("/suites/1/edit").text
+    signed_out = anonymous.get("/suites/1/edit").text
+    assert "Sign in to change the suite" in signed_out and "Saving needs a signed-in user" in signed_out
+    copy = minimal_suite(meta={"name": "carols-copy", "metric": "sum"})
+    assert carol.post("/api/suites", json={"suite": copy}).json["ok"]  # saving under a new name is allowed
+
+    assert bob.post(f"/runs/{run_id}/cancel").status_code == 302  # an ended run: resume, rename, delete
+    assert all(marker in bob.get(f"/runs/{run_id}").text for marker in ENDED_RUN_BUTTONS)
+    assert all(marker in alice.get(f"/runs/{run_id}").text for marker in ENDED_RUN_BUTTONS)
+    assert not any(marker in carol.get(f"/runs/{run_id}").text for marker in ENDED_RUN_BUTTONS)
+    assert "Cancel the run to delete it" not in carol.get(f"/runs/{run_id}").text
+
+
+def test_sign_up_is_throttled_per_address(lab):
+    clock = [5000.0]
+    lab.extensions["signup_throttle"].clock = lambda: clock[0]
+    with lab.extensions["sessions"].begin() as session:
+        set_signup_open(session, True)
+
+    def sign_up(name, address="127.0.0.1"):
+        stranger = Client(lab)
+        return stranger.raw.post("/signup", data={"username": name, "password": "long-password", "csrf": stranger.csrf},
+                                 environ_base={"REMOTE_ADDR": address})
+
+    assert [sign_up(f"user{n}").status_code for n in range(3)] == [302, 302, 302]
+    refused = sign_up("user3")
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) == 3600
+    assert "3 accounts were made from this address within the hour" in refused.text
+    assert "wait 60 minutes, or ask an admin" in refused.text and 'value="user3"' in refused.text
+    assert _user(lab, "user3") is None
+    assert sign_up("user3", "10.0.0.7").status_code == 302  # another address may
+    clock[0] += 3601
+    assert sign_up("user4").status_code == 302
+
+
+def _user(app, name):
+    with app.extensions["sessions"]() as session:
+        return session.query(db.UserRecord).filter_by(username=name).one_or_none()
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("   ", "no username given (the name was empty or only spaces)"),
+    ("ALICE", "there is already a user called &#39;alice&#39;"),
+    ("  Bob ", "there is already a user called &#39;bob&#39;"),
+    ("aIice", "the username &#39;aIice&#39; looks too much like the existing user &#39;alice&#39;"),
+    ("b0b", "looks too much like the existing user &#39;bob&#39;"),
+])
+def test_sign_up_refuses_empty_and_look_alike_names(lab, name, message):
+    with lab.extensions["sessions"].begin() as session:
+        set_signup_open(session, True)
+    stranger = Client(lab)
+    refused = stranger.post("/signup", data={"username": name, "password": "long-password"})
+    assert refused.status_code == 400 and message in refused.text
+    with lab.extensions["sessions"]() as session:
+        assert session.query(db.UserRecord).count() == 3
+
+
+def test_look_alike_names():
+    from linguagym.web.accounts import look_alike
+
+    assert look_alike("Alice", "alice") and look_alike("aIice", "alice") and look_alike("b0b", "bob")
+    assert look_alike("carol1", "caroll")
+    assert not look_alike("ali", "all") and not look_alike("bob", "rob") and not look_alike("ann", "anna")
 
 
 def test_rows_made_before_accounts_are_changed_by_admins_only(app, client):

@@ -1,5 +1,6 @@
-"""Accounts in a real headless Chromium, on SQLite and PostgreSQL: alice uploads a suite, bob signs in and cannot
-delete it (the page says whose it is), alice can. ``LINGUAGYM_WEB_SCREENSHOTS=DIR`` also saves the sign-in page
+"""Accounts in a real headless Chromium, on SQLite and PostgreSQL: alice uploads a suite, bob signs in and gets no
+button to delete or edit it, only to copy it (the editor says whose it is, and saves his copy under a new name),
+alice can delete it. ``LINGUAGYM_WEB_SCREENSHOTS=DIR`` also saves the sign-in page
 and the users page (web-login.png, web-users.png)."""
 
 from __future__ import annotations
@@ -78,11 +79,20 @@ def test_a_suite_uploaded_by_one_user_cannot_be_deleted_by_another(page):
     page.goto("/suites")
     expect(page.locator("td.owner")).to_have_text("alice")
     page.click("a:has-text('alices_suite')")
-    page.click("button:has-text('Delete suite')")
-    refusal = page.locator(".error-page")
-    expect(refusal).to_contain_text("The suite 'alices_suite' belongs to alice: only alice or an admin may change "
-                                    "or delete it.")
-    expect(refusal).to_contain_text("Ask alice or an admin")
+    expect(page.locator("#owner")).to_have_text("alice")
+    expect(page.locator("button:has-text('Delete suite')")).to_have_count(0)  # not bob's: no button to press
+    expect(page.locator("#edit")).to_have_count(0)
+    page.click("#copy")
+    expect(page.locator("#not-yours")).to_contain_text("The suite 'alices_suite' belongs to alice: only alice or an "
+                                                       "admin may change or delete it.")
+    page.fill("#suite-author", "bob")
+    page.click("#save")  # a new version under its own name: refused, and the editor says why
+    expect(page.locator("#problems")).to_contain_text("belongs to alice")
+    page.fill("#suite-name", "bobs_copy")
+    page.click("#save")
+    page.wait_for_url("**/suites/2")
+    expect(page.locator("#owner")).to_have_text("bob")
+    expect(page.locator("button:has-text('Delete suite')")).to_be_visible()
     page.goto("/suites")
     expect(page.locator("a:has-text('alices_suite')")).to_be_visible()  # still there
     _sign_out(page)

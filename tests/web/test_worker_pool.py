@@ -114,6 +114,65 @@ def test_a_starting_server_queues_again_only_what_no_live_server_runs(database_u
         sessions.kw["bind"].dispose()
 
 
+def test_a_jobs_lock_file_is_held_while_it_runs_and_deleted_when_it_ends(tmp_path, tiny_lm_dir):
+    from linguagym.scoring.registry import load_scorer
+    from linguagym.web import WebConfig, create_app
+    from tests.web.conftest import Client
+
+    config = WebConfig.build(tmp_path / "d", start_worker=False, cache_dir=tmp_path / "c")
+    folder, seen = config.data_dir / "job-locks", []
+
+    def watching(settings):  # a scorer made inside the job: the job's lock file exists then
+        seen.append(sorted(path.name for path in folder.iterdir()))
+        return load_scorer(settings.model, device="cpu", score_cache=False)
+
+    app = create_app(config, scorer_factory=watching)
+    try:
+        client = Client(app)
+        client.post("/suites/upload", data={"suite_file": (io.BytesIO(example_suite_paths()[0].read_bytes()),
+                                                           "suite.json")}, content_type="multipart/form-data")
+        run_id = _queue(client, tiny_lm_dir, 1)
+        assert app.extensions["worker"].run_next()
+        assert client.get(f"/api/runs/{run_id}").json["status"] == "done"
+        assert seen and all(names == [f"runs-{run_id}.lock"] for names in seen)
+        assert list(folder.iterdir()) == []
+    finally:
+        app.extensions["worker"].stop()
+
+
+def test_a_lock_file_deleted_under_a_waiting_worker_is_not_taken_twice(tmp_path, monkeypatch):
+    """Worker B opens the lock file just before its holder A deletes it: B's flock then succeeds on the deleted
+    file, so B must see that and lock the file now at the path, which C (opening it afresh) competes for."""
+    from linguagym.web import job_locks
+
+    if job_locks.fcntl is None:
+        pytest.skip("no fcntl: file locks are not used here")
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    locks_a, locks_b, locks_c = (job_locks.JobLocks(url, tmp_path) for _ in range(3))
+    path = tmp_path / "job-locks" / "runs-7.lock"
+    held = locks_a.acquire("runs", 7)
+    assert held is not None and path.exists() and locks_b.acquire("runs", 7) is None
+    stale = os.open(path, os.O_RDWR)  # B has opened the file, not yet locked it
+    held.release()
+    assert not path.exists()
+    real_open, opened = os.open, []
+
+    def open_once_stale(*args, **kwargs):
+        opened.append(args[0])
+        return stale if len(opened) == 1 else real_open(*args, **kwargs)
+
+    monkeypatch.setattr(job_locks.os, "open", open_once_stale)
+    lock_b = locks_b.acquire("runs", 7)
+    monkeypatch.undo()
+    assert len(opened) == 2 and lock_b is not None and lock_b.fd != stale  # it tried again on the new file
+    assert path.exists() and locks_c.acquire("runs", 7) is None  # one holder only
+    lock_b.release()
+    assert not path.exists()
+    last = locks_c.acquire("runs", 7)
+    assert last is not None
+    last.release()
+
+
 class Gate:
     """Holds every scorer that reaches it until released; says how many are held."""
 
