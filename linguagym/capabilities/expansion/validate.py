@@ -31,7 +31,10 @@
    before the first word; the seed's neighbouring words keep their word class), ``modifier`` (no stacked
    adverbs or adjectives, only -ly adverbs before an adjective), ``compound`` (no inserted noun beside a noun),
    ``function`` (no determiner before a name or between a preposition and its bare noun, no preposition taking a
-   clause or another preposition).
+   clause or another preposition);
+9. with the dataset's usage (``domain.py``, when the caller gives a ``DomainVocabulary``): ``domain`` (an inserted
+   adjective or adverb occurs in the dataset with its word class) and ``mass`` (no "a"/"each" before a noun the dataset
+   never counts).
 Before them, ``constituent`` (``constituent.py``, batched over all fills by ``structure_problems``): the filled
 sentence parsed again by the expansion's parser has each filled word as a child of the phrase its mask was made
 for, with the mask's tag. Duplicates (of the seed or of other expansions) are dropped by the caller, which sees
@@ -49,6 +52,7 @@ from linguagym.capabilities.data.datasets import Example
 from linguagym.capabilities.data.vader import VaderLexicon, load_vader
 from linguagym.capabilities.expansion.constituent import constituent_problems
 from linguagym.capabilities.expansion.differentiate import MaskedSentence
+from linguagym.capabilities.expansion.domain import DomainVocabulary
 from linguagym.capabilities.expansion.fill import is_word
 from linguagym.capabilities.expansion.grammaticality import insertion_problems
 from linguagym.capabilities.expansion.hedges import HEDGE_GROUPS, hedge_reason
@@ -98,19 +102,21 @@ def shape_problems(words: Sequence[str], spans: Sequence[tuple[int, int]], text:
 
 class Validator:
     def __init__(self, analyser: Analyser, parser: ConstituencyParser | None = None,
-                 vader: VaderLexicon | str | None = INSTALLED) -> None:
+                 vader: VaderLexicon | str | None = INSTALLED, domain: DomainVocabulary | None = None) -> None:
         """``parser``: the expansion's parser, for the ``constituent`` check (None skips it); ``vader``: the
-        second sentiment lexicon (None: SentiWordNet alone)."""
+        second sentiment lexicon (None: SentiWordNet alone); ``domain``: the dataset's usage, for the ``domain``
+        and ``mass`` checks (None skips them)."""
         self.analyser = analyser
         self.parser = parser
         self.vader = load_vader() if isinstance(vader, str) else vader
+        self.domain = domain
 
     @property
     def identity(self) -> dict:
         """How fills were judged, as the test file records it."""
         return {"constituent": self.parser.name if self.parser is not None else None,
                 "sentiment": [self.analyser.lexicon.source, self.vader.identity if self.vader else None],
-                "hedges": sorted(HEDGE_GROUPS)}
+                "hedges": sorted(HEDGE_GROUPS), "domain": self.domain.identity if self.domain else None}
 
     def structure_problems(self, fills: Sequence[tuple[MaskedSentence, Sequence[str], str, Sequence[tuple[int, int]]]]
                            ) -> list[list[str]]:
@@ -171,6 +177,8 @@ class Validator:
             if seed is None:
                 seed = self.analyser.analyse_one(example.text)
             reasons += insertion_problems(tokens, inserted, seed.tokens)
+            if self.domain is not None:
+                reasons += self.domain.problems(tokens, inserted)
         match = None
         if not reasons:
             match = search_match(search, replace(example, text=text), analysis)

@@ -1,0 +1,115 @@
+"""The dataset's own usage as evidence for an insertion: words and noun uses attested in the domain.
+
+The filler proposes words that are plausible English after the left context but foreign to what the sentences are
+about: "a **statistical** treat", "this **algebraic** film", "**financially** sweet" make category errors that
+no tag shows. The dataset's sentences (the 10,605 Rotten Tomatoes sentences by default, already analysed for the
+seed search) say which words the domain uses and how, so two checks read them:
+
+- ``domain``: an inserted adjective or adverb must occur in the dataset at least ``min_count`` times with the same
+  word class (by lemma). Nouns and verbs are not held to it: on the dev set (``benchmarks/expansion_quality.py``)
+  rare inserted nouns ("This **article** is ...") were as often judged fine as not, rare modifiers mostly not;
+- ``mass``: an inserted "a", "an", "each", "every" or "another" must not go before a singular noun that the
+  dataset uses as a noun yet never after such a determiner (a mass noun there: "an empathy", "each restraint").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# the minimum occurrences of an inserted adjective or adverb in the dataset, chosen on the dev set
+# (benchmarks/expansion_quality.py: 1, 2, 3, 5 and 10 tried; 3 kept the most grammatical share)
+MIN_COUNT = 3
+DOMAIN_CLASSES = ("adjective", "adverb")
+# a smaller dataset is too little evidence of what its domain uses: the domain check is then skipped (mass keeps
+# its own per-noun evidence threshold)
+MIN_SENTENCES = 1000
+COUNT_DETERMINERS = frozenset({"a", "an", "each", "every", "another", "one"})
+_INSERTED_COUNT_DETERMINERS = frozenset({"a", "an", "each", "every", "another"})
+_PRENOMINAL = ("JJ", "JJR", "JJS", "VBN", "VBG", "RB", "HYPH", "CD")
+# nouns seen fewer times than this as singular nouns say nothing about count or mass use
+_MASS_EVIDENCE = 3
+
+
+@dataclass(frozen=True)
+class DomainVocabulary:
+    """Counts from a dataset's analysed sentences: lemmas by word class, and singular nouns in all and after a
+    count determiner."""
+
+    words: Counter  # (lemma, word class) -> occurrences
+    nouns: Counter  # lemma of a singular common noun (NN) -> occurrences
+    counted: Counter  # lemma -> occurrences after a/an/each/every/another/one (past prenominal modifiers)
+    sentences: int
+    min_count: int = MIN_COUNT
+    min_sentences: int = MIN_SENTENCES
+
+    @classmethod
+    def from_analyses(cls, analyses: Sequence, min_count: int = MIN_COUNT,
+                      min_sentences: int = MIN_SENTENCES) -> DomainVocabulary:
+        words: Counter = Counter()
+        nouns: Counter = Counter()
+        counted: Counter = Counter()
+        for analysis in analyses:
+            tokens = analysis.tokens
+            for i, token in enumerate(tokens):
+                if token.word_class is not None:
+                    words[(token.lemma.lower(), token.word_class)] += 1
+                if token.tag == "NN":
+                    lemma = token.lemma.lower()
+                    nouns[lemma] += 1
+                    if (det := _determiner_before(tokens, i)) is not None and det.lower in COUNT_DETERMINERS:
+                        counted[lemma] += 1
+        return cls(words, nouns, counted, len(analyses), min_count, min_sentences)
+
+    @property
+    def identity(self) -> dict:
+        """What the checks read, as the test file records it."""
+        return {"sentences": self.sentences, "min_count": self.min_count, "lemmas": len(self.words),
+                "domain_check": self.checks_words}
+
+    @property
+    def checks_words(self) -> bool:
+        """Whether the dataset is large enough for the ``domain`` check."""
+        return self.sentences >= self.min_sentences
+
+    def count(self, lemma: str, word_class: str) -> int:
+        return self.words.get((lemma.lower(), word_class), 0)
+
+    def is_mass(self, lemma: str) -> bool:
+        """Whether the dataset uses ``lemma`` as a singular noun often enough, and never after a count determiner."""
+        lemma = lemma.lower()
+        return self.nouns.get(lemma, 0) >= _MASS_EVIDENCE and not self.counted.get(lemma, 0)
+
+    def problems(self, tokens: Sequence, inserted: Sequence[int]) -> list[str]:
+        """The ``domain`` and ``mass`` refusals of the words at ``inserted`` (indices into the filled sentence's
+        analysis ``tokens``); empty when none."""
+        problems = []
+        for i in inserted:
+            token = tokens[i]
+            if token.word_class in DOMAIN_CLASSES and self.checks_words:
+                seen = self.count(token.lemma, token.word_class)
+                if seen < self.min_count:
+                    problems.append(f"domain: the {token.word_class} {token.text!r} occurs {seen} times in the "
+                                    f"dataset's {self.sentences} sentences (at least {self.min_count} needed)")
+            elif token.lower in _INSERTED_COUNT_DETERMINERS:
+                noun = _noun_after(tokens, i + 1)
+                if noun is not None and self.is_mass(noun.lemma):
+                    problems.append(f"mass: {token.text!r} goes before {noun.text!r}, which the dataset uses "
+                                    f"{self.nouns[noun.lemma.lower()]} times and never after a/an/each/every")
+        return problems
+
+
+def _determiner_before(tokens: Sequence, i: int):
+    """The token before the noun at ``i``, looking past prenominal modifiers."""
+    j = i - 1
+    while j >= 0 and tokens[j].tag in _PRENOMINAL:
+        j -= 1
+    return tokens[j] if j >= 0 else None
+
+
+def _noun_after(tokens: Sequence, j: int):
+    """The singular common noun a determiner at ``j - 1`` goes with, past prenominal modifiers; None if another."""
+    while j < len(tokens) and tokens[j].tag in _PRENOMINAL:
+        j += 1
+    return tokens[j] if j < len(tokens) and tokens[j].tag == "NN" else None
