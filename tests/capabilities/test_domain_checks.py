@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.capabilities.data.analysis import Analyser, Analysis, Token, word_class
+from linguagym.capabilities.data.analysis import Analyser, Analysis
 from linguagym.capabilities.data.datasets import Example, read_rotten_tomatoes
 from linguagym.capabilities.data.lexicon import read_sentiwordnet
 from linguagym.capabilities.expansion.domain import DomainVocabulary
@@ -19,20 +19,7 @@ from linguagym.capabilities.expansion.validate import Validator
 from linguagym.capabilities.seeds.specs import load_specs
 from linguagym.capabilities.syntax.grammar import Grammar
 from tests.capabilities.test_expand import FakeFiller, _expand
-
-
-def tagged(text: str) -> tuple[list[Token], list[int]]:
-    """Tokens from "a/DT *statistical/JJ treat/NN" (lemma: the lower-cased word), and the starred indices."""
-    tokens, inserted, at = [], [], 0
-    for i, item in enumerate(text.split()):
-        if item.startswith("*"):
-            inserted.append(i)
-            item = item[1:]
-        word, tag = item.rsplit("/", 1)
-        tokens.append(Token(word, word.lower(), tag, "", at, at + len(word), not word[0].isalnum(),
-                            word_class(tag, ""), None))
-        at += len(word) + 1
-    return tokens, inserted
+from tests.capabilities.test_insertion_rules import tagged
 
 
 def corpus(*sentences: str) -> list[Analysis]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.capabilities.data.analysis import Analyser, Token
+from linguagym.capabilities.data.analysis import Analyser, Token, word_class
 from linguagym.capabilities.data.datasets import Example
 from linguagym.capabilities.data.lexicon import read_sentiwordnet
 from linguagym.capabilities.expansion.differentiate import Mask, MaskedSentence
@@ -30,14 +30,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def tagged(text: str) -> tuple[list[Token], list[int]]:
-    """Tokens from "It/PRP 's/VBZ *past/RB rare/JJ", and the indices of the starred (inserted) ones."""
+    """Tokens from "It/PRP 's/VBZ *past/RB rare/JJ" (lemma: the lower-cased word; word class from the tag), and the
+    indices of the starred (inserted) ones."""
     tokens, inserted, at = [], [], 0
     for i, item in enumerate(text.split()):
         if item.startswith("*"):
             inserted.append(i)
             item = item[1:]
         word, tag = item.rsplit("/", 1)
-        tokens.append(Token(word, word.lower(), tag, "", at, at + len(word), not word[0].isalnum(), None, None))
+        tokens.append(Token(word, word.lower(), tag, "", at, at + len(word), not word[0].isalnum(),
+                            word_class(tag, ""), None))
         at += len(word) + 1
     return tokens, inserted
 

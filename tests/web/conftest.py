@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
@@ -7,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -54,6 +56,19 @@ class Client:
 @pytest.fixture
 def client(app):
     return Client(app)
+
+
+@contextlib.contextmanager
+def serve_in_thread(app):
+    """``app`` served on a free local port by a thread for the block (browser tests); yields its base URL."""
+    from werkzeug.serving import make_server
+
+    http = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{http.server_port}"
+    finally:
+        http.shutdown()
 
 
 # ------------------------------------------------------------------ a throw-away PostgreSQL server

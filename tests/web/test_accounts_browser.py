@@ -6,11 +6,11 @@ and the users page (web-login.png, web-users.png)."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 
 from tests.conftest import minimal_suite
+from tests.web.conftest import serve_in_thread
 from tests.web.test_browser import _shot, browser, expect  # noqa: F401  (browser: the module's Chromium)
 
 USERS = {"alice": ("alice-password", True), "bob": ("bob-password", False), "carol": ("carol-password", False)}
@@ -19,7 +19,6 @@ USERS = {"alice": ("alice-password", True), "bob": ("bob-password", False), "car
 @pytest.fixture
 def lab_server(tmp_path, database_url):
     """The application with accounts (alice an admin, bob and carol users) on 127.0.0.1 and a free port."""
-    from werkzeug.serving import make_server
 
     from linguagym.web import WebConfig, create_app
     from linguagym.web.accounts import create_user
@@ -29,11 +28,8 @@ def lab_server(tmp_path, database_url):
     with app.extensions["sessions"].begin() as session:
         for name, (password, admin) in USERS.items():
             create_user(session, name, password, admin=admin)
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{http.server_port}"
-    http.shutdown()
+    with serve_in_thread(app) as url:
+        yield url
     app.extensions["worker"].stop()
     app.extensions["sessions"].kw["bind"].dispose()
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import minimal_suite
+from tests.web.conftest import serve_in_thread
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-quic", "--disable-dev-shm-usage"]
@@ -37,17 +37,13 @@ def browser():
 @pytest.fixture
 def server(tmp_path):
     """The application on 127.0.0.1 and a free port, with its run worker, stopped at the end of the test."""
-    from werkzeug.serving import make_server
 
     from linguagym.web import WebConfig, create_app
 
     config = WebConfig.build(tmp_path / "data", start_worker=True, cache_dir=tmp_path / "cache")
     app = create_app(config)
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{http.server_port}"
-    http.shutdown()
+    with serve_in_thread(app) as url:
+        yield url
     app.extensions["worker"].stop()
 
 

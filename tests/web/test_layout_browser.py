@@ -6,13 +6,13 @@ are on screen. Skipped without Debian's chromium (see test_browser.py, whose bro
 from __future__ import annotations
 
 import io
-import threading
 from urllib.parse import quote
 
 import pytest
 
 from linguagym.suites import example_suite_paths
 from tests.tiny_models import save_example_suites_lm
+from tests.web.conftest import serve_in_thread
 from tests.web.test_browser import _shot, browser  # noqa: F401  (the browser fixture)
 
 WIDTHS = {"narrow": (800, 900), "phone": (390, 844)}
@@ -23,7 +23,6 @@ LONG_NAME = "baseline with a long descriptive name for the layout check"
 def site(tmp_path_factory, tiny_lm_dir):
     """A server holding the example suites and one finished run of two tiny models (one with a long path), so
     that the results, leaderboard and model tables are as wide as real ones get."""
-    from werkzeug.serving import make_server
 
     from linguagym.web import WebConfig, create_app
     from tests.web.conftest import Client
@@ -41,11 +40,8 @@ def site(tmp_path_factory, tiny_lm_dir):
     assert started.status_code == 302, started.text
     assert app.extensions["worker"].run_next()
     assert client.get("/api/runs/1").json["status"] == "done"
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{http.server_port}", str(deep)
-    http.shutdown()
+    with serve_in_thread(app) as url:
+        yield url, str(deep)
     app.extensions["worker"].stop()
 
 

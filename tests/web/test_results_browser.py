@@ -8,12 +8,12 @@ the per-item results of Hu et al. (2020) in ``../shared/data`` when they are the
 from __future__ import annotations
 
 import csv
-import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from tests.web.conftest import serve_in_thread
 from tests.web.test_browser import SHOTS, _shot, browser, expect  # noqa: F401  (the Chromium fixture)
 from tests.web.test_results_pages import SG, T0, _finished_run
 
@@ -23,15 +23,12 @@ HU2020 = Path(__file__).resolve().parents[3] / "shared" / "data" / "syntaxgym" /
 @pytest.fixture
 def served(tmp_path):
     """The application on a free port (no worker: these runs are written as finished), and the app itself."""
-    from werkzeug.serving import make_server
 
     from linguagym.web import WebConfig, create_app
 
     app = create_app(WebConfig.build(tmp_path / "data", start_worker=False, cache_dir=tmp_path / "cache"))
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=http.serve_forever, daemon=True).start()
-    yield app, f"http://127.0.0.1:{http.server_port}"
-    http.shutdown()
+    with serve_in_thread(app) as url:
+        yield app, url
     app.extensions["worker"].stop()
 
 

@@ -4,11 +4,10 @@ and the runs page shows both running at the same time, then both done. The runs 
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from linguagym.suites import example_suite_paths
+from tests.web.conftest import serve_in_thread
 from tests.web.test_browser import _shot, browser, expect  # noqa: F401  (the Chromium fixture)
 from tests.web.test_worker_pool import THREADS_ENV, Gate, gated_scorers
 
@@ -16,7 +15,6 @@ from tests.web.test_worker_pool import THREADS_ENV, Gate, gated_scorers
 @pytest.fixture
 def pool_server(tmp_path, monkeypatch):
     """The application with a pool of two workers whose runs wait at a gate, on 127.0.0.1 and a free port."""
-    from werkzeug.serving import make_server
 
     from linguagym.web import WebConfig, create_app
 
@@ -24,12 +22,9 @@ def pool_server(tmp_path, monkeypatch):
     gate = Gate()
     config = WebConfig.build(tmp_path / "data", start_worker=True, cache_dir=tmp_path / "cache", workers=2)
     app = create_app(config, scorer_factory=gated_scorers(gate))
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{http.server_port}", gate
-    gate.release()
-    http.shutdown()
+    with serve_in_thread(app) as url:
+        yield url, gate
+        gate.release()
     app.extensions["worker"].stop()
 
 
