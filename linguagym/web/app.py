@@ -121,7 +121,7 @@ def _security(app: Flask, config: WebConfig) -> None:
                 wait = throttle.wait(_client())
                 if wait:
                     return _too_many(wait)
-                if hmac.compare_digest(header[7:].encode(), (config.token or "").encode()):
+                if token_matches(header, config.token):
                     return None  # scripts: the token itself, no session or CSRF needed
                 throttle.failed(_client())
             return _refuse(403, "This server needs its access token for changes.",

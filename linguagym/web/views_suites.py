@@ -8,10 +8,11 @@ from flask import Blueprint, Response, flash, jsonify, redirect, render_template
 from linguagym.errors import FormulaError, SuiteError
 from linguagym.names import suite_file_name
 from linguagym.suites.formula import format_formula, parse_formula, region_refs
-from linguagym.suites.load import parse_suite_data, parse_suite_text
+from linguagym.suites.load import parse_suite_data
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.save import suite_to_dict
 from linguagym.web.auto_run import auto_run_saved
+from linguagym.web.bulk_upload import parse_uploaded, problem, suite_problems
 from linguagym.web.context import config, db_session
 from linguagym.web.inputs import json_object_body
 from linguagym.web.ownership import require_owner, save_suite_owned
@@ -22,10 +23,6 @@ from linguagym.web.text import clean_text
 blueprint = Blueprint("suites", __name__)
 
 MAX_FORMULA = 2000
-
-
-def _problems(error: SuiteError) -> list[dict]:
-    return [{"location": p.location, "message": p.message, "detail": p.detail} for p in error.problems]
 
 
 @blueprint.get("/suites")
@@ -42,19 +39,11 @@ def upload():
         name, raw = clean_text(upload.filename), upload.read()
     elif request.form.get("suite_text", "").strip():
         name, raw = "pasted text", request.form["suite_text"].encode("utf-8")
-    problems: list[dict] = []
     if not raw.strip():
-        problems = [{"location": "", "message": "no suite given: choose a .json file or paste its text",
-                     "detail": ""}]
+        loaded, problems = None, [problem("no suite given: choose a .json file or paste its text")]
     else:
-        try:
-            loaded = parse_suite_text(raw.decode("utf-8-sig"), source=name)
-        except UnicodeDecodeError as error:
-            problems = [{"location": f"byte {error.start}", "message": "not UTF-8 text; save the file as UTF-8",
-                         "detail": ""}]
-        except SuiteError as error:
-            problems = _problems(error)
-    if problems:
+        loaded, problems = parse_uploaded(name, raw)  # as "upload many" reads each of its files
+    if loaded is None:
         session = db_session()
         return render_template("suites.html", suites=list_suites(session), query="", upload_name=name,
                                upload_problems=problems), 400
@@ -165,7 +154,7 @@ def save_from_editor():
     try:
         loaded = parse_suite_data(body["suite"], source="editor")
     except SuiteError as error:
-        return jsonify({"ok": False, "problems": _problems(error)}), 422
+        return jsonify({"ok": False, "problems": suite_problems(error)}), 422
     note = body.get("note") if isinstance(body.get("note"), str) else ""
     saved = save_suite_owned(db_session(), loaded.suite, note=clean_text(note)[:500] or "saved in the editor")
     auto_run_saved([saved])
