@@ -12,11 +12,13 @@ import re
 from functools import lru_cache
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import LabSetting, UserRecord, now
+from linguagym.web.username_index import is_username_clash
 
 USERNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 1024  # the upper bound keeps one request from hashing megabytes
@@ -68,8 +70,11 @@ def accounts_exist(session: Session) -> bool:
 
 
 def find_user(session: Session, name: str) -> UserRecord | None:
-    """The user called ``name``, in any case (``Alice`` and ``alice`` are one account)."""
-    return session.scalar(select(UserRecord).where(func.lower(UserRecord.username) == (name or "").strip().lower()))
+    """The user called ``name``, in any case (``Alice`` and ``alice`` are one account). A database from before
+    revision 0006 may hold both: then the exact spelling wins, so ``linguagym users remove Alice`` can fix it."""
+    name = (name or "").strip()
+    return session.scalar(select(UserRecord).where(func.lower(UserRecord.username) == name.lower())
+                          .order_by((UserRecord.username == name).desc(), UserRecord.id))
 
 
 # characters that look alike in many fonts: capital I, small l and the digit 1; capital O and the digit 0
@@ -85,11 +90,15 @@ def look_alike(name: str, other: str) -> bool:
 def _check_new_name(session: Session, name: str) -> None:
     for user in list_users(session):  # (a lab has tens of users, not millions)
         if user.username.lower() == name.lower():
-            raise AccountError(f"there is already a user called {user.username!r}",
-                               hint="pick another name, or change that user's password instead")
+            raise _name_taken(user.username)
         if look_alike(name, user.username):
             raise AccountError(f"the username {name!r} looks too much like the existing user {user.username!r}",
                                hint="pick a name that others will not mistake for theirs")
+
+
+def _name_taken(existing: str) -> AccountError:
+    return AccountError(f"there is already a user called {existing!r}",
+                        hint="pick another name, or change that user's password instead")
 
 
 def list_users(session: Session) -> list[UserRecord]:
@@ -106,14 +115,30 @@ def get_user(session: Session, user_id: int) -> UserRecord:
 
 
 def create_user(session: Session, name: str, password: str, *, admin: bool = False) -> UserRecord:
-    """Add a user (flushed, not committed); the first user of a server is always an admin, or nobody could run it."""
+    """Add a user (flushed, not committed); the first user of a server is always an admin, or nobody could run it.
+    When the database refuses the name (another sign-up took it since the check), the answer is the check's own
+    "already a user"; as after any failed flush, the caller rolls the session back."""
     name = check_username(name)
     _check_new_name(session, name)
     user = UserRecord(username=name, password_hash=hash_password(password),
                       is_admin=admin or not accounts_exist(session), created_at=now())
     session.add(user)
-    session.flush()
+    try:
+        session.flush()
+    except IntegrityError as error:
+        if not is_username_clash(error):
+            raise
+        raise _name_taken(_spelling_taken(session, name)) from None
     return user
+
+
+def _spelling_taken(session: Session, name: str) -> str:
+    """How the database spells the user who took ``name``, read on a connection of its own (the session's
+    transaction ended with the refused insert)."""
+    with session.get_bind().engine.connect() as connection:
+        taken = connection.scalar(select(UserRecord.username)
+                                  .where(func.lower(UserRecord.username) == name.lower()).limit(1))
+    return taken or name
 
 
 def set_password(user: UserRecord, password: str) -> None:
