@@ -4,6 +4,7 @@ results as before, and a quiet, fully cached run after that (issue 17)."""
 import csv
 import json
 import random
+import shutil
 
 import pytest
 
@@ -29,11 +30,11 @@ def same_regions(got, expected):
                 float(row[key]) == pytest.approx(float(want[key]), rel=1e-4, abs=1e-4)
 
 
-def test_run_rebuilds_a_score_cache_with_garbage_in_its_middle(tiny_lm_dir, tmp_path):
-    cache = tmp_path / "cache"
-    args = ("run", "--model", tiny_lm_dir, "--cache-dir", cache, *example_suite_paths())
-    first = cli(*args, "-o", tmp_path / "a")
+def test_run_rebuilds_a_score_cache_with_garbage_in_its_middle(first_cli_run, tiny_lm_dir, tmp_path):
+    first, first_cache, first_out = first_cli_run  # the same run on an empty cache, made once (conftest.py)
     assert first.returncode == 0, first.stderr
+    cache = shutil.copytree(first_cache, tmp_path / "cache")
+    args = ("run", "--model", tiny_lm_dir, "--cache-dir", cache, *example_suite_paths())
     [path] = (cache / "scores").glob("*.sqlite")
     size = path.stat().st_size
     with open(path, "r+b") as handle:  # three pages of garbage from the middle of the file on
@@ -45,7 +46,7 @@ def test_run_rebuilds_a_score_cache_with_garbage_in_its_middle(tiny_lm_dir, tmp_
     assert str(path) in second.stderr and f"{path.name}.damaged" in second.stderr
     assert second.stderr.startswith("warning: ")
     assert path.with_name(path.name + ".damaged").exists()
-    same_regions(regions(tmp_path / "b"), regions(tmp_path / "a"))
+    same_regions(regions(tmp_path / "b"), regions(first_out))
 
     third = cli(*args, "-o", tmp_path / "c")
     assert third.returncode == 0, third.stderr

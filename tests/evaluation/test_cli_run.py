@@ -4,8 +4,11 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 from linguagym.suites import example_suite_paths
 
@@ -27,12 +30,20 @@ def read_csv(path):
         return list(csv.DictReader(handle))
 
 
-def test_run_writes_results_and_a_second_run_is_served_from_the_cache(tiny_lm_dir, tmp_path):
-    cache = tmp_path / "cache"
-    first = cli("run", "--model", tiny_lm_dir, "--cache-dir", cache, "-o", tmp_path / "a", *example_suite_paths())
+@pytest.fixture(scope="module")
+def surprisals_tsv(tiny_lm_dir, tmp_path_factory):
+    """``linguagym surprisals`` of the example suites on the tiny model, made once for the two tests that read it:
+    its CompletedProcess and the file."""
+    tsv = tmp_path_factory.mktemp("surprisals") / "surprisals.tsv"
+    return cli("surprisals", "--model", tiny_lm_dir, "--no-cache", "-o", tsv, *example_suite_paths()), tsv
+
+
+def test_run_writes_results_and_a_second_run_is_served_from_the_cache(first_cli_run, tiny_lm_dir, tmp_path):
+    first, first_cache, first_out = first_cli_run  # run -o OUT with an empty cache (conftest.py)
     assert first.returncode == 0, first.stderr
     assert "agreement_across_pp" in first.stdout and "accuracy" in first.stdout
-    record = json.loads((run_dir(tmp_path / "a") / "run.json").read_text())
+    cache = shutil.copytree(first_cache, tmp_path / "cache")  # the second run reads a copy: others share the first
+    record = json.loads((run_dir(first_out) / "run.json").read_text())
     assert record["cache"]["misses"] == record["counts"]["unique_sentences"] == 80 and record["cache"]["hits"] == 0
     assert record["scorer"]["device"] == "cpu" or record["scorer"]["device"].startswith("cuda")
     assert record["scorer"]["bos_token"] == "<|endoftext|>" and len(record["scorer"]["revision"]) == 64
@@ -43,7 +54,7 @@ def test_run_writes_results_and_a_second_run_is_served_from_the_cache(tiny_lm_di
     record = json.loads((run_dir(tmp_path / "b") / "run.json").read_text())
     assert record["cache"] == {**record["cache"], "hits": 80, "misses": 0}
     assert "torch" not in record["environment"]  # nothing computed: torch was never imported
-    assert read_csv(run_dir(tmp_path / "a") / "regions.csv") == read_csv(run_dir(tmp_path / "b") / "regions.csv")
+    assert read_csv(run_dir(first_out) / "regions.csv") == read_csv(run_dir(tmp_path / "b") / "regions.csv")
 
 
 def test_no_cache_writes_no_cache(tiny_lm_dir, tmp_path):
@@ -55,10 +66,9 @@ def test_no_cache_writes_no_cache(tiny_lm_dir, tmp_path):
     assert not (cache / "scores").exists()
 
 
-def test_surprisals_tsv_evaluates_to_the_same_results(tiny_lm_dir, tmp_path):
+def test_surprisals_tsv_evaluates_to_the_same_results(surprisals_tsv, tiny_lm_dir, tmp_path):
     suites = example_suite_paths()
-    tsv = tmp_path / "surprisals.tsv"
-    made = cli("surprisals", "--model", tiny_lm_dir, "--no-cache", "-o", tsv, *suites)
+    made, tsv = surprisals_tsv
     assert made.returncode == 0, made.stderr
     lines = tsv.read_text().splitlines()
     assert lines[0].split("\t") == ["sentence_id", "token_id", "token", "surprisal"]
@@ -91,9 +101,9 @@ def test_bad_options_are_clear_errors(tiny_lm_dir, tmp_path):
     assert result.returncode == 1 and "unknown metric 'total'" in result.stderr
 
 
-def test_two_models_one_table_and_one_report(tiny_lm_dir, tmp_path):
-    tsv = tmp_path / "surprisals.tsv"
-    assert cli("surprisals", "--model", tiny_lm_dir, "--no-cache", "-o", tsv, *example_suite_paths()).returncode == 0
+def test_two_models_one_table_and_one_report(surprisals_tsv, tiny_lm_dir, tmp_path):
+    made, tsv = surprisals_tsv
+    assert made.returncode == 0, made.stderr
     out = tmp_path / "both"
     result = cli("run", "--model", tiny_lm_dir, "--model", tsv, "--no-cache", "-o", out, *example_suite_paths())
     assert result.returncode == 0, result.stderr

@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -12,6 +13,7 @@ from tests.conftest import SUITES_DIR, real_suite_paths
 
 pytestmark = pytest.mark.slow
 LOG2 = math.log(2.0)
+ITEMS_PER_SUITE = 6
 
 
 @pytest.fixture(scope="session")
@@ -96,7 +98,9 @@ def test_seed_agreement_example(smollm2):
 def test_region_sums_match_an_independent_implementation_on_all_real_suites(shared_data, smollm2, reference_model):
     paths = real_suite_paths(SUITES_DIR)
     assert len(paths) == 34
-    suites = [read_suite(p).suite for p in paths]
+    # every suite's shape (its regions, conditions, formulas, punctuation and spacing) on its first items: the other
+    # items repeat the shape with other words, and scoring all of them took 590 s of CI's 30 minutes
+    suites = [replace(s, items=s.items[:ITEMS_PER_SUITE]) for s in (read_suite(p).suite for p in paths)]
     texts = [s.text for suite in suites for s in suite_sentences(suite)]
     scores = score_texts(smollm2, texts)
     worst, checked = 0.0, 0
@@ -113,6 +117,6 @@ def test_region_sums_match_an_independent_implementation_on_all_real_suites(shar
                 for number, value in enumerate(expected, start=1):
                     worst = max(worst, abs(got[number]["sum"] - value))
                     checked += 1
-    assert checked > 20000
+    assert checked == sum(len(c.regions) for suite in suites for item in suite.items for c in item.conditions) > 3000
     assert worst < 1e-3, f"largest region-sum difference {worst} bits"
     print(json.dumps({"regions_checked": checked, "max_abs_diff_bits": worst}))

@@ -9,6 +9,7 @@ per region sum (docs/performance.md, "Same numbers"), so two float32 computation
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,15 @@ from .conftest import MODEL_CACHE
 pytestmark = pytest.mark.slow
 SUITES = Path(__file__).resolve().parents[3] / "shared" / "data" / "syntaxgym" / "suites"
 CHOSEN = ["number_prep", "npz_ambig_mod", "subordination_src-src", "fgd_hierarchy"]
+ITEMS_PER_SUITE = 10
 
 
 @pytest.mark.skipif(not SUITES.is_dir(), reason="the real SyntaxGym suites are not beside the checkout")
 def test_prefix_shared_region_values_equal_plain_on_real_suites() -> None:
     assets.fetch_named_model("smollm2-135m", MODEL_CACHE)
-    suites = [read_suite(SUITES / f"{name}.json").suite for name in CHOSEN]
+    # the first items of each: the plain side scores one sentence at a time, and all 408 sentences took 160 s of CI
+    suites = [replace(s, items=s.items[:ITEMS_PER_SUITE]) for s in (read_suite(SUITES / f"{n}.json").suite
+                                                                     for n in CHOSEN)]
     texts = list(dict.fromkeys(s.text for suite in suites for s in suite_sentences(suite)))
     shared = load_scorer("smollm2-135m", cache_dir=MODEL_CACHE, score_cache=False)
     plain = load_scorer("smollm2-135m", cache_dir=MODEL_CACHE, score_cache=False, prefix_sharing=False,
@@ -57,5 +61,5 @@ def test_prefix_shared_region_values_equal_plain_on_real_suites() -> None:
                         worst[metric] = max(worst[metric], abs(u - v))
                         regions += 1
         assert [p.holds for p in left.predictions] == [p.holds for p in right.predictions]
-    assert regions > 1000
+    assert regions > 400
     assert worst["mean"] < 1e-4 and worst["sum"] < 2e-4, (worst_token, worst)
