@@ -8,7 +8,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from linguagym.capabilities.expansion.defaults import FILLS_PER_MASK, MASKED_PER_SEED
+from linguagym.capabilities.expansion.defaults import (
+    DEFAULT_INSERTIONS,
+    FILLS_PER_MASK,
+    INSERTION_SETS,
+    MASKED_PER_SEED,
+    PAPER_FILLS_PER_MASK,
+)
 from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testing.testfile import read_tests, write_tests
@@ -93,8 +99,9 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
                    help="expansions kept per seed, the best by --selection (default all: every valid fill of each "
                    "of its masked sentences, up to --expansions-per-mask from each, as the paper counts)")
     x.add_argument("--expansions-per-mask", type=int, default=FILLS_PER_MASK, metavar="N",
-                   help="candidate fills tried per masked sentence, so at most N expansions from each (default "
-                   f"{FILLS_PER_MASK}, the paper's figure)")
+                   help="expansions kept per masked sentence, its N most probable valid fills (default "
+                   f"{FILLS_PER_MASK}: the lower-ranked fills were mostly judged ungrammatical; the paper kept up to "
+                   f"{PAPER_FILLS_PER_MASK})")
     x.add_argument("--masked-per-seed", type=int, default=MASKED_PER_SEED, metavar="N",
                    help=f"masked sentences filled per seed, most probable productions first (default "
                    f"{MASKED_PER_SEED}: the full default run fits 15 minutes on 2 CPU cores; more gives more "
@@ -111,6 +118,10 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
                    "smollm2-135m); masked:MODEL forces a masked LM")
     x.add_argument("--selection", default="score", choices=("score", "random"),
                    help="keep the best expansions by score (default) or random ones (the paper's baseline)")
+    x.add_argument("--insertions", default=DEFAULT_INSERTIONS, choices=INSERTION_SETS,
+                   help="kinds of insertion: modifiers (default: an adjective into a noun phrase, an adverb into an "
+                   "adjective or verb phrase, a coordinated adjective; the others were mostly ungrammatical when "
+                   "judged) or all (every insertion the reference grammar allows, as in the paper)")
     x.add_argument("--max-masks", type=int, default=2, metavar="N", help="masks per expansion, 1 or more (2)")
     p.set_defaults(func=cmd_lct_generate)
     return p
@@ -164,7 +175,8 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
         enabled=args.expand, parser=args.parser, reference=args.reference, filler=args.filler,
         settings=ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
                                    fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
-                                   max_masks=args.max_masks, selection=args.selection))
+                                   max_masks=args.max_masks, selection=args.selection,
+                                   insertions=args.insertions))
     started = time.perf_counter()
     with ProgressBars(err) as bars:  # a bar per stage (analysing, searching, expanding), no announcement
         document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,

@@ -149,17 +149,19 @@ def test_cli_passes_the_cap_to_the_library_and_says_where_it_cut(tmp_path, monke
     assert "--max-seeds all keeps every match" in said[5] and "drawn" not in said[120]
 
 
-def test_every_seed_is_expanded_with_up_to_twenty_expansions_per_masked_sentence_by_default():
-    """#21 item 1, expansion half: the library and the command line share one set of defaults, the paper's."""
-    from linguagym.capabilities.expansion.defaults import FILLS_PER_MASK, MASKED_PER_SEED
+def test_every_seed_is_expanded_with_the_three_best_expansions_per_masked_sentence_by_default():
+    """#21 item 1, expansion half: the library and the command line share one set of defaults: the paper's, but for
+    the 3 best fills of each masked sentence in place of its 20 (defaults.py says why)."""
+    from linguagym.capabilities.expansion.defaults import FILLS_PER_MASK, MASKED_PER_SEED, PAPER_FILLS_PER_MASK
     from linguagym.capabilities.expansion.expand import ExpansionSettings
     from linguagym.capabilities.expansion.fill import CausalFiller
 
     settings = ExpansionSettings()
     assert settings.seeds_per_capability is None and settings.per_seed is None  # every seed, every valid fill
-    assert settings.fills_per_mask == FILLS_PER_MASK == 20 and settings.masked_per_seed == MASKED_PER_SEED
-    # one mask's candidates are the filler's pool: it must hold 20 for a masked sentence to give 20 expansions
-    assert inspect.signature(CausalFiller).parameters["pool"].default >= FILLS_PER_MASK
+    assert settings.fills_per_mask == FILLS_PER_MASK == 3 and settings.masked_per_seed == MASKED_PER_SEED
+    # one mask's candidates are the filler's pool: it must hold 20 for `--expansions-per-mask 20` (the paper's) to
+    # give a masked sentence 20 expansions
+    assert inspect.signature(CausalFiller).parameters["pool"].default >= PAPER_FILLS_PER_MASK == 20
     args = _generate_args()
     assert (args.expand_seeds, args.expansions_per_seed) == (None, None)
     assert (args.expansions_per_mask, args.masked_per_seed) == (FILLS_PER_MASK, MASKED_PER_SEED)

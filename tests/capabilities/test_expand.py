@@ -9,8 +9,11 @@ import pytest
 from linguagym.capabilities.data.analysis import Analyser
 from linguagym.capabilities.data.datasets import read_rotten_tomatoes
 from linguagym.capabilities.data.lexicon import read_sentiwordnet
+from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.expansion.differentiate import MASKABLE_TAGS, differentiate
 from linguagym.capabilities.expansion.expand import Expander, ExpansionSettings
 from linguagym.capabilities.expansion.fill import Fill
+from linguagym.capabilities.expansion.insertions import allowed, insertion_kind, insertion_tags
 from linguagym.capabilities.seeds.generate import generate_seeds
 from linguagym.capabilities.seeds.specs import load_specs
 from linguagym.capabilities.syntax.grammar import Grammar
@@ -136,3 +139,30 @@ def test_fills_are_validated_before_the_filler_ranks_them(setup):
             assert rejections["fluency"] > 0 and not before["LC3"]
         else:
             assert before["LC3"] and "fluency" not in rejections
+
+
+def test_modifier_insertions_by_default_and_every_kind_with_all(setup):
+    """The default set fills modifier masks only (an adjective into a noun phrase, an adverb into an adjective or
+    verb phrase); ``all`` also takes the noun masks a grammar with NP -> DT NN NN makes (which the ``slot`` check
+    then drops: a noun mask beside a noun). With modifiers they are never made."""
+    data, analyser, analyses, grammar = setup
+    nouns = Grammar({**grammar.counts, "NP": grammar.counts["NP"] + Counter({("DT", "NN", "NN"): 3})})
+    parsed = load_parser("spacy").parse(["The movie is a mess."])[0]
+    masked = differentiate(parsed, nouns)
+    assert {insertion_kind(m) for m in masked} >= {("NP", ("JJ",)), ("NP", ("NN",))}
+    assert {insertion_kind(m) for m in masked if allowed(m)} == {("NP", ("JJ",))}
+    assert all(allowed(m, "all") for m in masked)
+    # the modifier set's tags: differentiate makes no noun masks at all with them
+    assert insertion_tags() == {"JJ", "RB", "CC"} and insertion_tags("all") == MASKABLE_TAGS
+    assert {insertion_kind(m) for m in differentiate(parsed, nouns, mask_tags=insertion_tags())} == {("NP", ("JJ",))}
+    rejections = {}
+    for insertions in ("modifiers", "all"):
+        _, expanded, expander = _expand((data, analyser, analyses, nouns), {"LC3", "LC4"}, insertions=insertions)
+        rejections[insertions] = expander.report.rejections
+        if insertions == "modifiers":
+            tests = expanded["LC3"] + expanded["LC4"]
+            assert tests and {tuple(m.tag for m in t.provenance.masks) for t in tests} == {("JJ",)}
+    assert "insertion" not in rejections["all"]
+    assert rejections["all"]["slot"] > rejections["modifiers"].get("slot", 0)
+    with pytest.raises(CapabilityError, match="unknown insertion set 'nouns'"):
+        ExpansionSettings(insertions="nouns")

@@ -118,3 +118,32 @@ def test_clitic_verbs_are_negated_as_themselves(analyser):
     verb = next(t.start for t in analysis.tokens if t.text == "'s")
     assert negate(analysis, verb) == "That's not a bad film."
     assert negate(analysis, verb, short=True) == "That isn't a bad film."
+
+
+def test_a_clause_is_one_sentence(analyser):
+    # a quotation after "that" holds one sentence: a period, ! or ? followed by more words makes two
+    verdicts = [is_clause(analyser.analyse_one(t)) for t in
+                ("This is pure, exciting moviemaking. You won't exactly know what's happening.",
+                 "The film is fun! It never stops.", "Mr. Smith is fun.", "The film is fun...",
+                 "This movie is bad.")]
+    assert verdicts == [False, False, True, True, True]
+
+
+def test_repaired_lc8_to_lc11_quote_clauses_after_that(analyser):
+    texts = ["This movie is bad.", "A bad film.", "This movie is awful. It never ends."]
+    for spec_id in ("LC9", "LC11"):
+        assert list(_seeds(analyser, spec_id, "negative", texts)) == ["This movie is bad."]
+        # the published seeds take every sentence
+        assert set(_seeds(analyser, spec_id, "negative", texts, templates="paper")) == set(texts)
+    data = Dataset("t", "t", (Example("0", "This movie is good.", "positive"), Example("1", "A bad film.", "negative"),
+                              Example("2", "The plot is thin.", "negative")), "given")
+    for templates, frames in (("repaired", ("Some people think that", "Many people say that", "They think that",
+                                            "Others believe that")),
+                              ("paper", ("Some people think that", "Many people agree with that", "They think that",
+                                         "You agree with that"))):
+        spec = next(s for s in load_specs(templates=templates) if s.id == "LC8")
+        result = generate_seeds([spec], data, analyser.analyse([e.text for e in data.examples]), seed=0)[0]
+        texts = [t.text for t in result.tests]
+        assert texts and all(t.startswith(frames) for t in texts)
+        # repaired: S and the other opinion O are clauses, never the noun phrase "A bad film"
+        assert any('"A bad film"' in t for t in texts) == (templates == "paper")

@@ -27,7 +27,7 @@ def test_the_paper_template_set_replaces_the_repaired_specs_and_keeps_the_rest()
     repaired, paper = load_specs(), load_specs(templates="paper")
     assert [s.id for s in paper] == [s.id for s in repaired]
     changed = [s.id for s, p in zip(repaired, paper, strict=True) if s.sha256 != p.sha256]
-    assert changed == ["LC3", "LC4", "LC5", "LC6", "LC7"]
+    assert changed == ["LC3", "LC4", "LC5", "LC6", "LC7", "LC8", "LC9", "LC10", "LC11"]
     assert all("/paper/" in p.path for p in paper if p.id in changed)
     assert paper[3].cases[0].search.captures == ("copula",)
     # each repaired capability keeps its label(s)

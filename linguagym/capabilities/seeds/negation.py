@@ -111,6 +111,7 @@ def _after_scope_adverbs(tokens: tuple[Token, ...], index: int) -> int | None:
     return end
 
 
+_SENTENCE_ENDS = frozenset({".", "!", "?"})
 _SUBJECT_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "EX", "CD"})
 _PRONOUN_DETERMINERS = frozenset({"this", "that", "these", "those", "all", "some", "none", "each", "both"})
 
@@ -124,14 +125,25 @@ def is_clause(analysis: Analysis) -> bool:
     """A sentence that starts with its subject, a plain noun phrase or pronoun, then its finite verb, so that it
     can follow "I thought that". Not: "A good film." (no verb), "Nicely serves as ..." (no subject), "Smarter than
     its commercials make it seem.", "An edgy thriller that delivers a punch." (the verb is not the subject's),
-    and, conservatively, "Despite its plot, Empire has ..." (anything but a noun phrase before the verb)."""
+    and, conservatively, "Despite its plot, Empire has ..." (anything but a noun phrase before the verb). One
+    sentence only: "... moviemaking. You won't exactly know ..." cannot follow "that"."""
     tokens = analysis.tokens
+    if _sentences(tokens) > 1:
+        return False
     for index, token in enumerate(tokens):
         if token.tag in FINITE_TAGS:
             subject = tokens[:index]
             return (all(t.tag in _SUBJECT_PHRASE_TAGS or t.text == '"' for t in subject)
                     and any(t.tag in _SUBJECT_TAGS or t.lower in _PRONOUN_DETERMINERS for t in subject))
     return False
+
+
+def _sentences(tokens: tuple[Token, ...]) -> int:
+    """Sentences by their ends: a ``.``, ``!`` or ``?`` token followed by a word (an abbreviation's period is part
+    of its token, so "Mr. Smith" and "L.A.'s" are one)."""
+    ends = sum(1 for token, after in zip(tokens, tokens[1:], strict=False)
+               if token.text in _SENTENCE_ENDS and not after.is_punct)
+    return ends + 1
 
 
 def clauses(analysis: Analysis) -> int:
