@@ -361,3 +361,23 @@ def test_a_wider_last_pool_is_validated_and_only_its_kept_fills_are_ranked(tiny_
     assert all(len(f) <= 4 and all(_even(x.words) for x in f) for f in fills)
     assert wide.identity["last_pool"] == 8 and wide.identity["pool"] == 3
     assert CausalFiller(str(tiny_causal), pool=5).last_pool == 20  # by default 4 x pool
+
+
+def test_the_kept_contexts_are_bounded(tiny_causal, monkeypatch):
+    """The ranked left contexts kept between calls are dropped when they would pass the bound, and a call whose
+    contexts were among them still gets every one (computed again): the same fills as with no bound."""
+    from linguagym.capabilities.expansion import fill
+
+    masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+              for s in SENTENCES]
+    def same(a, b):  # one call batches differently from several: the numbers agree to float32 rounding
+        return all([f.words for f in x] == [g.words for g in y] and
+                   all(f.confidence == pytest.approx(g.confidence, abs=1e-4) for f, g in zip(x, y, strict=True))
+                   for x, y in zip(a, b, strict=True)) and len(a) == len(b)
+
+    unbounded = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5).fill(masked, 3)
+    monkeypatch.setattr(fill, "_MAX_CONTEXTS", 2)
+    filler = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5)
+    assert same([filler.fill([m], 3)[0] for m in masked] + [filler.fill(masked[:1], 3)[0]], unbounded + unbounded[:1])
+    assert len(filler._contexts) <= 2 < len(masked)
+    assert same(filler.fill(masked, 3), unbounded)  # more contexts in one call than the bound: all computed

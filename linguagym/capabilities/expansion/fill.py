@@ -99,6 +99,9 @@ def load_filler(model: str, *, cache_dir: Path | None = None, accept: Accept | N
         return MaskedLMFiller(model, accept=accept)
 
 
+_MAX_CONTEXTS = 20_000  # ranked left contexts kept between calls (a default run makes about 1,500)
+
+
 class CausalFiller:
     """Candidates from a causal LM's next-word distribution, re-ranked by whole-sentence probability."""
 
@@ -171,6 +174,9 @@ class CausalFiller:
 
         spaced_ids, _, bare_ids, _ = self._words()
         todo = sorted({c for c in contexts if c not in self._contexts})
+        if len(self._contexts) + len(todo) > _MAX_CONTEXTS:  # bounded: about 6 KB a context
+            self._contexts.clear()
+            todo = sorted(set(contexts))
         tokenizer = self.lm.loaded.tokenizer
         for at_start, ids in ((True, bare_ids), (False, spaced_ids)):
             group = [c for c in todo if (not c.strip()) == at_start]
