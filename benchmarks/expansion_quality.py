@@ -24,6 +24,9 @@ expansions, ``RUN_EXPANSIONS``).
 only and up to 20 fills per masked sentence, judged blind by a third, stricter reader (on 40 rows of the held-out
 set mixed in blind, it found 18 grammatical where the second reader found 22). Rows that carry ``rank`` (the fill's
 place among its masked sentence's valid fills, best first) get a table by rank: why the default keeps the 3 best.
+``expansion_judged_defaults.jsonl`` and ``expansion_judged_defaults_induced.jsonl`` are samples of today's default
+run (with the treebank's grammar, and with the one induced from the dataset), judged by a fifth and a fourth reader.
+Every reader saw 20 or 40 rows of an earlier sample mixed in blind; docs/capabilities.md compares their verdicts.
 """
 
 from __future__ import annotations
@@ -45,6 +48,10 @@ JUDGED = Path(__file__).resolve().parent / "expansion_judged.jsonl"
 HELD_OUT = Path(__file__).resolve().parent / "expansion_judged_after_checks.jsonl"
 # the default run with modifier insertions and up to 20 fills per masked sentence, judged by a third, stricter reader
 MODIFIERS_RUN = Path(__file__).resolve().parent / "expansion_judged_modifiers.jsonl"
+# today's defaults (modifiers, the 3 best fills a masked sentence, repaired LC8-LC11), judged by a fourth and a fifth
+# reader: with the treebank's grammar (NLTK_DATA set) and with the grammar induced from the dataset
+DEFAULTS_RUN = Path(__file__).resolve().parent / "expansion_judged_defaults.jsonl"
+DEFAULTS_INDUCED = Path(__file__).resolve().parent / "expansion_judged_defaults_induced.jsonl"
 RANKS = ((1, 1), (2, 3), (4, 6), (7, 10), (11, 20))
 # expansions per LC of the default run the held-out sample was drawn from (docs/capabilities.md: 2,399 in all)
 RUN_EXPANSIONS = {"LC1": 20, "LC2": 142, "LC3": 391, "LC4": 143, "LC5": 22, "LC6": 303, "LC7": 242, "LC8": 310,
@@ -145,7 +152,8 @@ def _row(label: str, s: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--judged", type=Path, nargs="+", default=[JUDGED, HELD_OUT, MODIFIERS_RUN])
+    parser.add_argument("--judged", type=Path, nargs="+", default=[JUDGED, HELD_OUT, MODIFIERS_RUN, DEFAULTS_RUN,
+                                                                          DEFAULTS_INDUCED])
     parser.add_argument("--max-cost", type=float, default=MAX_COST,
                         help="bits an inserted word may cost its window (negative: no plausibility cap)")
     parser.add_argument("--max-disruption", type=float, default=ExpansionSettings.max_disruption,

@@ -360,7 +360,7 @@ def test_a_wider_last_pool_is_validated_and_only_its_kept_fills_are_ranked(tiny_
     assert sum(map(len, fills)) >= sum(len([f for f in n if _even(f.words)][:4]) for n in narrow)
     assert all(len(f) <= 4 and all(_even(x.words) for x in f) for f in fills)
     assert wide.identity["last_pool"] == 8 and wide.identity["pool"] == 3
-    assert CausalFiller(str(tiny_causal), pool=5).last_pool == 20  # by default 4 x pool
+    assert CausalFiller(str(tiny_causal), pool=5).last_pool == 10  # by default 2 x pool
 
 
 def test_the_kept_contexts_are_bounded(tiny_causal, monkeypatch):
