@@ -7,7 +7,7 @@ from __future__ import annotations
 # of its BERT; `--expansions-per-mask 20`), but a fill's rank within its masked sentence predicts whether a reader
 # finds it grammatical better than anything else we measured: on the held-out blind sample (220 expansions,
 # docs/capabilities.md) the insertion was grammatical for 0.83 of the best fills, 0.69 of the 2nd-3rd, 0.63 of the
-# 4th-6th, 0.47 of the 7th-10th and 0.37 of the 11th-20th; a second, stricter reader of another sample gave 0.57,
+# 4th-6th, 0.47 of the 7th-10th and 0.36 of the 11th-20th; a second, stricter reader of another sample gave 0.57,
 # 0.47, 0.34, 0.34 and 0.23. The top 3 keep half of the expansions, the better half.
 FILLS_PER_MASK = 3
 PAPER_FILLS_PER_MASK = 20
