@@ -168,6 +168,9 @@ def tree_surprisals(
     """For each sequence, the surprisal in bits of each token after the first given the tokens before it.
 
     ``counted[i]`` is what sequence i adds to ``progress`` once its row is done (default: its length).
+
+    On a GPU the host prepares and queues pass k+1 while the device computes pass k: a pass's values are read back
+    only after the next pass is queued, so the device never waits for Python between passes.
     """
     import numpy as np
     import torch
@@ -177,87 +180,189 @@ def tree_surprisals(
     rows, paths = pack_once(sequences, limit, lambda: pack(sequences, limit))
     for row in rows:  # set anew on every use of a shared packing
         row.member_tokens = sum(counted[i] if counted is not None else len(sequences[i]) for i in row.members)
-    node_values: list[list[float]] = [[] for _ in rows]
+    node_values = [np.zeros(len(row.tokens), dtype=np.float32) for row in rows]
     base = model.base_model
-    head = model.get_output_embeddings()
-    cap = getattr(model.config, "final_logit_softcapping", None)
+    projection = _Projection(model, device)
     dtype = next(model.parameters()).dtype
-    vocab = int(head.weight.shape[0])
-    # Positions per vocabulary projection: 16 MiB of float32 logits, but at least 256 rows, so that a large
-    # vocabulary's weights are not streamed from memory once per handful of positions.
-    chunk = max(256, (1 << 22) // vocab)
-    # On a CPU the full logits of a chunk (256 x 262,144 floats for gemma-3) go to main memory and back; a
-    # log-sum-exp over vocabulary blocks that stay in cache took a third less time for the projection and
-    # normaliser together (the target's logit is then a dot product). GPUs prefer one large matmul.
-    blocked = (getattr(device, "type", str(device)) == "cpu" and dtype == torch.float32
-               and isinstance(head, torch.nn.Linear))
-    for group in batches([row.computed for row in rows], batch_tokens):
-        width = max(rows[r].computed for r in group)
-        ids = np.zeros((len(group), width), dtype=np.int64)
-        positions = np.zeros((len(group), width), dtype=np.int64)
-        allowed = np.zeros((len(group), width, width), dtype=bool)
-        parent_flat: list[int] = []  # per child node: flat index of its parent in the batch
-        child_token: list[int] = []
-        owners: list[tuple[int, int]] = []  # per child node: (row, node)
-        for b, r in enumerate(group):
-            row = rows[r]
-            # Column of each computed node; leaves get none (the ancestors of a computed node are computed).
-            column = [-1] * len(row.tokens)
-            seen = allowed[b]
-            n = 0
-            for k, parent in enumerate(row.parents):
-                if parent >= 0:
-                    parent_flat.append(b * width + column[parent])
-                    child_token.append(row.tokens[k])
-                    owners.append((r, k))
-                if not row.has_children[k]:
-                    continue
-                column[k] = n
-                ids[b, n] = row.tokens[k]
-                positions[b, n] = row.depths[k]
-                if parent >= 0:
-                    seen[n] = seen[column[parent]]
-                seen[n, n] = True
-                n += 1
-            for k in range(n, width):  # padding sees only itself: no empty softmax row
-                seen[k, k] = True
-        mask = torch.zeros(allowed.shape, dtype=dtype)
-        mask.masked_fill_(torch.from_numpy(~allowed), torch.finfo(dtype).min)
-        with torch.inference_mode():
-            hidden = base(
-                input_ids=torch.from_numpy(ids).to(device),
-                attention_mask=mask[:, None].to(device),
-                position_ids=torch.from_numpy(positions).to(device),
-                use_cache=False,
-            ).last_hidden_state
-            hidden = hidden.reshape(-1, hidden.shape[-1])
-            # Only parents need logits; each parent once, however many children it has.
-            parents, inverse = torch.unique(torch.tensor(parent_flat, dtype=torch.long), return_inverse=True)
-            targets = torch.tensor(child_token, dtype=torch.long)
-            values = torch.empty(len(child_token), dtype=torch.float32)
-            for start in range(0, len(parents), chunk):
-                selected = parents[start : start + chunk]
-                which = ((inverse >= start) & (inverse < start + len(selected))).nonzero().squeeze(-1)
-                local = (inverse[which] - start).to(device)
-                rows_hidden = hidden[selected.to(device)]
-                wanted = targets[which].to(device)
-                if blocked:
-                    picked = _target_logits(rows_hidden[local], head, wanted, cap) - _blocked_logsumexp(
-                        rows_hidden, head, cap)[local]
-                else:
-                    logits = head(rows_hidden).float()
-                    if cap:
-                        logits = torch.tanh(logits / cap) * cap
-                    picked = logits[local, wanted] - torch.logsumexp(logits, dim=-1)[local]
-                values[which] = (-picked / LN2).cpu()
-        flat_values = values.tolist()
-        for r in group:
-            node_values[r] = [0.0] * len(rows[r].tokens)
-        for (r, k), value in zip(owners, flat_values, strict=True):
-            node_values[r][k] = value
+    pending: tuple[Any, _Pass, list[int]] | None = None
+
+    def read_back(values: Any, inputs: _Pass, group: list[int]) -> None:
+        found = values.cpu().numpy()
+        for r, nodes, start, end in inputs.owners:
+            node_values[r][nodes] = found[start:end]
         if progress is not None:
             progress(sum(rows[r].member_tokens for r in group))
-    return [[node_values[r][k] for k in path[1:]] for r, path in paths]
+
+    for group in batches([row.computed for row in rows], batch_tokens):
+        inputs = _pass_inputs(rows, group)
+        with torch.inference_mode():
+            hidden = base(
+                input_ids=_on(device, inputs.ids),
+                attention_mask=tree_mask(inputs.up, inputs.depth, dtype, device),
+                position_ids=_on(device, inputs.positions),
+                use_cache=False,
+            ).last_hidden_state
+            values = projection.surprisals(hidden.reshape(-1, hidden.shape[-1]), inputs.parent_flat,
+                                           inputs.child_token)
+        if pending is not None:
+            read_back(*pending)
+        pending = (values, inputs, group)
+    if pending is not None:
+        read_back(*pending)
+    return [node_values[r][path[1:]].tolist() for r, path in paths]
+
+
+@dataclass
+class _Pass:
+    """One forward pass over rows padded to one width: its inputs, and which node each prediction belongs to."""
+
+    ids: Any  # (batch, width) token ids of the computed nodes, in node order
+    positions: Any  # (batch, width) their depths
+    up: Any  # (batch, width) each column's parent column; a root's and a padding column's own
+    depth: int  # the deepest column's depth: how far ancestors reach
+    parent_flat: Any  # per predicted node: its parent's flat index into (batch x width)
+    child_token: Any  # per predicted node: its token
+    owners: list[tuple[int, Any, int, int]]  # per row: (row, its predicted nodes, start, end in the predictions)
+
+
+def _pass_inputs(rows: Sequence[Row], group: Sequence[int]) -> _Pass:
+    """The inputs of the pass over ``rows[group]``, built with array operations, one row at a time."""
+    import numpy as np
+
+    width = max(rows[r].computed for r in group)
+    ids = np.zeros((len(group), width), dtype=np.int64)
+    positions = np.zeros((len(group), width), dtype=np.int64)
+    up = np.tile(np.arange(width, dtype=np.int64), (len(group), 1))
+    parent_flat, child_token, owners = [], [], []
+    offset = 0
+    for b, r in enumerate(group):
+        row = rows[r]
+        tokens = np.asarray(row.tokens, dtype=np.int64)
+        parents = np.asarray(row.parents, dtype=np.int64)
+        computed = np.asarray(row.has_children, dtype=bool)
+        # Only nodes with children are computed, in node order; a computed node's ancestors are computed too.
+        column = np.cumsum(computed) - 1
+        n = int(column[-1]) + 1 if len(column) else 0
+        ids[b, :n] = tokens[computed]
+        positions[b, :n] = np.asarray(row.depths, dtype=np.int64)[computed]
+        their_parents = parents[computed]
+        up[b, :n] = np.where(their_parents >= 0, column[np.maximum(their_parents, 0)], np.arange(n))
+        children = np.flatnonzero(parents >= 0)
+        parent_flat.append(b * width + column[parents[children]])
+        child_token.append(tokens[children])
+        owners.append((r, children, offset, offset + len(children)))
+        offset += len(children)
+    return _Pass(ids, positions, up, int(positions.max(initial=0)), np.concatenate(parent_flat),
+                 np.concatenate(child_token), owners)
+
+
+def _on(device: Any, array: Any) -> Any:
+    """``array`` (numpy) as a tensor on ``device``. Copied without waiting for the device: a plain copy to a GPU
+    waits for every kernel queued before it, which would stop the host preparing the next pass while the GPU
+    computes this one. (From pageable memory the data is staged before the call returns, so the array may go.)"""
+    import torch
+
+    return torch.from_numpy(array).to(device, non_blocking=True)
+
+
+def tree_mask(up: Any, depth: int, dtype: Any, device: Any) -> Any:
+    """The additive 4-D mask (batch, 1, width, width) in ``dtype`` that lets each column see itself and its
+    ancestors, from each column's parent column ``up`` (numpy, batch x width; a root's and a padding column's
+    own), built on ``device``.
+
+    Pointer doubling: after step i every column sees its ancestors up to 2^i - 1 levels up and ``jump`` points
+    2^i levels up (a root points to itself), so ceil(log2(depth + 1)) steps reach the root; each step is one
+    gather, whatever the number of nodes.
+    """
+    import torch
+
+    jump = _on(device, up)
+    batch, width = jump.shape
+    allowed = torch.eye(width, dtype=torch.bool, device=device).expand(batch, width, width).clone()
+    for _ in range(max(1, math.ceil(math.log2(depth + 1)))):
+        allowed |= torch.gather(allowed, 1, jump[:, :, None].expand(batch, width, width))
+        jump = torch.gather(jump, 1, jump)
+    mask = torch.zeros((batch, 1, width, width), dtype=dtype, device=device)
+    return mask.masked_fill_(~allowed[:, None], torch.finfo(dtype).min)
+
+
+class _Projection:
+    """Surprisals from final hidden states: the vocabulary projection and its normaliser, always in float32.
+
+    Half-precision weights give half-precision logits, whose rounding (a step of 0.06-0.125 for logits of 8-32 in
+    bfloat16) would move surprisals by as much: the projection is computed with float32 results instead (on a
+    GPU, half inputs with float32 accumulation and output; elsewhere, from a float32 copy of the head made once).
+    """
+
+    def __init__(self, model: Any, device: Any) -> None:
+        import torch
+
+        self.head = model.get_output_embeddings()
+        self.cap = getattr(model.config, "final_logit_softcapping", None)
+        self.device = device
+        self.dtype = self.head.weight.dtype
+        self.on_cuda = getattr(device, "type", str(device)) == "cuda"
+        vocab = int(self.head.weight.shape[0])
+        # Positions per projection: 16 MiB of float32 logits on a CPU (256 at least, so that a large vocabulary's
+        # weights are not streamed from memory for a handful of positions), 256 MiB on a GPU (fewer, larger
+        # matrix products; a GPU prefers them).
+        self.chunk = max(256, (1 << (26 if self.on_cuda else 22)) // vocab)
+        # On a CPU the full logits of a chunk (256 x 262,144 floats for gemma-3) go to main memory and back; a
+        # log-sum-exp over vocabulary blocks that stay in cache took a third less time for the projection and
+        # normaliser together (the target's logit is then a dot product). GPUs prefer one large matmul.
+        self.blocked = not self.on_cuda and self.dtype == torch.float32 and isinstance(self.head, torch.nn.Linear)
+        self.weight32: Any = None  # the float32 copy of a half-precision head, made at first use where needed
+        self.mixed = self.on_cuda and self.dtype != torch.float32  # half inputs, float32 results
+
+    def logits(self, hidden: Any) -> Any:
+        """float32 logits of ``hidden`` (soft-capped where the model caps them)."""
+        import torch
+
+        bias = getattr(self.head, "bias", None)
+        if self.dtype == torch.float32:
+            logits = self.head(hidden)
+        else:
+            logits = None
+            if self.mixed:
+                try:
+                    logits = torch.mm(hidden, self.head.weight.t(), out_dtype=torch.float32)
+                except (TypeError, RuntimeError, NotImplementedError):  # a torch without mixed-output products
+                    self.mixed = False
+            if logits is None:
+                if self.weight32 is None:
+                    self.weight32 = self.head.weight.float()
+                logits = torch.nn.functional.linear(hidden.float(), self.weight32)
+            if bias is not None:
+                logits = logits + bias.float()
+        if self.cap:
+            logits = torch.tanh(logits / self.cap) * self.cap
+        return logits
+
+    def surprisals(self, hidden: Any, parent_flat: Any, child_token: Any) -> Any:
+        """Bits of ``child_token[i]`` after the hidden state ``hidden[parent_flat[i]]``, as a float32 tensor on the
+        model's device (not read back: the caller decides when to wait for it)."""
+        import numpy as np
+        import torch
+
+        # Only parents need logits; each parent once, however many children it has.
+        parents, inverse = np.unique(parent_flat, return_inverse=True)
+        order = np.argsort(inverse, kind="stable")  # the children of each chunk of parents, contiguous
+        bounds = np.searchsorted(inverse[order], np.arange(0, len(parents) + self.chunk, self.chunk))
+        values = torch.empty(len(child_token), dtype=torch.float32, device=self.device)
+        for c, start in enumerate(range(0, len(parents), self.chunk)):
+            children = order[bounds[c] : bounds[c + 1]]
+            which = _on(self.device, children)
+            local = _on(self.device, inverse[children] - start)
+            wanted = _on(self.device, child_token[children])
+            rows_hidden = hidden[_on(self.device, parents[start : start + self.chunk])]
+            if self.blocked:
+                picked = _target_logits(rows_hidden[local], self.head, wanted, self.cap) - _blocked_logsumexp(
+                    rows_hidden, self.head, self.cap)[local]
+            else:
+                logits = self.logits(rows_hidden)
+                picked = logits[local, wanted] - torch.logsumexp(logits, dim=-1)[local]
+            values[which] = -picked / LN2
+        return values
 
 
 VOCAB_BLOCK = 2048  # vocabulary columns per block of the CPU log-sum-exp: 2048 x 256 rows x 4 bytes = 2 MiB

@@ -39,19 +39,14 @@ class SharedWork:
         self.encoded = 0  # texts encoded (not found here): what tests and benchmarks count
         self.reused = 0  # encodings found here
 
-    def encode(self, key: str, texts: Sequence[str], encode_one: Callable[[str], T]) -> list[T]:
+    def encode(self, key: str, texts: Sequence[str], encode_all: Callable[[Sequence[str]], list[T]]) -> list[T]:
         if key != self.tokenizer_key:  # another tokenizer: the old encodings are of no more use
             self.tokenizer_key, self.encodings = key, {}
-        found = []
-        for text in texts:
-            encoding = self.encodings.get(text)
-            if encoding is None:
-                encoding = self.encodings[text] = encode_one(text)
-                self.encoded += 1
-            else:
-                self.reused += 1
-            found.append(encoding)
-        return found
+        missing = list(dict.fromkeys(text for text in texts if text not in self.encodings))
+        self.encodings.update(zip(missing, encode_all(missing), strict=True))
+        self.encoded += len(missing)
+        self.reused += len(texts) - len(missing)
+        return [self.encodings[text] for text in texts]
 
     def pack(self, sequences: Sequence[Sequence[int]], row_tokens: int, build: Callable[[], T]) -> T:
         key = (row_tokens, tuple(tuple(s) for s in sequences))
@@ -82,13 +77,14 @@ def sharing_work() -> Iterator[SharedWork]:
         _current.reset(token)
 
 
-def encode_texts(source: ModelSource, texts: Sequence[str], encode_one: Callable[[str], T]) -> list[T]:
-    """``encode_one`` of each text, reused from an earlier model of the run with the same tokenizer files."""
+def encode_texts(source: ModelSource, texts: Sequence[str], encode_all: Callable[[Sequence[str]], list[T]]) -> list[T]:
+    """``encode_all(texts)`` (one encoding per text), reused from an earlier model of the run with the same
+    tokenizer files."""
     shared = _current.get()
     key = tokenizer_key(source) if shared is not None else None
     if shared is None or key is None:
-        return [encode_one(text) for text in texts]
-    return shared.encode(key, texts, encode_one)
+        return encode_all(texts)
+    return shared.encode(key, texts, encode_all)
 
 
 def pack_once(sequences: Sequence[Sequence[int]], row_tokens: int, build: Callable[[], T]) -> T:
