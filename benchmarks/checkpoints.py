@@ -122,7 +122,8 @@ def main() -> None:
         print(f"wrote {len(checkpoints)} checkpoints of {args.config} in {time.perf_counter() - started:.1f} s",
               flush=True)
         names = [c.name for c in checkpoints]
-        env = {**os.environ, "LINGUAGYM_THREADS": str(threads), "PYTHONPATH": str(ROOT)}
+        path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)  # keep the caller's
+        env = {**os.environ, "LINGUAGYM_THREADS": str(threads), "PYTHONPATH": path}
         common = [*suites, "--device", args.device, "--no-report"]
         # the first process to import torch reads it from disk: warm the page cache before anything is timed
         subprocess.run([sys.executable, "-c", "import torch, transformers"], env=env, check=True)

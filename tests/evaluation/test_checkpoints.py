@@ -131,15 +131,15 @@ def test_checkpoints_with_one_tokenizer_encode_and_pack_once(checkpoints: list[P
 
     calls = {"encode": 0, "pack": 0}
 
-    def counting(name, original):
+    def counting(name, original, count=lambda *args: 1):
         def wrapper(*args, **kwargs):
-            calls[name] += 1
+            calls[name] += count(*args)
             return original(*args, **kwargs)
         return wrapper
 
-    encode = counting("encode", hf_base.encode)
-    monkeypatch.setattr(hf_base, "encode", encode)
-    monkeypatch.setattr(causal, "encode", encode)
+    encode_many = counting("encode", hf_base.encode_many, lambda tokenizer, texts: len(texts))  # texts encoded
+    monkeypatch.setattr(hf_base, "encode_many", encode_many)
+    monkeypatch.setattr(causal, "encode_many", encode_many)
     monkeypatch.setattr(prefix, "pack", counting("pack", prefix.pack))
     outcomes = run_models(example_suite_paths(), _settings(checkpoints))
     unique = outcomes[0].unique_sentences
@@ -163,9 +163,10 @@ def test_prefetch_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     from linguagym.evaluation import prefetch
 
     monkeypatch.delenv("LINGUAGYM_PREFETCH", raising=False)
-    assert prefetch_wanted(None, ["cpu", "cuda:1"]) is False  # measured to win nowhere yet
-    monkeypatch.setattr(prefetch, "ON_BY_DEFAULT", frozenset({"cuda"}))
+    # on where measured to win (a GPU), off on the CPU
     assert prefetch_wanted(None, ["cpu", "cpu"]) is False and prefetch_wanted(None, ["cpu", "cuda:1"]) is True
+    monkeypatch.setattr(prefetch, "ON_BY_DEFAULT", frozenset())
+    assert prefetch_wanted(None, ["cpu", "cuda:1"]) is False
     assert prefetch_wanted(True, ["cpu"]) is True and prefetch_wanted(False, ["cuda"]) is False
     monkeypatch.setenv("LINGUAGYM_PREFETCH", "1")
     assert prefetch_wanted(None, ["cpu"]) is True and prefetch_wanted(False, ["cpu"]) is False
