@@ -137,3 +137,22 @@ def test_items_csv_correct_is_the_first_prediction_and_correct_all_every_one(tmp
         rows = list(csv.DictReader(handle))
     assert rows and all(r["correct"] == "True" and r["correct_all"] == "False" for r in rows)
     assert read_item_outcomes(out) == item_outcomes(result)  # what is written reads back as it was
+
+
+def test_scored_suite_files_hold_one_item_a_line(examples_run, tmp_path):
+    from linguagym.evaluation.outputs import scored_suite_json
+    from linguagym.evaluation.scored_suites import scored_suite_dict
+
+    result, _ = examples_run
+    out = write_run(result, tmp_path / "out").parent
+    for suite_result in result.suites:
+        data = scored_suite_dict(suite_result, "fake")
+        text = (out / "suites" / f"{suite_result.suite.name}.json").read_text()
+        assert json.loads(text) == json.loads(json.dumps(data))  # the same document as any dump of it
+        lines = text.splitlines()
+        assert len(lines) == len(data) + 2 + len(data["items"]) + 1  # braces, one line a key, items, "]"
+        assert [json.loads(line.rstrip(",")) for line in lines if line.startswith("  {")] == data["items"]
+    odd = {"meta": {"name": "naïve “quoted”"}, "items": [], "predictions": [{"formula": "(1;%a%) < (1;%b%)"}]}
+    assert json.loads(scored_suite_json(odd)) == odd and "naïve" in scored_suite_json(odd)
+    with pytest.raises(ValueError):
+        scored_suite_json({"items": [{"value": float("nan")}]})
