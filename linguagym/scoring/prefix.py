@@ -32,7 +32,8 @@ LN2 = math.log(2.0)
 # Model types whose decoder uses the custom 4-D mask as given and takes position ids (rotary or learned), and
 # whose causal-LM head is the output embedding (plus Gemma's optional final soft-capping) and nothing else.
 TREE_MODEL_TYPES = frozenset(
-    {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "gpt2", "olmo", "olmo2", "phi3"}
+    {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "gpt2", "gpt_neox", "olmo", "olmo2",
+     "phi3"}
 )
 
 
@@ -182,7 +183,7 @@ def tree_surprisals(
         row.member_tokens = sum(counted[i] if counted is not None else len(sequences[i]) for i in row.members)
     node_values = [np.zeros(len(row.tokens), dtype=np.float32) for row in rows]
     base = model.base_model
-    projection = _Projection(model, device)
+    projection = Projection(model, device)
     dtype = next(model.parameters()).dtype
     pending: tuple[Any, _Pass, list[int]] | None = None
 
@@ -286,7 +287,7 @@ def tree_mask(up: Any, depth: int, dtype: Any, device: Any) -> Any:
     return mask.masked_fill_(~allowed[:, None], torch.finfo(dtype).min)
 
 
-class _Projection:
+class Projection:
     """Surprisals from final hidden states: the vocabulary projection and its normaliser, always in float32.
 
     Half-precision weights give half-precision logits, whose rounding (a step of 0.06-0.125 for logits of 8-32 in

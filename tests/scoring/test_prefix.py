@@ -134,10 +134,18 @@ def test_prefix_shared_equals_plain_on_gpt2(gpt2_dir: Path, tmp_path: Path, bos:
 
 
 def _tiny_decoder(directory: Path, kind: str, gpt2_dir: Path) -> Path:
-    """A random Llama (rotary positions) or Gemma 3 (scaled embeddings, sliding window, soft-capping) over the
-    GPT-2 test tokenizer."""
+    """A random Llama (rotary positions), GPT-NeoX (Pythia's) or Gemma 3 (scaled embeddings, sliding window,
+    soft-capping) over the GPT-2 test tokenizer."""
     import torch
-    from transformers import AutoTokenizer, Gemma3ForCausalLM, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM
+    from transformers import (
+        AutoTokenizer,
+        Gemma3ForCausalLM,
+        Gemma3TextConfig,
+        GPTNeoXConfig,
+        GPTNeoXForCausalLM,
+        LlamaConfig,
+        LlamaForCausalLM,
+    )
 
     tokenizer = AutoTokenizer.from_pretrained(gpt2_dir)
     tokenizer.save_pretrained(directory)
@@ -147,6 +155,8 @@ def _tiny_decoder(directory: Path, kind: str, gpt2_dir: Path) -> Path:
                   eos_token_id=0, pad_token_id=1)
     if kind == "llama":
         model = LlamaForCausalLM(LlamaConfig(**common))
+    elif kind == "gpt_neox":  # Pythia's architecture: partial rotary, parallel residual, untied output head
+        model = GPTNeoXForCausalLM(GPTNeoXConfig(**common, rotary_pct=0.25, use_parallel_residual=True))
     else:
         model = Gemma3ForCausalLM(Gemma3TextConfig(**common, head_dim=8, sliding_window=16,
                                                    final_logit_softcapping=5.0))
@@ -154,7 +164,7 @@ def _tiny_decoder(directory: Path, kind: str, gpt2_dir: Path) -> Path:
     return directory
 
 
-@pytest.mark.parametrize("kind", ["llama", "gemma3"])
+@pytest.mark.parametrize("kind", ["llama", "gpt_neox", "gemma3"])
 def test_prefix_shared_equals_plain_on_rotary_models(gpt2_dir: Path, tmp_path: Path, kind: str) -> None:
     directory = _tiny_decoder(tmp_path / kind, kind, gpt2_dir)
     plain = _scorer(directory, tmp_path, prefix_sharing=False, batch_tokens=1)
@@ -162,9 +172,11 @@ def test_prefix_shared_equals_plain_on_rotary_models(gpt2_dir: Path, tmp_path: P
     shared_scorer = _scorer(directory, tmp_path, batch_tokens=64)
     shared = shared_scorer.score(ITEMS)
     assert _max_difference(alone, shared) < TOLERANCE
-    if kind == "gemma3":  # sliding window 16 < the longest text: falls back to plain batches, same numbers
-        from linguagym.scoring.prefix import supports_tree
+    from linguagym.scoring.prefix import supports_tree
 
+    if kind != "gemma3":  # scored by prefix trees, not by the plain fallback
+        assert supports_tree(shared_scorer.loaded.model, 20)
+    else:  # sliding window 16 < the longest text: falls back to plain batches, same numbers
         assert not supports_tree(shared_scorer.loaded.model, 20)
         assert supports_tree(shared_scorer.loaded.model, 10)
         short = [t for t in ITEMS if len(shared_scorer.tokenizer(t)["input_ids"]) < 14]

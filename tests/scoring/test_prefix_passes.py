@@ -14,7 +14,7 @@ import torch
 
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.hf_base import encode, encode_many
-from linguagym.scoring.prefix import _pass_inputs, _Projection, pack, tree_mask
+from linguagym.scoring.prefix import Projection, _pass_inputs, pack, tree_mask
 from linguagym.scoring.sources import resolve_source
 
 from .test_prefix import ITEMS, _tiny_decoder
@@ -73,7 +73,7 @@ def test_half_precision_logits_are_computed_in_float32(gpt2_dir: Path, tmp_path:
     # Scale the head so that logits are large, where bfloat16's rounding (a step of 0.125 at 16-32) shows.
     with torch.no_grad():
         model.get_output_embeddings().weight.mul_(40)
-    projection = _Projection(model, torch.device("cpu"))
+    projection = Projection(model, torch.device("cpu"))
     hidden = torch.randn(6, model.config.hidden_size).to(torch.bfloat16)
     parents, children = np.array([0, 0, 1, 2, 3, 4, 5]), np.array([3, 7, 11, 2, 5, 9, 1])
     got = projection.surprisals(hidden, parents, children)

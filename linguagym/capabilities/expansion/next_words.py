@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from linguagym.scoring.prefix import batches, pack
+from linguagym.scoring.prefix import Projection, batches, pack, tree_mask
 
 LN2 = math.log(2.0)
 
@@ -27,8 +27,7 @@ def tree_next_logprobs(model: Any, device: Any, sequences: Sequence[Sequence[int
 
     rows, paths = pack(sequences, max(row_tokens, max(len(s) for s in sequences)))
     base = model.base_model
-    head = model.get_output_embeddings()
-    cap = getattr(model.config, "final_logit_softcapping", None)
+    projection = Projection(model, device)
     dtype = next(model.parameters()).dtype
     out = torch.empty((len(sequences), len(columns)), dtype=torch.float32)
     ends: dict[int, list[tuple[int, int]]] = {}  # row -> (sequence, node of its last token)
@@ -39,29 +38,20 @@ def tree_next_logprobs(model: Any, device: Any, sequences: Sequence[Sequence[int
         width = max(len(rows[r].tokens) for r in group)
         ids = np.zeros((len(group), width), dtype=np.int64)
         positions = np.zeros((len(group), width), dtype=np.int64)
-        allowed = np.zeros((len(group), width, width), dtype=bool)
+        up = np.tile(np.arange(width, dtype=np.int64), (len(group), 1))  # each column's parent; roots, padding own
         for b, r in enumerate(group):
             row = rows[r]
             n = len(row.tokens)
             ids[b, :n] = row.tokens
             positions[b, :n] = row.depths
-            seen = allowed[b]
-            for k, parent in enumerate(row.parents):  # a node sees its ancestors (its parent's view) and itself
-                if parent >= 0:
-                    seen[k] = seen[parent]
-                seen[k, k] = True
-            for k in range(n, width):  # padding sees only itself: no empty softmax row
-                seen[k, k] = True
-        mask = torch.zeros(allowed.shape, dtype=dtype)
-        mask.masked_fill_(torch.from_numpy(~allowed), torch.finfo(dtype).min)
+            parents = np.asarray(row.parents, dtype=np.int64)
+            up[b, :n] = np.where(parents >= 0, parents, np.arange(n))
         wanted = [(i, b * width + node) for b, r in enumerate(group) for i, node in ends[r]]
         with torch.inference_mode():
-            hidden = base(input_ids=torch.from_numpy(ids).to(device), attention_mask=mask[:, None].to(device),
+            hidden = base(input_ids=torch.from_numpy(ids).to(device),
+                          attention_mask=tree_mask(up, int(positions.max(initial=0)), dtype, device),
                           position_ids=torch.from_numpy(positions).to(device), use_cache=False).last_hidden_state
             hidden = hidden.reshape(-1, hidden.shape[-1])[torch.tensor([flat for _, flat in wanted]).to(device)]
-            logits = head(hidden).float()
-            if cap:
-                logits = torch.tanh(logits / cap) * cap
-            logp = (torch.log_softmax(logits, dim=-1)[:, columns.to(device)] / LN2).cpu()
+            logp = (torch.log_softmax(projection.logits(hidden), dim=-1)[:, columns.to(device)] / LN2).cpu()
         out[torch.tensor([i for i, _ in wanted])] = logp
     return out
