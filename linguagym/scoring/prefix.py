@@ -32,8 +32,8 @@ LN2 = math.log(2.0)
 # Model types whose decoder uses the custom 4-D mask as given and takes position ids (rotary or learned), and
 # whose causal-LM head is the output embedding (plus Gemma's optional final soft-capping) and nothing else.
 TREE_MODEL_TYPES = frozenset(
-    {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "gpt2", "gpt_neox", "olmo", "olmo2",
-     "phi3"}
+    {"llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "gpt2", "gpt_neox", "gptj",
+     "gpt_bigcode", "opt", "olmo", "olmo2", "phi", "phi3", "stablelm", "falcon"}
 )
 
 
@@ -150,6 +150,8 @@ def supports_tree(model: Any, max_depth: int) -> bool:
         return False
     if getattr(config, "_attn_implementation", "eager") not in ("sdpa", "eager"):
         return False  # flash-attention kernels take no arbitrary mask
+    if getattr(config, "alibi", False):
+        return False  # Falcon's ALiBi takes each token's position from a 2-D padding mask, not from position ids
     window = getattr(config, "sliding_window", None)
     if isinstance(window, int) and 0 < window <= max_depth:
         return False  # a row's mask would let a node see ancestors that the sliding window hides

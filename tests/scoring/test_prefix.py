@@ -134,38 +134,48 @@ def test_prefix_shared_equals_plain_on_gpt2(gpt2_dir: Path, tmp_path: Path, bos:
 
 
 def _tiny_decoder(directory: Path, kind: str, gpt2_dir: Path) -> Path:
-    """A random Llama (rotary positions), GPT-NeoX (Pythia's) or Gemma 3 (scaled embeddings, sliding window,
-    soft-capping) over the GPT-2 test tokenizer."""
+    """A random decoder of architecture ``kind`` over the GPT-2 test tokenizer: Llama (rotary positions), GPT-NeoX
+    (Pythia's: partial rotary, parallel residual), Gemma 3 (scaled embeddings, sliding window, soft-capping), OPT
+    (learned positions with an offset), GPT-J, Phi (biased output head), StableLM, Falcon (rotary or ALiBi),
+    GPT-BigCode (StarCoder's multi-query attention) or Mixtral (mixture of experts)."""
     import torch
-    from transformers import (
-        AutoTokenizer,
-        Gemma3ForCausalLM,
-        Gemma3TextConfig,
-        GPTNeoXConfig,
-        GPTNeoXForCausalLM,
-        LlamaConfig,
-        LlamaForCausalLM,
-    )
+    import transformers as hf
 
-    tokenizer = AutoTokenizer.from_pretrained(gpt2_dir)
+    tokenizer = hf.AutoTokenizer.from_pretrained(gpt2_dir)
     tokenizer.save_pretrained(directory)
     torch.manual_seed(3)
-    common = dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, bos_token_id=0,
-                  eos_token_id=0, pad_token_id=1)
-    if kind == "llama":
-        model = LlamaForCausalLM(LlamaConfig(**common))
-    elif kind == "gpt_neox":  # Pythia's architecture: partial rotary, parallel residual, untied output head
-        model = GPTNeoXForCausalLM(GPTNeoXConfig(**common, rotary_pct=0.25, use_parallel_residual=True))
-    else:
-        model = Gemma3ForCausalLM(Gemma3TextConfig(**common, head_dim=8, sliding_window=16,
-                                                   final_logit_softcapping=5.0))
-    model.eval().save_pretrained(directory)
+    ids = dict(vocab_size=len(tokenizer), bos_token_id=0, eos_token_id=0, pad_token_id=1)
+    common = dict(ids, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2, max_position_embeddings=64)
+    gpt = dict(ids, n_embd=32, n_layer=2, n_head=4, n_positions=64)
+    builders = {
+        "llama": lambda: hf.LlamaForCausalLM(hf.LlamaConfig(**common)),
+        "gpt_neox": lambda: hf.GPTNeoXForCausalLM(hf.GPTNeoXConfig(**common, rotary_pct=0.25,
+                                                                   use_parallel_residual=True)),
+        "gemma3": lambda: hf.Gemma3ForCausalLM(hf.Gemma3TextConfig(**common, head_dim=8, sliding_window=16,
+                                                                   final_logit_softcapping=5.0)),
+        "opt": lambda: hf.OPTForCausalLM(hf.OPTConfig(**ids, hidden_size=32, ffn_dim=64, num_hidden_layers=2,
+                                                      num_attention_heads=4, max_position_embeddings=64,
+                                                      word_embed_proj_dim=16)),
+        "gptj": lambda: hf.GPTJForCausalLM(hf.GPTJConfig(**gpt, rotary_dim=4)),
+        "phi": lambda: hf.PhiForCausalLM(hf.PhiConfig(**common)),
+        "stablelm": lambda: hf.StableLmForCausalLM(hf.StableLmConfig(**common)),
+        "falcon": lambda: hf.FalconForCausalLM(hf.FalconConfig(**ids, hidden_size=32, num_hidden_layers=2,
+                                                               num_attention_heads=4)),
+        "falcon_alibi": lambda: hf.FalconForCausalLM(hf.FalconConfig(**ids, hidden_size=32, num_hidden_layers=2,
+                                                                     num_attention_heads=4, alibi=True)),
+        "gpt_bigcode": lambda: hf.GPTBigCodeForCausalLM(hf.GPTBigCodeConfig(**gpt)),
+        "mixtral": lambda: hf.MixtralForCausalLM(hf.MixtralConfig(**common, num_local_experts=4)),
+    }
+    builders[kind]().eval().save_pretrained(directory)
     return directory
 
 
-@pytest.mark.parametrize("kind", ["llama", "gpt_neox", "gemma3"])
-def test_prefix_shared_equals_plain_on_rotary_models(gpt2_dir: Path, tmp_path: Path, kind: str) -> None:
+TREE_KINDS = ["llama", "gpt_neox", "opt", "gptj", "phi", "stablelm", "falcon", "gpt_bigcode", "mixtral"]
+
+
+@pytest.mark.parametrize("kind", [*TREE_KINDS, "gemma3", "falcon_alibi"])
+def test_prefix_shared_equals_plain_on_decoder_architectures(gpt2_dir: Path, tmp_path: Path, kind: str) -> None:
     directory = _tiny_decoder(tmp_path / kind, kind, gpt2_dir)
     plain = _scorer(directory, tmp_path, prefix_sharing=False, batch_tokens=1)
     alone = [plain.score([text])[0] for text in ITEMS]
@@ -174,8 +184,10 @@ def test_prefix_shared_equals_plain_on_rotary_models(gpt2_dir: Path, tmp_path: P
     assert _max_difference(alone, shared) < TOLERANCE
     from linguagym.scoring.prefix import supports_tree
 
-    if kind != "gemma3":  # scored by prefix trees, not by the plain fallback
+    if kind in TREE_KINDS:  # scored by prefix trees, not by the plain fallback
         assert supports_tree(shared_scorer.loaded.model, 20)
+    elif kind == "falcon_alibi":  # ALiBi reads positions off a 2-D mask: plain batches
+        assert not supports_tree(shared_scorer.loaded.model, 20)
     else:  # sliding window 16 < the longest text: falls back to plain batches, same numbers
         assert not supports_tree(shared_scorer.loaded.model, 20)
         assert supports_tree(shared_scorer.loaded.model, 10)
