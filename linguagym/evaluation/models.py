@@ -9,6 +9,7 @@ summarizes the models that ran and writes the report.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -129,6 +130,8 @@ def run_models(
         if summary is not None and report:
             check_report_destination(output)
     make_scorer = scorers or settings_scorer
+    if scorers is None:
+        _hash_local_models(settings)
     pending: list[Scorer | None] = []
     for index, one in enumerate(settings):  # resolves names (a hub id may download here); loads no weights
         with reporting_stages(progress, cancelled, partial(_stage_label, index, len(settings), labels[one.model])):
@@ -167,6 +170,24 @@ def run_models(
             if ahead is not None:
                 ahead.close()  # a cancelled or failed run loads nothing more and leaves no thread behind
     return _summarized(outcomes, list(settings), output, summary, report)
+
+
+def _hash_local_models(settings: Sequence[RunSettings]) -> None:
+    """Hash the files of the run's local model directories side by side, before each model is identified by them
+    one after the other (a run over checkpoints of a large model would otherwise hash them on one core)."""
+    from linguagym.hashing import HashMemo
+    from linguagym.scoring.cache import resolve_cache_dir
+    from linguagym.scoring.device import available_cpus
+
+    by_cache: dict[Path, list[Path]] = {}
+    for one in settings:
+        path = Path(one.model).expanduser()
+        if path.is_dir():
+            cache = resolve_cache_dir(Path(one.cache_dir) if one.cache_dir else None)
+            by_cache.setdefault(cache, []).append(path)
+    for cache, directories in by_cache.items():
+        with contextlib.suppress(OSError):  # unreadable: the model's own resolution reports it, as without this
+            HashMemo(cache / "hashes.json").prefill(directories, available_cpus())
 
 
 def _stage_label(index: int, count: int, label: str, what: str) -> str:

@@ -175,3 +175,33 @@ def test_prefetch_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LINGUAGYM_PREFETCH", "maybe")
     with pytest.raises(LinguagymError, match="LINGUAGYM_PREFETCH"):
         prefetch_wanted(None)
+
+
+def test_checkpoint_files_are_hashed_side_by_side_once(checkpoints: list[Path], tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from linguagym import hashing
+
+    hashed: list[tuple[str, str]] = []  # (file, thread)
+    original = hashing.sha256_file
+    started = threading.Barrier(2, timeout=10)  # two hashes under way at once, or the test waits and fails
+
+    def recording(path: Path) -> str:
+        if path.name == "model.safetensors" and threading.current_thread() is not threading.main_thread():
+            started.wait()
+        hashed.append((str(path), threading.current_thread().name))
+        return original(path)
+
+    monkeypatch.setattr(hashing, "sha256_file", recording)
+    monkeypatch.setattr("linguagym.scoring.device.available_cpus", lambda: 2)
+    settings = _settings(checkpoints[:2], tmp_path / "cache")
+    run_models(example_suite_paths(), settings, summary=None)
+    files = [name for name, _ in hashed]
+    assert sorted(files) == sorted(set(files))  # every file once: the scorers found them remembered
+    weights = [(name, thread) for name, thread in hashed if name.endswith("model.safetensors")]
+    assert len(weights) == 2 and all(thread != threading.main_thread().name for _, thread in weights)
+    # the same identity as a model resolved alone, which hashes in this thread
+    memo = hashing.HashMemo(tmp_path / "cache" / "hashes.json")
+    assert memo.prefill(checkpoints[:2], 2) == 0
+    assert memo.directory(checkpoints[0]) == hashing.HashMemo(None).directory(checkpoints[0])
