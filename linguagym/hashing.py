@@ -39,9 +39,14 @@ class HashMemo:
             except (OSError, ValueError, TypeError):
                 self._entries = {}  # a damaged memo only costs re-hashing
 
-    def file(self, path: Path) -> str:
+    @staticmethod
+    def _key(path: Path) -> str:
+        """What a file is remembered by: where it is, its size and when it last changed."""
         stat = path.stat()
-        key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+        return f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+
+    def file(self, path: Path) -> str:
+        key = self._key(path)
         found = self._entries.get(key)
         if found is None:
             found = sha256_file(path)
@@ -67,8 +72,7 @@ class HashMemo:
         todo = {}
         for directory in directories:
             for child in _hashed_files(directory):
-                stat = child.stat()
-                key = f"{child.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+                key = self._key(child)
                 if key not in self._entries:
                     todo[key] = child
         if not todo:
