@@ -66,14 +66,17 @@ def align(sentence: Sentence, scored: ScoredText) -> Alignment:
         index = max(bisect.bisect_right(starts, anchor) - 1, 0)
         _, region_end, number = filled[index]
         assigned[number].append(token)
-        spills = tuple(n for start, _, n in filled[index + 1:] if start < token.end)
-        if spills and region_end < token.end:
-            crossings.append(Crossing(token.token, text[token.start:token.end], number, spills))
+        if region_end < token.end:  # (rare) the token may cover text of later regions
+            spills = tuple(n for start, _, n in filled[index + 1:] if start < token.end)
+            if spills:
+                crossings.append(Crossing(token.token, text[token.start:token.end], number, spills))
     regions = tuple(AlignedRegion(number, tuple(tokens)) for number, tokens in assigned.items())
     return Alignment(regions, tuple(crossings))
 
 
 def _first_non_space(text: str, start: int, end: int) -> int:
+    if start < end and start < len(text) and not text[start].isspace():
+        return start  # most tokens
     for position in range(start, min(end, len(text))):
         if not text[position].isspace():
             return position

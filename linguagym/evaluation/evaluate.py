@@ -12,7 +12,7 @@ from linguagym.evaluation.sentences import Sentence, build_sentence
 from linguagym.scoring.precomputed import PrecomputedScorer, SentenceMarkers
 from linguagym.scoring.protocol import ScoredText, Scorer
 from linguagym.suites.formula import RegionRef, Tolerance, evaluate
-from linguagym.suites.metrics import METRIC_NAMES, aggregate
+from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite
 
 POLICIES = ("all", "first")  # item correct when all its predictions hold / when prediction 0 holds
@@ -77,11 +77,19 @@ def suite_sentences(suite: Suite, spacing: str = "natural") -> list[Sentence]:
 
 def region_values(alignment: Alignment, metrics: tuple[str, ...] = METRIC_NAMES) -> dict[int | None, dict[str, float]]:
     """Every metric of every region, and of the whole sentence (key None, the formula's '*')."""
-    values: dict[int | None, dict[str, float]] = {
-        region.number: {m: aggregate(m, region.surprisals) for m in metrics} for region in alignment.regions
-    }
-    everything = [token.surprisal for token in alignment.tokens]
-    values[None] = {m: aggregate(m, everything) for m in metrics}
+    if metrics == METRIC_NAMES:
+        def of(surprisals: list[float]) -> dict[str, float]:
+            return all_metrics(surprisals)
+    else:
+        def of(surprisals: list[float]) -> dict[str, float]:
+            return {m: aggregate(m, surprisals) for m in metrics}
+    values: dict[int | None, dict[str, float]] = {}
+    everything: list[float] = []
+    for region in alignment.regions:
+        surprisals = region.surprisals
+        values[region.number] = of(surprisals)
+        everything += surprisals
+    values[None] = of(everything)
     return values
 
 

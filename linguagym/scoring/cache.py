@@ -24,9 +24,14 @@ from linguagym.scoring.protocol import (
     ReportsProgress,
     ScoredText,
     Scorer,
+    Unloads,
 )
 
 log = logging.getLogger(__name__)
+
+
+def _held() -> bool:
+    return True
 
 
 def resolve_cache_dir(explicit: Path | None = None) -> Path:
@@ -115,6 +120,10 @@ class CachedScorer:
 
     def close(self) -> None:
         self._store.close()
+
+    def unload(self) -> Callable[[], bool]:
+        """The scorer's weights let go; of a scorer that cannot say, assume that something still holds them."""
+        return self.inner.unload() if isinstance(self.inner, Unloads) else _held
 
 
 def cache_stats(scorer: Scorer) -> dict[str, Any] | None:

@@ -17,6 +17,10 @@ from linguagym.scoring.sources import ModelSource
 LN2 = math.log(2.0)
 
 
+def _held() -> bool:
+    return True
+
+
 class CausalScorer:
     """Scores texts with a causal LM; the weights load on the first ``score`` call, not before.
 
@@ -47,6 +51,7 @@ class CausalScorer:
     ) -> None:
         self.batch_tokens = batch_budget(batch_size, batch_tokens)
         self.lm = CausalLM(source, bos=bos, dtype=dtype, device=device)
+        self.owns_lm = True  # False for a scorer made ``on`` a shared lm
         self.batch_size = batch_size
         self.prefix_sharing = prefix_sharing
         self.progress = progress
@@ -65,6 +70,7 @@ class CausalScorer:
         scorer = cls(lm.source, bos=lm.bos_policy, dtype=lm.dtype, device=lm.device, batch_size=batch_size,
                      batch_tokens=batch_tokens, prefix_sharing=prefix_sharing, progress=progress)
         scorer.lm = lm  # shared: its weights load once for every user
+        scorer.owns_lm = False
         return scorer
 
     @property
@@ -92,6 +98,10 @@ class CausalScorer:
     def warm_up(self) -> None:
         """Load the weights now instead of at the first ``score`` (a Ray worker loads before its first shard)."""
         self.lm.warm_up()
+
+    def unload(self) -> Callable[[], bool]:
+        """Let the weights go (``release_scorer``), unless ``lm`` is shared (``on``): its other users keep it."""
+        return self.lm.unload() if self.owns_lm else _held
 
     @property
     def tokenizer(self) -> Any:

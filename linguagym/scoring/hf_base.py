@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -15,7 +16,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.progress import stage
 from linguagym.scoring import device as devices
 from linguagym.scoring.memory import check_weights_fit
-from linguagym.scoring.shared_work import encode_texts
+from linguagym.scoring.shared_work import encode_texts, load_tokenizer_once
 from linguagym.scoring.sources import ModelSource
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,10 @@ class Loaded:
     max_length: int | None
 
 
+def _nothing_held() -> bool:
+    return False
+
+
 def batch_budget(batch_size: int, batch_tokens: int | None) -> int:
     """The checked token budget of one forward pass (``batch_tokens``, else ``default_batch_tokens``)."""
     if batch_size < 1:
@@ -67,7 +72,8 @@ def load_tokenizer(source: ModelSource) -> Any:
     from transformers import AutoTokenizer
 
     try:
-        return AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file))
+        return load_tokenizer_once(
+            source, lambda: AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file)))
     except (OSError, ValueError) as error:
         raise ConfigurationError(
             f"could not load the tokenizer of model {source.name!r} from {directory}: {str(error).splitlines()[0]}",
@@ -128,7 +134,8 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     try:
         if tokenizer is None:
             tokenizer_dir, tokenizer_gguf = source.tokenizer_files()
-            tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir, **_tokenizer_options(source, tokenizer_gguf))
+            tokenizer = load_tokenizer_once(source, lambda: AutoTokenizer.from_pretrained(
+                tokenizer_dir, **_tokenizer_options(source, tokenizer_gguf)))
         with _ONE_LOAD_AT_A_TIME:
             model = loader.from_pretrained(directory, **_weight_options(source, torch_dtype, gguf_file))
     except (OSError, ValueError, ImportError) as error:
@@ -256,6 +263,15 @@ class TokenizerAccess:
     def is_loaded(self) -> bool:
         """Whether the weights are loaded (``identity`` and ``count_tokens`` never load them)."""
         return self._loaded is not None
+
+    def unload(self) -> Callable[[], bool]:
+        """Drop the weights (the tokenizer stays); the probe says whether something else still holds the model."""
+        loaded, self._loaded = self._loaded, None
+        if loaded is None:
+            return _nothing_held
+        self._tokenizer = loaded.tokenizer
+        model = weakref.ref(loaded.model)
+        return lambda: model() is not None
 
     @property
     def tokenizer(self) -> Any:

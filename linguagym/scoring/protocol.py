@@ -98,6 +98,14 @@ class Closes(Protocol):
 
 
 @runtime_checkable
+class Unloads(Protocol):
+    def unload(self) -> Callable[[], bool]:
+        """Let go of the weights (they load again if the scorer is used again); returns a probe that says whether
+        anything still holds them, so that the caller runs the cycle collector only where it has to."""
+        ...
+
+
+@runtime_checkable
 class Batches(Protocol):
     batch_size: int  # texts per forward pass, as the user set it
 

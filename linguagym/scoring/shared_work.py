@@ -1,5 +1,5 @@
-"""Work that the models of one run share: the token ids of its texts (models whose tokenizer files are the same)
-and the prefix trees packed from them (the same token ids).
+"""Work that the models of one run share: the tokenizer and the token ids of its texts (models whose tokenizer files
+are the same) and the prefix trees packed from them (the same token ids).
 
 A training-dynamics run scores tens of checkpoints of one model: every checkpoint has the same tokenizer, so the
 same texts give the same token ids and the same prefix trees. ``run_models`` opens ``sharing_work()`` around its
@@ -35,13 +35,23 @@ class SharedWork:
     def __init__(self) -> None:
         self.tokenizer_key: str | None = None
         self.encodings: dict[str, Any] = {}  # text -> its encoding under ``tokenizer_key``
+        self.tokenizers: dict[str, Any] = {}  # the loaded tokenizer of ``tokenizer_key`` (one at most)
         self.packings: dict[tuple[int, tuple[tuple[int, ...], ...]], Any] = {}
         self.encoded = 0  # texts encoded (not found here): what tests and benchmarks count
         self.reused = 0  # encodings found here
 
+    def _use(self, key: str) -> None:
+        if key != self.tokenizer_key:  # another tokenizer: the old one and its encodings are of no more use
+            self.tokenizer_key, self.encodings, self.tokenizers = key, {}, {}
+
+    def tokenizer(self, key: str, load: Callable[[], T]) -> T:
+        self._use(key)
+        if key not in self.tokenizers:
+            self.tokenizers[key] = load()
+        return self.tokenizers[key]
+
     def encode(self, key: str, texts: Sequence[str], encode_all: Callable[[Sequence[str]], list[T]]) -> list[T]:
-        if key != self.tokenizer_key:  # another tokenizer: the old encodings are of no more use
-            self.tokenizer_key, self.encodings = key, {}
+        self._use(key)
         missing = list(dict.fromkeys(text for text in texts if text not in self.encodings))
         self.encodings.update(zip(missing, encode_all(missing), strict=True))
         self.encoded += len(missing)
@@ -85,6 +95,17 @@ def encode_texts(source: ModelSource, texts: Sequence[str], encode_all: Callable
     if shared is None or key is None:
         return encode_all(texts)
     return shared.encode(key, texts, encode_all)
+
+
+def load_tokenizer_once(source: ModelSource, load: Callable[[], T]) -> T:
+    """``load()`` (``source``'s tokenizer), or the one an earlier model of the run with the same tokenizer files
+    loaded (0.1-0.2 s a checkpoint). Only read by its users: they encode without truncation or padding, which would
+    change a fast tokenizer's settings in place."""
+    shared = _current.get()
+    key = tokenizer_key(source) if shared is not None else None
+    if shared is None or key is None:
+        return load()
+    return shared.tokenizer(key, load)
 
 
 def pack_once(sequences: Sequence[Sequence[int]], row_tokens: int, build: Callable[[], T]) -> T:

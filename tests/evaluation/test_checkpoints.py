@@ -125,11 +125,13 @@ def test_without_prefetching_each_model_loads_when_it_scores(tmp_path: Path) -> 
     assert "load c1" not in log and log[0] == "score c1"  # loading is the scorer's own business, as before
 
 
-def test_checkpoints_with_one_tokenizer_encode_and_pack_once(checkpoints: list[Path],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_checkpoints_with_one_tokenizer_load_it_encode_and_pack_once(checkpoints: list[Path],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from transformers import AutoTokenizer
+
     from linguagym.scoring import causal, hf_base, prefix
 
-    calls = {"encode": 0, "pack": 0}
+    calls = {"encode": 0, "pack": 0, "tokenizer": 0}
 
     def counting(name, original, count=lambda *args: 1):
         def wrapper(*args, **kwargs):
@@ -141,11 +143,15 @@ def test_checkpoints_with_one_tokenizer_encode_and_pack_once(checkpoints: list[P
     monkeypatch.setattr(hf_base, "encode_many", encode_many)
     monkeypatch.setattr(causal, "encode_many", encode_many)
     monkeypatch.setattr(prefix, "pack", counting("pack", prefix.pack))
-    outcomes = run_models(example_suite_paths(), _settings(checkpoints))
+    monkeypatch.setattr(AutoTokenizer, "from_pretrained", counting("tokenizer", AutoTokenizer.from_pretrained))
+    outcomes = run_models(example_suite_paths(), _settings(checkpoints), prefetch=False)
     unique = outcomes[0].unique_sentences
     # one encoding per text for the whole run: not per checkpoint, nor again when scoring after counting
     assert calls["encode"] == unique
     assert calls["pack"] == -(-unique // 256)  # one packing per chunk of 256 texts, shared by the checkpoints
+    assert calls["tokenizer"] == 1  # loaded for the first checkpoint, used by all three
+    run_models(example_suite_paths(), _settings(checkpoints[:1]), prefetch=False)
+    assert calls["tokenizer"] == 2  # nothing is kept from one run to the next
 
 
 def test_tokenizer_key_follows_the_tokenizer_files(checkpoints: list[Path], tmp_path: Path) -> None:

@@ -230,3 +230,26 @@ def test_syntaxgym_core_reads_and_evaluates_scored_suites():
         outcomes = theirs.evaluate_predictions()
         assert {item: all(by_prediction.values()) for item, by_prediction in outcomes.items()} == \
             result.item_correct()
+
+
+class UnknownWordsScorer(PrefixScorer):
+    """PrefixScorer with every word of five letters unknown (``oovs``)."""
+
+    def score(self, texts):
+        return [ScoredText(s.text, tuple(dataclasses.replace(t, unknown=len(t.token) == 5) for t in s.tokens))
+                for s in super().score(texts)]
+
+
+def test_a_scored_suites_document_is_the_scored_suite_written_out(shared_data):
+    """``scored_suite_dict`` fills the document in directly; it is what writing the scored ``Suite`` gives."""
+    from linguagym.suites.save import scored_suite_to_dict
+
+    suites = sorted((shared_data / "syntaxgym" / "suites").glob("*.json"))
+    for metric in (None, "mean"):
+        run = run_suites([*suites, *example_suite_paths()], RunSettings(model="word-scorer", metric=metric),
+                         scorer=UnknownWordsScorer())
+        for result in run.suites:
+            expected = scored_suite_to_dict(scored_suite(result), metric=result.metric, model="m")
+            assert json.dumps(scored_suite_dict(result, "m")) == json.dumps(expected), result.suite.name
+    oovs = [r["oovs"] for c in scored_suite_dict(result, "m")["items"][0]["conditions"] for r in c["regions"]]
+    assert any(oovs)  # (unknown words are in the documents compared)

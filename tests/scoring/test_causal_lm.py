@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import weakref
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.causal_lm import CausalLM, NotCausalError
+from linguagym.scoring.registry import load_scorer, release_scorer
 from linguagym.scoring.sources import resolve_source
 
 from .conftest import SENTENCES
@@ -56,3 +59,55 @@ def test_a_start_token_the_loaded_tokenizer_disagrees_with_is_refused(gpt2_dir: 
     with pytest.raises(ConfigurationError, match="has id 0 in the loaded tokenizer"):
         lm.warm_up()
     assert not lm.is_loaded  # a refused model is not kept half-checked
+
+
+class _CollectorCalls:
+    """Counts full collections asked for by ``release_scorer`` (and still runs them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import gc
+
+        import linguagym.scoring.registry as registry
+
+        self.count = 0
+
+        def collect(*args: object) -> int:
+            self.count += 1
+            return gc.collect(*args)
+
+        monkeypatch.setattr(registry, "gc", SimpleNamespace(collect=collect))
+
+
+def test_releasing_a_scorer_frees_its_weights_without_walking_every_object(gpt2_dir: Path, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    collector = _CollectorCalls(monkeypatch)
+    for scorer in (load_scorer(str(gpt2_dir), device="cpu", cache_dir=str(tmp_path)),  # cached, as runs make them
+                   load_scorer(str(gpt2_dir), device="cpu", score_cache=False)):
+        inner = getattr(scorer, "inner", scorer)
+        scorer.score(SENTENCES[:2])
+        model = weakref.ref(inner.loaded.model)
+        release_scorer(scorer)  # the caller still holds ``scorer``: the weights go all the same
+        assert model() is None and not inner.is_loaded
+        assert inner.score(SENTENCES[:1])[0].tokens  # used again, it loads them again
+    assert collector.count == 0
+
+
+def test_weights_held_in_a_reference_cycle_are_collected(gpt2_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    collector = _CollectorCalls(monkeypatch)
+    scorer = load_scorer(str(gpt2_dir), device="cpu", score_cache=False)
+    cycle: dict = {}
+    cycle["self"], cycle["model"] = cycle, scorer.loaded.model
+    model = weakref.ref(scorer.loaded.model)
+    del cycle
+    release_scorer(scorer)
+    assert collector.count == 1 and model() is None
+
+
+def test_a_shared_model_stays_loaded_for_its_other_users(gpt2_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    collector = _CollectorCalls(monkeypatch)
+    lm = CausalLM.open(str(gpt2_dir), cache_dir=tmp_path, device="cpu")
+    lm.warm_up()
+    release_scorer(CausalScorer.on(lm))
+    assert lm.is_loaded and collector.count == 1  # it cannot know who else holds the weights: it collects
