@@ -1,4 +1,5 @@
-"""CPU inference engines as scoring backends: linguagym's torch path against CTranslate2, same sentences, one run.
+"""CPU inference engines as scoring backends: linguagym's torch path against CTranslate2 and ONNX Runtime, same
+sentences, one run.
 
 Over the unique sentences of the suites (default: the 34 suites of ../shared/data/syntaxgym/suites/, or every
 k-th item of each suite with ``--sample N`` sentences), each contender scores every sentence in its own child
@@ -6,9 +7,18 @@ process, timed with its peak resident memory (``wait4``):
 
   torch          linguagym's engine as ``linguagym run`` uses it: ``load_scorer(model, dtype=float32)`` with prefix
                  trees, packed passes and the float32 blocked normaliser (``.score(texts)``);
+  torch-bfloat16, torch-bfloat16-mixed
+                 the same engine with ``dtype="bfloat16"`` (bfloat16 weights and arithmetic) or ``"bfloat16-mixed"``
+                 (float32 weights, matrix products in bfloat16 under torch.autocast): fast only on CPUs with
+                 bfloat16 instructions (AVX512-BF16, AMX), whose flags the report names;
   ct2-float32    CTranslate2 ``Generator.score_batch`` on a float32 conversion of the same weights (per-token
                  log-probabilities of whole sentences, length-sorted batches of ``--batch-tokens`` tokens);
-  ct2-int8       the same, ``compute_type="int8"`` (weights quantised to int8 when the model loads).
+  ct2-int8       the same, ``compute_type="int8"`` (weights quantised to int8 when the model loads);
+  ort            ONNX Runtime running the transformer body in linguagym's own engine: the same prefix trees,
+                 passes, tree masks and positions as ``torch``, the body (embeddings to the final norm) exported
+                 once to ONNX (``torch.onnx.export``, the mask and positions as inputs) and run by an
+                 ``InferenceSession`` (all graph optimisations); the projection and normaliser stay linguagym's.
+                 So it computes exactly the positions torch computes, and only the engine running the body differs.
 
 Every contender gets the same start token, the same token ids (linguagym's tokenizer; CTranslate2 is given the
 token pieces) and the same thread count. Repeats are interleaved (A B C, then C B A, ...) so that load on a
@@ -19,7 +29,8 @@ the largest and mean |difference| per token and per region sum (bits), and the s
 ``--reference cache`` takes the float32 torch values from linguagym's score cache instead and times only the
 CTranslate2 backends (for accuracy over all sentences without a torch run).
 
-Extra dependency (benchmark only): ``pip install ctranslate2``. Its converter reads the de-quantised Hugging
+Extra dependencies (benchmark only): ``pip install ctranslate2``; ``pip install onnxruntime onnx`` for ``ort``
+(the export, once per model, is kept under ``<cache>/onnx/``). Its converter reads the de-quantised Hugging
 Face copy of the named model in the linguagym cache (``linguagym models --fetch smollm2-135m``) offline and
 writes the conversion once under ``<cache>/ctranslate2/``. Run from the repository root; ``--help`` lists the
 options.
@@ -46,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # linguagym from this checkout, whichever environment runs the script
 DEFAULT_SUITES = str(ROOT.parent / "shared" / "data" / "syntaxgym" / "suites" / "*.json")
 LN2 = math.log(2.0)
-BACKENDS = ("torch", "ct2-float32", "ct2-int8")
+BACKENDS = ("torch", "torch-bfloat16", "torch-bfloat16-mixed", "ct2-float32", "ct2-int8", "ort")
 
 
 # -- workers (child processes) ---------------------------------------------------------------------------------
@@ -58,7 +69,8 @@ def worker_torch(args: argparse.Namespace) -> dict:
 
     texts = json.loads(Path(args.texts).read_text())
     started = time.perf_counter()
-    scorer = load_scorer(args.model, dtype="float32", device="cpu", score_cache=False, cache_dir=Path(args.cache))
+    scorer = load_scorer(args.model, dtype=args.dtype or "float32", device="cpu", score_cache=False,
+                         cache_dir=Path(args.cache))
     scorer.warm_up()
     loaded, cpu = time.perf_counter(), time.process_time()
     scored = scorer.score(texts)
@@ -87,6 +99,86 @@ def worker_ct2(args: argparse.Namespace) -> dict:
     return {"load_s": loaded - started, "score_s": done - loaded, "score_cpu_s": time.process_time() - cpu,
             "values": values,
             "version": ctranslate2.__version__}
+
+
+class _OrtModel:
+    """The loaded model with its body (``base_model``) run by an ONNX Runtime session: what the engine's tree passes
+    call, ``base(input_ids=..., attention_mask=..., position_ids=..., use_cache=False).last_hidden_state``; the rest
+    (configuration, output embeddings, parameters) is the model's own."""
+
+    def __init__(self, model: object, session: object) -> None:
+        self._model, self._session = model, session
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._model, name)
+
+    @property
+    def base_model(self) -> _OrtModel:
+        return self
+
+    def __call__(self, *, input_ids, attention_mask, position_ids, use_cache=False):  # noqa: ARG002
+        import torch
+
+        feeds = {"ids": input_ids.numpy(), "mask": attention_mask.numpy(), "pos": position_ids.numpy()}
+        return dataclasses.make_dataclass("Out", ["last_hidden_state"])(
+            torch.from_numpy(self._session.run(None, feeds)[0]))
+
+
+def _export_body(model: object, texts: list[str], tokenizer: object, path: Path) -> None:
+    """Export the model's body with a tree pass's inputs (ids, 4-D float mask, positions), dynamic in batch and
+    width."""
+    import torch
+
+    from linguagym.scoring import prefix
+    from linguagym.scoring.hf_base import encode_many
+
+    class Body(torch.nn.Module):
+        def __init__(self, base: torch.nn.Module) -> None:
+            super().__init__()
+            self.base = base
+
+        def forward(self, ids, mask, pos):
+            return self.base(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=False).last_hidden_state
+
+    rows, _ = prefix.pack([[0, *e.ids] for e in encode_many(tokenizer, texts[:16])], 256)
+    inputs = prefix._pass_inputs(rows, list(range(len(rows))))
+    example = (torch.from_numpy(inputs.ids), prefix.tree_mask(inputs.up, inputs.depth, torch.float32, "cpu"),
+               torch.from_numpy(inputs.positions))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    torch.onnx.export(Body(model.base_model).eval(), example, str(partial), input_names=["ids", "mask", "pos"],
+                      output_names=["hidden"], opset_version=17, dynamo=False,
+                      dynamic_axes={"ids": {0: "batch", 1: "width"}, "mask": {0: "batch", 2: "width", 3: "keys"},
+                                    "pos": {0: "batch", 1: "width"}, "hidden": {0: "batch", 1: "width"}})
+    partial.replace(path)
+
+
+def worker_ort(args: argparse.Namespace) -> dict:
+    """linguagym's engine with the body run by ONNX Runtime (see the module's doc)."""
+    import onnxruntime
+
+    from linguagym.scoring import load_scorer
+
+    texts = json.loads(Path(args.texts).read_text())
+    started = time.perf_counter()
+    scorer = load_scorer(args.model, dtype="float32", device="cpu", score_cache=False, cache_dir=Path(args.cache))
+    scorer.warm_up()
+    path = Path(args.onnx)
+    exported = time.perf_counter()
+    if not path.is_file():
+        _export_body(scorer.loaded.model, texts, scorer.loaded.tokenizer, path)
+    exported = time.perf_counter() - exported
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = args.threads, 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    scorer.loaded.model = _OrtModel(scorer.loaded.model, session)
+    loaded, cpu = time.perf_counter(), time.process_time()
+    scored = scorer.score(texts)
+    done = time.perf_counter()
+    return {"load_s": loaded - started - exported, "export_s": exported, "score_s": done - loaded,
+            "score_cpu_s": time.process_time() - cpu, "values": [[t.surprisal for t in s.tokens] for s in scored],
+            "version": onnxruntime.__version__}
 
 
 def worker_convert(args: argparse.Namespace) -> dict:
@@ -232,17 +324,26 @@ def benchmark(args: argparse.Namespace) -> dict:
         for backend in order if repeat % 2 == 0 else order[::-1]:
             if backend not in backends:
                 continue
-            if backend == "torch":
+            if backend.startswith("torch"):
+                dtype = backend.split("-", 1)[1] if "-" in backend else "float32"
                 result, wall, rss = run_worker("torch", ["--texts", str(texts_file), "--model", args.model,
-                                                         "--cache", str(cache)], env)
+                                                         "--cache", str(cache), "--dtype", dtype], env)
                 scored = [ScoredText(text, tuple(TokenScore.from_json(t) for t in tokens))
                           for text, tokens in zip(texts, result["tokens"], strict=True)]
                 values = [[t.surprisal for t in s.tokens] for s in scored]
-                if reference is None:
+                if reference is None and backend == "torch":
                     reference = dict(zip(texts, scored, strict=True))
                     pieces_file.write_text(json.dumps([[result["bos"], *(t.token for t in s.tokens)]
                                                        for s in scored]))
                     report["tokens"] = sum(len(s.tokens) for s in scored)
+            elif backend == "ort":
+                result, wall, rss = run_worker("ort", ["--texts", str(texts_file), "--model", args.model, "--cache",
+                                                       str(cache), "--threads", str(threads), "--onnx",
+                                                       str(cache / "onnx" / model_dir.name / "body.onnx")], env)
+                values = result["values"]
+                report["onnxruntime"] = result["version"]
+                if result["export_s"]:
+                    print(f"exported the body to ONNX in {result['export_s']:.1f} s (kept for later runs)", flush=True)
             else:
                 options = ["--texts", str(pieces_file), "--ct2-dir", str(ct2_dir), "--threads", str(threads),
                            "--compute-type", backend.split("-", 1)[1], "--batch-tokens", str(args.batch_tokens)]
@@ -274,7 +375,8 @@ def table(report: dict) -> str:
         f"CPU: {machine['cpu']} ({', '.join(machine['flags']) or 'no AVX2'}), {machine['usable_cores']} usable cores, "
         f"{report['threads']} threads for every contender; load average {report['load_average_start'][0]:.1f} at the "
         f"start, {report['load_average_end'][0]:.1f} at the end (a shared machine: other jobs ran beside these). "
-        f"torch {report['torch']}, CTranslate2 {report.get('ctranslate2', 'absent')}. {report['suites']} suites, "
+        f"torch {report['torch']}, CTranslate2 {report.get('ctranslate2', 'absent')}, ONNX Runtime "
+        f"{report.get('onnxruntime', 'absent')}. {report['suites']} suites, "
         f"{report['sentences']} unique sentences, {tokens:,} scored tokens. "
         f"Medians of {len(next(iter(report['runs'].values())))} interleaved runs.",
         "",
@@ -308,12 +410,13 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "_worker":
         kind = sys.argv[2]
         parser = argparse.ArgumentParser()
-        for option in ("--out", "--texts", "--model", "--cache", "--model-dir", "--ct2-dir", "--compute-type"):
+        for option in ("--out", "--texts", "--model", "--cache", "--model-dir", "--ct2-dir", "--compute-type",
+                       "--onnx", "--dtype"):
             parser.add_argument(option)
         parser.add_argument("--threads", type=int)
         parser.add_argument("--batch-tokens", type=int)
         args = parser.parse_args(sys.argv[3:])
-        result = {"torch": worker_torch, "ct2": worker_ct2, "convert": worker_convert}[kind](args)
+        result = {"torch": worker_torch, "ct2": worker_ct2, "ort": worker_ort, "convert": worker_convert}[kind](args)
         Path(args.out).write_text(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -324,7 +427,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="interleaved runs of every backend (default 2)")
     parser.add_argument("--threads", type=int, help="threads for every contender (default: the usable cores)")
     parser.add_argument("--batch-tokens", type=int, default=4096, help="CTranslate2's tokens per batch")
-    parser.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
+    parser.add_argument("--backends", nargs="+", default=["torch", "ct2-float32", "ct2-int8"], choices=BACKENDS,
+                        help="which to run (default: torch, ct2-float32, ct2-int8); torch, the float32 reference, "
+                        "runs first whenever it is named")
     parser.add_argument("--reference", choices=("torch", "cache"), default="torch",
                         help="torch: the first torch run's values (default); cache: the float32 torch values of "
                         "linguagym's score cache (no torch row: for accuracy over many sentences)")

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from linguagym.scoring import device as devices
 from linguagym.scoring.causal_lm import CausalLM
 from linguagym.scoring.hf_base import Encoded, Loaded, batch_budget, encode_many, library_versions, too_long
 from linguagym.scoring.prefix import batches, supports_tree, tree_surprisals
@@ -129,6 +130,10 @@ class CausalScorer:
                 gc.enable()
 
     def _score(self, texts: list[str]) -> list[ScoredText]:
+        with devices.autocast(self.lm.dtype, self.loaded.device):  # bfloat16-mixed: matrix products in bfloat16
+            return self._score_texts(texts)
+
+    def _score_texts(self, texts: list[str]) -> list[ScoredText]:
         loaded = self.loaded
         prefix = self.lm.start_ids
         encoded = encode_texts(self.source, texts, lambda batch: encode_many(loaded.tokenizer, batch))  # shared_work

@@ -24,7 +24,40 @@ from linguagym.scoring import cpu_load
 
 log = logging.getLogger(__name__)
 
-DTYPES = ("float32", "bfloat16", "float16")
+DTYPES = ("float32", "bfloat16", "float16", "bfloat16-mixed")
+# Mixed precision (PyTorch Lightning's "bf16-mixed"): the weights stay float32 and torch.autocast runs the matrix
+# multiplications in the named dtype; norms, softmax, the residual stream and linguagym's vocabulary projection and
+# normaliser stay float32. On a CPU with bfloat16 instructions it is faster than bfloat16 weights and closer to
+# float32 (docs/performance.md, "dtype").
+MIXED = {"bfloat16-mixed": "bfloat16"}
+CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # /proc/cpuinfo flags of CPUs that multiply bfloat16 natively
+
+
+def weights_dtype(dtype: str) -> str:
+    """The dtype the weights are loaded in: float32 for a mixed dtype, else ``dtype`` itself."""
+    return "float32" if dtype in MIXED else dtype
+
+
+def autocast(dtype: str, device: Any) -> Any:
+    """The context the forward passes of a model loaded for ``dtype`` run in: torch.autocast for a mixed dtype,
+    else nothing."""
+    import contextlib
+
+    if dtype not in MIXED:
+        return contextlib.nullcontext()
+    import torch
+
+    return torch.autocast(device.type, dtype=getattr(torch, MIXED[dtype]))
+
+
+def cpu_multiplies_bfloat16() -> bool | None:
+    """Whether this CPU has bfloat16 matrix instructions; None where that cannot be read (not Linux)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    return any(flag in flags for flag in CPU_BF16_FLAGS)
 
 
 def _torch_build() -> str:
@@ -95,8 +128,14 @@ def torch_dtype(dtype: str, device: Any) -> Any:
     import torch
 
     check_dtype(dtype)
-    result = getattr(torch, dtype)
     kind = device.type
+    if dtype in MIXED:
+        torch_dtype(MIXED[dtype], device)  # computed in it: the device must support it
+        if kind == "cpu" and cpu_multiplies_bfloat16() is False:
+            log.warning("dtype %s: this CPU has no bfloat16 matrix instructions (%s), so its bfloat16 arithmetic is "
+                        "emulated and slower than float32; use float32 here", dtype, " or ".join(CPU_BF16_FLAGS))
+        return torch.float32
+    result = getattr(torch, dtype)
     if dtype == "float16" and kind == "cpu":
         raise ConfigurationError(
             "dtype float16 is not supported on the CPU (many CPU kernels lack it or are very slow)",

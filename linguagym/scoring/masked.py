@@ -177,7 +177,7 @@ class MaskedScorer(TokenizerAccess):
             ids[row, : len(sequence)] = torch.tensor(sequence)
             mask[row, : len(sequence)] = 1
         rows = torch.arange(len(sequences))
-        with torch.inference_mode():
+        with torch.inference_mode(), devices.autocast(self.dtype, loaded.device):
             logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device)).logits
             picked = logits[rows, torch.tensor(positions)].float()  # only the scored position of each copy
             logp = picked.log_softmax(-1)[rows, torch.tensor(targets)]

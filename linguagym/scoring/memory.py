@@ -18,7 +18,7 @@ from typing import Any
 
 from linguagym.errors import ConfigurationError
 
-DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "bfloat16-mixed": 4}  # mixed: float32 weights
 _STORED_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
 
 

@@ -20,11 +20,12 @@ from linguagym.extras import install_hint
 
 ModelArgPairs = tuple[tuple[str, Any], ...]  # sorted (key, value) pairs: how RunSettings and ScorerSpec keep them
 
-DTYPE_CHOICES = ("float32", "bfloat16", "float16", "auto")
+DTYPE_CHOICES = ("float32", "bfloat16", "float16", "bfloat16-mixed", "auto")
 _BOOLEANS = {"true": True, "false": False}
 _HELP = (
-    "keys: revision, trust_remote_code, dtype (float32, bfloat16, float16, auto), device_map (auto, cpu, cuda, "
-    "cuda:N, balanced, sequential), parallelize, load_in_8bit, load_in_4bit, peft, subfolder, gguf_file, tokenizer"
+    "keys: revision, trust_remote_code, dtype (float32, bfloat16, float16, bfloat16-mixed, auto), device_map (auto, "
+    "cpu, cuda, cuda:N, balanced, sequential), parallelize, load_in_8bit, load_in_4bit, peft, subfolder, gguf_file, "
+    "tokenizer"
 )
 
 
@@ -34,7 +35,7 @@ class ModelArgs:
 
     revision: str | None = None  # a hub branch, tag or commit (as in id@revision)
     trust_remote_code: bool = False  # run the modelling code the repository ships (its own architectures)
-    dtype: str | None = None  # float32, bfloat16, float16, or auto: the checkpoint's own torch_dtype
+    dtype: str | None = None  # float32, bfloat16, float16, bfloat16-mixed, or auto: the checkpoint's own torch_dtype
     device_map: str | None = None  # spread the layers over devices (accelerate); "auto" fills GPUs, then CPU
     load_in_8bit: bool = False  # bitsandbytes quantisation
     load_in_4bit: bool = False

@@ -343,7 +343,15 @@ class Projection:
 
     def surprisals(self, hidden: Any, parent_flat: Any, child_token: Any) -> Any:
         """Bits of ``child_token[i]`` after the hidden state ``hidden[parent_flat[i]]``, as a float32 tensor on the
-        model's device (not read back: the caller decides when to wait for it)."""
+        model's device (not read back: the caller decides when to wait for it). Under ``bfloat16-mixed`` (autocast)
+        too the projection and normaliser run in float32, from the float32 head."""
+        import torch
+
+        with torch.autocast(getattr(self.device, "type", str(self.device)), enabled=False):
+            return self._surprisals(hidden.float() if self.dtype == torch.float32 else hidden, parent_flat,
+                                    child_token)
+
+    def _surprisals(self, hidden: Any, parent_flat: Any, child_token: Any) -> Any:
         import numpy as np
         import torch
 

@@ -178,3 +178,20 @@ def test_load_scorer_on_a_directory_is_cached_and_causal(gpt2_dir: Path, tmp_pat
     assert first == again
     with pytest.raises(ConfigurationError, match="applies to masked"):
         load_scorer(str(gpt2_dir), pll="original", cache_dir=tmp_path)
+
+
+def test_bfloat16_mixed_keeps_float32_weights_and_multiplies_in_bfloat16(gpt2_dir: Path, tmp_path: Path) -> None:
+    import torch
+
+    exact = [t.surprisal for t in scorer(gpt2_dir, tmp_path).score(SENTENCES)[0].tokens]
+    half = [t.surprisal for t in scorer(gpt2_dir, tmp_path, dtype="bfloat16").score(SENTENCES)[0].tokens]
+    mixed_scorer = scorer(gpt2_dir, tmp_path, dtype="bfloat16-mixed")
+    model = mixed_scorer.loaded.model
+    assert {p.dtype for p in model.parameters()} == {torch.float32}
+    products: list[torch.dtype] = []  # what the first block's feed-forward layer gives while scoring
+    model.transformer.h[0].mlp.c_fc.register_forward_hook(lambda module, inputs, output: products.append(output.dtype))
+    mixed = [t.surprisal for t in mixed_scorer.score(SENTENCES)[0].tokens]
+    assert products and set(products) == {torch.bfloat16}
+    assert mixed == pytest.approx(exact, abs=0.2) and mixed != exact and mixed != half
+    assert mixed_scorer.identity["dtype"] == "bfloat16-mixed"  # recorded, and its own score cache entries
+    assert not torch.is_autocast_enabled("cpu")  # only while scoring

@@ -59,3 +59,22 @@ def test_cpu_threads_follow_available_cpus(monkeypatch: pytest.MonkeyPatch) -> N
         assert "busy with other processes" in device.last_thread_choice().reason
     finally:
         torch.set_num_threads(before)
+
+
+def test_bfloat16_mixed_loads_float32_weights_and_warns_where_the_cpu_emulates_bfloat16(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import torch
+
+    cpu = device.torch_device("cpu")
+    monkeypatch.setattr(device, "cpu_multiplies_bfloat16", lambda: True)
+    with caplog.at_level("WARNING", logger="linguagym.scoring.device"):
+        assert device.torch_dtype("bfloat16-mixed", cpu) is torch.float32
+        assert not caplog.records
+        monkeypatch.setattr(device, "cpu_multiplies_bfloat16", lambda: False)
+        assert device.torch_dtype("bfloat16-mixed", cpu) is torch.float32
+    assert "no bfloat16 matrix instructions" in caplog.text
+    assert device.weights_dtype("bfloat16-mixed") == "float32" and device.weights_dtype("bfloat16") == "bfloat16"
+    with device.autocast("bfloat16-mixed", cpu):
+        assert torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype("cpu") == torch.bfloat16
+    with device.autocast("float32", cpu):
+        assert not torch.is_autocast_enabled("cpu")

@@ -31,6 +31,16 @@ def test_run_records_model_args_as_an_object_and_scores_with_them(gpt2_dir: Path
     assert record["scorer"]["dtype"] == "bfloat16" and record["scorer"]["trust_remote_code"] is True
 
 
+def test_run_takes_dtype_bfloat16_mixed_and_records_it(gpt2_dir: Path, tmp_path: Path) -> None:
+    suite = example_suite_paths()[0]
+    status = main(["run", str(suite), "--model", str(gpt2_dir), "--device", "cpu", "--bootstrap", "0", "--cache-dir",
+                   str(tmp_path / "cache"), "--dtype", "bfloat16-mixed", "-o", str(tmp_path / "out")])
+    assert status == 0
+    [record_path] = (tmp_path / "out").glob("*/run.json")
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    assert record["settings"]["dtype"] == "bfloat16-mixed" and record["scorer"]["dtype"] == "bfloat16-mixed"
+
+
 def test_surprisals_takes_model_args(gpt2_dir: Path, tmp_path: Path) -> None:
     suite = str(example_suite_paths()[0])
     common = ["surprisals", suite, "--model", str(gpt2_dir), "--device", "cpu", "--no-cache"]

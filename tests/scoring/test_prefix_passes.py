@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from transformers import AutoModelForCausalLM
 
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.hf_base import encode, encode_many
@@ -115,3 +116,21 @@ def test_scoring_pauses_the_cyclic_collector_and_restores_it(gpt2_dir: Path, tmp
     with pytest.raises(ZeroDivisionError):
         scorer.score(["a"])
     assert gc.isenabled()
+
+
+def test_the_projection_stays_float32_under_bfloat16_mixed(gpt2_dir: Path, tmp_path: Path) -> None:
+    """``bfloat16-mixed`` scores under torch.autocast: the body's products are bfloat16, the projection and its
+    normaliser are not (the same values as without autocast, bit for bit)."""
+    import torch
+
+    model = AutoModelForCausalLM.from_pretrained(gpt2_dir).eval()
+    projection = Projection(model, torch.device("cpu"))
+    hidden = torch.randn(6, model.config.n_embd, generator=torch.Generator().manual_seed(0))
+    parents, tokens = np.array([0, 0, 2, 5]), np.array([1, 7, 3, 9])
+    plain = projection.surprisals(hidden, parents, tokens)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert torch.nn.functional.linear(hidden, model.lm_head.weight).dtype == torch.bfloat16  # (autocast is on)
+        under = projection.surprisals(hidden.bfloat16(), parents, tokens)
+        assert torch.equal(projection.surprisals(hidden, parents, tokens), plain)
+    assert under.dtype == torch.float32
+    assert torch.allclose(under, plain, atol=0.5) and not torch.equal(under, plain)  # only the input was rounded
