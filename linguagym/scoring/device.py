@@ -33,11 +33,6 @@ MIXED = {"bfloat16-mixed": "bfloat16"}
 CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # /proc/cpuinfo flags of CPUs that multiply bfloat16 natively
 
 
-def weights_dtype(dtype: str) -> str:
-    """The dtype the weights are loaded in: float32 for a mixed dtype, else ``dtype`` itself."""
-    return "float32" if dtype in MIXED else dtype
-
-
 def autocast(dtype: str, device: Any) -> Any:
     """The context the forward passes of a model loaded for ``dtype`` run in: torch.autocast for a mixed dtype,
     else nothing."""
