@@ -85,3 +85,18 @@ def test_load_scorer_recognises_masked_models(bert_dir: Path, tmp_path: Path) ->
         load_scorer(str(bert_dir), pll="sideways", cache_dir=tmp_path)
     with pytest.raises(ConfigurationError, match="applies to causal models"):
         load_scorer(str(bert_dir), bos="none", cache_dir=tmp_path)
+
+
+def test_bfloat16_mixed_scores_masked_models_near_float32(bert_dir: Path, tmp_path: Path) -> None:
+    import torch
+
+    texts = ["The farmer knows the keys.", "The keys to the cabinet are on the table."]
+    exact = MaskedScorer(resolve_source(str(bert_dir), tmp_path)).score(texts)
+    mixed_scorer = MaskedScorer(resolve_source(str(bert_dir), tmp_path), dtype="bfloat16-mixed")
+    mixed = mixed_scorer.score(texts)
+    assert {p.dtype for p in mixed_scorer.loaded.model.parameters()} == {torch.float32}
+    for a, b in zip(exact, mixed, strict=True):
+        assert [t.token for t in a.tokens] == [t.token for t in b.tokens]
+        assert [t.surprisal for t in b.tokens] == pytest.approx([t.surprisal for t in a.tokens], abs=0.5)
+    assert [t.surprisal for t in mixed[0].tokens] != [t.surprisal for t in exact[0].tokens]  # bfloat16 products
+    assert mixed_scorer.identity["dtype"] == "bfloat16-mixed"
