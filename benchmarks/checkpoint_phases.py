@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import glob
+import inspect
 import os
 import resource
 import sys
@@ -77,13 +78,16 @@ def main() -> None:
     load = os.getloadavg()[0]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as out:
-        runs = models.run_models(suites, settings, output=out, report=False, prefetch=False)
+        # as `linguagym run` calls it: each model's scores let go once its folder is written (where supported)
+        light = {"keep_scores": False} if "keep_scores" in inspect.signature(models.run_models).parameters else {}
+        runs = models.run_models(suites, settings, output=out, report=False, prefetch=False, **light)
     total = time.perf_counter() - started
     print(f"linguagym from {Path(linguagym.__file__).parent}; {len(checkpoints)} checkpoints of {args.config}, "
           f"{len(suites)} suites; CPU: {cpu_name()}, {available_cpus()} usable cores; load average {load:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after")
     print(f"whole run {total:.2f} s; peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
-          f"objects the cycle collector tracks at the end: {len(gc.get_objects()):,} ({len(runs)} results held)")
+          f"objects the cycle collector tracks at the end: {len(gc.get_objects()):,} ({len(runs)} results held"
+          f"{', scores let go' if light else ''})")
     print("| step | " + " | ".join(str(i + 1) for i in range(len(checkpoints))) + " | sum |")
     print("| --- |" + " ---: |" * (len(checkpoints) + 1))
     for step, seconds in times.items():

@@ -196,7 +196,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor, bars:
         done = run_models(paths, [replace(base, model=model) for model in models], output=args.output,
                           summary=summary_settings(args), report=not args.no_report, progress=bars,
-                          finished=finished, executor=executor)
+                          finished=finished, executor=executor, keep_scores=False)
     if done.summary is not None:
         print_summary(done.summary, args)
     if done.report is not None:

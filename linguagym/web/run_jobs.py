@@ -58,7 +58,8 @@ def _execute(context: JobContext, run_id: int, progress: JobProgress) -> None:
     with context.executor() as executor:  # the server's --executor, as `linguagym run --executor` scores
         done = run_models(paths, run_settings(context.config, models, options),
                           output=results_directory(context.config, run_id), summary=SUMMARY, progress=progress,
-                          cancelled=progress.cancelled, scorers=context.scorer_factory, executor=executor)
+                          cancelled=progress.cancelled, scorers=context.scorer_factory, executor=executor,
+                          keep_scores=False)
     message = "\n".join(f"{one.model}: {error}" for one, error in done.failed)
     status = "failed" if len(done.failed) == len(done) else "done"  # some models ran: their results are shown
     progress.write(status=status, finished_at=now(), progress_label=status, error=message)

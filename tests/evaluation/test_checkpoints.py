@@ -211,3 +211,22 @@ def test_checkpoint_files_are_hashed_side_by_side_once(checkpoints: list[Path], 
     memo = hashing.HashMemo(tmp_path / "cache" / "hashes.json")
     assert memo.prefill(checkpoints[:2], 2) == 0
     assert memo.directory(checkpoints[0]) == hashing.HashMemo(None).directory(checkpoints[0])
+
+
+def test_a_run_can_let_each_models_scores_go_once_its_folder_is_written(checkpoints: list[Path],
+                                                                         tmp_path: Path) -> None:
+    seen: list[int] = []
+    light = run_models(example_suite_paths(), _settings(checkpoints, tmp_path / "cache"), output=tmp_path / "light",
+                       keep_scores=False, finished=lambda one, outcome: seen.append(len(outcome.suites[0].conditions)))
+    full = run_models(example_suite_paths(), _settings(checkpoints, tmp_path / "cache"), output=tmp_path / "full")
+    assert seen and all(seen)  # ``finished`` sees every score (the command line reports crossings from them)
+    for kept, let_go in zip(full, light, strict=True):
+        assert isinstance(kept, RunResult) and isinstance(let_go, RunResult)
+        assert all(result.conditions == () for result in let_go.suites)
+        assert [r.predictions for r in let_go.suites] == [r.predictions for r in kept.suites]
+        assert [r.accuracy() for r in let_go.suites] == [r.accuracy() for r in kept.suites]
+        for name in ("tokens.csv", "regions.csv", "items.csv"):  # the folders hold everything
+            assert (let_go.directory / name).read_bytes() == (kept.directory / name).read_bytes()
+    assert light.summary == full.summary
+    with pytest.raises(LinguagymError, match="needs an output folder"):
+        run_models(example_suite_paths(), _settings(checkpoints[:1]), keep_scores=False)
