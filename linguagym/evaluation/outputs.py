@@ -78,17 +78,18 @@ def write_items(result: RunResult, path: Path) -> None:
 def write_regions(result: RunResult, path: Path) -> None:
     model = model_label(result)
 
-    def rows():
+    def rows():  # (the names are looked up once a suite or a sentence: a run writes 24,000 rows per model)
         for suite_result in result.suites:
-            suite = suite_result.suite
+            suite_name, region_names = suite_result.suite.name, suite_result.suite.region_names
             for scored in suite_result.conditions:
+                text, spans, values = scored.sentence.text, scored.sentence.spans, scored.values
                 for region in scored.alignment.regions:
-                    values = scored.values[region.number]
-                    yield [model, suite.name, scored.item, scored.condition, region.number,
-                           suite.region_names[region.number - 1],
-                           scored.sentence.text[slice(*scored.sentence.spans[region.number - 1])],
-                           len(region.tokens), " ".join(region.unknown),
-                           *(_value(values[m]) for m in METRIC_NAMES)]
+                    number, tokens = region.number, region.tokens
+                    start, end = spans[number - 1]
+                    metric = values[number]
+                    yield [model, suite_name, scored.item, scored.condition, number, region_names[number - 1],
+                           text[start:end], len(tokens), " ".join([t.token for t in tokens if t.unknown]),
+                           *["" if (v := metric[m]) != v else v for m in METRIC_NAMES]]  # NaN: empty
 
     header = ["model", "suite", "item", "condition", "region", "region_name", "content", "tokens",
               "unknown_tokens", *METRIC_NAMES]
