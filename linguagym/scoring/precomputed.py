@@ -12,7 +12,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -119,6 +119,10 @@ class SentenceMarkers:
     closing: tuple[TokenScore, ...] = ()
 
 
+def _nothing_held() -> bool:
+    return False
+
+
 class PrecomputedScorer:
     """Surprisals read from an lm-zoo TSV, for texts that its sentences spell (see ``score``)."""
 
@@ -155,6 +159,10 @@ class PrecomputedScorer:
     @property
     def sentence_count(self) -> int:
         return len(self._sentences)
+
+    def unload(self) -> Callable[[], bool]:
+        """No weights to let go: ``release_scorer`` need not run the cycle collector for it."""
+        return _nothing_held
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         """Each text is matched to a sentence of the file whose tokens spell it, searching from just after

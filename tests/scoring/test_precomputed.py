@@ -45,6 +45,20 @@ def test_lm_zoo_word_level_file(tmp_path: Path) -> None:
     assert [t.surprisal for t in scored.tokens] == [0.0, 7.5, 12.0, 3.25, 1.0]
 
 
+def test_releasing_a_precomputed_scorer_walks_no_objects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import linguagym.scoring.registry as registry
+    from linguagym.scoring.protocol import Unloads
+
+    path = tmp_path / "zoo.tsv"
+    path.write_text("sentence_id\ttoken_id\ttoken\tsurprisal\n1\t1\tthe\t0.0\n1\t2\tfarmer\t7.5\n")
+    collected: list[int] = []
+    monkeypatch.setattr(registry.gc, "collect", lambda *args: collected.append(1) or 0)
+    scorer = load_scorer(str(path), cache_dir=tmp_path)  # cached, as a run makes it
+    assert isinstance(scorer, Unloads) and scorer.score(["The farmer"])[0].tokens
+    registry.release_scorer(scorer)
+    assert collected == []  # no weights: no full collection (one per model of a run, growing with the run)
+
+
 def test_mismatched_files_name_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "zoo.tsv"
     path.write_text(
