@@ -25,13 +25,10 @@ from linguagym.scoring.protocol import (
     ScoredText,
     Scorer,
     Unloads,
+    maybe_held,
 )
 
 log = logging.getLogger(__name__)
-
-
-def _held() -> bool:
-    return True
 
 
 def resolve_cache_dir(explicit: Path | None = None) -> Path:
@@ -123,7 +120,7 @@ class CachedScorer:
 
     def unload(self) -> Callable[[], bool]:
         """The scorer's weights let go; of a scorer that cannot say, assume that something still holds them."""
-        return self.inner.unload() if isinstance(self.inner, Unloads) else _held
+        return self.inner.unload() if isinstance(self.inner, Unloads) else maybe_held
 
 
 def cache_stats(scorer: Scorer) -> dict[str, Any] | None:

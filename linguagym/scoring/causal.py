@@ -11,15 +11,11 @@ from linguagym.scoring import device as devices
 from linguagym.scoring.causal_lm import CausalLM
 from linguagym.scoring.hf_base import Encoded, Loaded, batch_budget, encode_many, library_versions, too_long
 from linguagym.scoring.prefix import batches, supports_tree, tree_surprisals
-from linguagym.scoring.protocol import ScoredText, TokenScore
+from linguagym.scoring.protocol import ScoredText, TokenScore, maybe_held
 from linguagym.scoring.shared_work import encode_texts
 from linguagym.scoring.sources import ModelSource
 
 LN2 = math.log(2.0)
-
-
-def _held() -> bool:
-    return True
 
 
 class CausalScorer:
@@ -102,7 +98,7 @@ class CausalScorer:
 
     def unload(self) -> Callable[[], bool]:
         """Let the weights go (``release_scorer``), unless ``lm`` is shared (``on``): its other users keep it."""
-        return self.lm.unload() if self.owns_lm else _held
+        return self.lm.unload() if self.owns_lm else maybe_held
 
     @property
     def tokenizer(self) -> Any:

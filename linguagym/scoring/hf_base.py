@@ -16,6 +16,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.progress import stage
 from linguagym.scoring import device as devices
 from linguagym.scoring.memory import check_weights_fit
+from linguagym.scoring.protocol import nothing_held
 from linguagym.scoring.shared_work import encode_texts, load_tokenizer_once
 from linguagym.scoring.sources import ModelSource
 
@@ -44,10 +45,6 @@ class Loaded:
     max_length: int | None
 
 
-def _nothing_held() -> bool:
-    return False
-
-
 def batch_budget(batch_size: int, batch_tokens: int | None) -> int:
     """The checked token budget of one forward pass (``batch_tokens``, else ``default_batch_tokens``)."""
     if batch_size < 1:
@@ -69,16 +66,22 @@ def load_tokenizer(source: ModelSource) -> Any:
     directory, gguf_file = source.tokenizer_files()  # (a named model is fetched and converted here, once)
     stage("reading the tokenizer")
     devices.start_measuring_cpus()  # the thread count measures what other processes use while transformers imports
-    from transformers import AutoTokenizer
-
     try:
-        return load_tokenizer_once(
-            source, lambda: AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file)))
+        return _tokenizer_from_files(source, directory, gguf_file)
     except (OSError, ValueError) as error:
         raise ConfigurationError(
             f"could not load the tokenizer of model {source.name!r} from {directory}: {str(error).splitlines()[0]}",
             hint="check that the directory holds the tokenizer files",
         ) from None
+
+
+def _tokenizer_from_files(source: ModelSource, directory: Any, gguf_file: str | None) -> Any:
+    """``AutoTokenizer`` from ``source``'s tokenizer files, or the one an earlier model of the run loaded from the
+    same files (``shared_work``)."""
+    from transformers import AutoTokenizer
+
+    return load_tokenizer_once(
+        source, lambda: AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file)))
 
 
 def _tokenizer_options(source: ModelSource, gguf_file: str | None) -> dict[str, Any]:
@@ -118,7 +121,7 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     stage("de-quantising the GGUF weights (on every load of a .gguf file)" if gguf_file else "reading the weights")
     devices.start_measuring_cpus()  # the thread count measures what other processes use while torch imports
     import torch
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
     target = devices.torch_device(device)
     torch_dtype = devices.torch_dtype(dtype, target)
@@ -133,9 +136,7 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     hf_logging.disable_progress_bar()
     try:
         if tokenizer is None:
-            tokenizer_dir, tokenizer_gguf = source.tokenizer_files()
-            tokenizer = load_tokenizer_once(source, lambda: AutoTokenizer.from_pretrained(
-                tokenizer_dir, **_tokenizer_options(source, tokenizer_gguf)))
+            tokenizer = _tokenizer_from_files(source, *source.tokenizer_files())
         with _ONE_LOAD_AT_A_TIME:
             model = loader.from_pretrained(directory, **_weight_options(source, torch_dtype, gguf_file))
     except (OSError, ValueError, ImportError) as error:
@@ -268,7 +269,7 @@ class TokenizerAccess:
         """Drop the weights (the tokenizer stays); the probe says whether something else still holds the model."""
         loaded, self._loaded = self._loaded, None
         if loaded is None:
-            return _nothing_held
+            return nothing_held
         self._tokenizer = loaded.tokenizer
         model = weakref.ref(loaded.model)
         return lambda: model() is not None

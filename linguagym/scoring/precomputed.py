@@ -20,7 +20,7 @@ from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.hashing import sha256_file
-from linguagym.scoring.protocol import ScoredText, TokenScore
+from linguagym.scoring.protocol import ScoredText, TokenScore, nothing_held
 
 HEADER = ["sentence_id", "token_id", "token", "surprisal"]
 _UNKNOWN = {"<unk>", "<UNK>", "[UNK]", "<oov>"}
@@ -119,10 +119,6 @@ class SentenceMarkers:
     closing: tuple[TokenScore, ...] = ()
 
 
-def _nothing_held() -> bool:
-    return False
-
-
 class PrecomputedScorer:
     """Surprisals read from an lm-zoo TSV, for texts that its sentences spell (see ``score``)."""
 
@@ -162,7 +158,7 @@ class PrecomputedScorer:
 
     def unload(self) -> Callable[[], bool]:
         """No weights to let go: ``release_scorer`` need not run the cycle collector for it."""
-        return _nothing_held
+        return nothing_held
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         """Each text is matched to a sentence of the file whose tokens spell it, searching from just after

@@ -304,7 +304,8 @@ class Projection:
         self.cap = getattr(model.config, "final_logit_softcapping", None)
         self.device = device
         self.dtype = self.head.weight.dtype
-        self.on_cuda = getattr(device, "type", str(device)) == "cuda"
+        self.device_type = getattr(device, "type", str(device))
+        self.on_cuda = self.device_type == "cuda"
         vocab = int(self.head.weight.shape[0])
         # Positions per projection: 16 MiB of float32 logits on a CPU (256 at least, so that a large vocabulary's
         # weights are not streamed from memory for a handful of positions), 256 MiB on a GPU (fewer, larger
@@ -347,7 +348,7 @@ class Projection:
         too the projection and normaliser run in float32, from the float32 head."""
         import torch
 
-        with torch.autocast(getattr(self.device, "type", str(self.device)), enabled=False):
+        with torch.autocast(self.device_type, enabled=False):
             return self._surprisals(hidden.float() if self.dtype == torch.float32 else hidden, parent_flat,
                                     child_token)
 

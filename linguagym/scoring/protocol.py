@@ -105,6 +105,16 @@ class Unloads(Protocol):
         ...
 
 
+def nothing_held() -> bool:
+    """The probe of a scorer that held no weights, or let them all go."""
+    return False
+
+
+def maybe_held() -> bool:
+    """The probe of a scorer that cannot tell whether its weights are still held: assume they are."""
+    return True
+
+
 @runtime_checkable
 class Batches(Protocol):
     batch_size: int  # texts per forward pass, as the user set it

@@ -35,20 +35,20 @@ class SharedWork:
     def __init__(self) -> None:
         self.tokenizer_key: str | None = None
         self.encodings: dict[str, Any] = {}  # text -> its encoding under ``tokenizer_key``
-        self.tokenizers: dict[str, Any] = {}  # the loaded tokenizer of ``tokenizer_key`` (one at most)
+        self.loaded_tokenizer: Any = None  # the tokenizer of ``tokenizer_key``, once loaded
         self.packings: dict[tuple[int, tuple[tuple[int, ...], ...]], Any] = {}
         self.encoded = 0  # texts encoded (not found here): what tests and benchmarks count
         self.reused = 0  # encodings found here
 
     def _use(self, key: str) -> None:
         if key != self.tokenizer_key:  # another tokenizer: the old one and its encodings are of no more use
-            self.tokenizer_key, self.encodings, self.tokenizers = key, {}, {}
+            self.tokenizer_key, self.encodings, self.loaded_tokenizer = key, {}, None
 
-    def tokenizer(self, key: str, load: Callable[[], T]) -> T:
+    def tokenizer(self, key: str, load: Callable[[], Any]) -> Any:
         self._use(key)
-        if key not in self.tokenizers:
-            self.tokenizers[key] = load()
-        return self.tokenizers[key]
+        if self.loaded_tokenizer is None:
+            self.loaded_tokenizer = load()
+        return self.loaded_tokenizer
 
     def encode(self, key: str, texts: Sequence[str], encode_all: Callable[[Sequence[str]], list[T]]) -> list[T]:
         self._use(key)
@@ -87,25 +87,27 @@ def sharing_work() -> Iterator[SharedWork]:
         _current.reset(token)
 
 
+def _sharing(source: ModelSource) -> tuple[SharedWork, str] | None:
+    """The run's shared work and ``source``'s tokenizer key, or None where nothing is shared (outside
+    ``sharing_work``, or a tokenizer that files cannot tell)."""
+    shared = _current.get()
+    key = tokenizer_key(source) if shared is not None else None
+    return None if shared is None or key is None else (shared, key)
+
+
 def encode_texts(source: ModelSource, texts: Sequence[str], encode_all: Callable[[Sequence[str]], list[T]]) -> list[T]:
     """``encode_all(texts)`` (one encoding per text), reused from an earlier model of the run with the same
     tokenizer files."""
-    shared = _current.get()
-    key = tokenizer_key(source) if shared is not None else None
-    if shared is None or key is None:
-        return encode_all(texts)
-    return shared.encode(key, texts, encode_all)
+    found = _sharing(source)
+    return encode_all(texts) if found is None else found[0].encode(found[1], texts, encode_all)
 
 
-def load_tokenizer_once(source: ModelSource, load: Callable[[], T]) -> T:
+def load_tokenizer_once(source: ModelSource, load: Callable[[], Any]) -> Any:
     """``load()`` (``source``'s tokenizer), or the one an earlier model of the run with the same tokenizer files
     loaded (0.1-0.2 s a checkpoint). Only read by its users: they encode without truncation or padding, which would
     change a fast tokenizer's settings in place."""
-    shared = _current.get()
-    key = tokenizer_key(source) if shared is not None else None
-    if shared is None or key is None:
-        return load()
-    return shared.tokenizer(key, load)
+    found = _sharing(source)
+    return load() if found is None else found[0].tokenizer(found[1], load)
 
 
 def pack_once(sequences: Sequence[Sequence[int]], row_tokens: int, build: Callable[[], T]) -> T:

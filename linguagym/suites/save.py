@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from linguagym.atomic import atomic_write_text
-from linguagym.suites.model import Suite
+from linguagym.suites.model import Condition, Item, Region, Suite
 
 
 def suite_to_dict(suite: Suite) -> dict:
@@ -39,22 +40,34 @@ def suite_to_dict(suite: Suite) -> dict:
     }
 
 
-def scored_suite_to_dict(suite: Suite, *, metric: str, model: str | None = None) -> dict:
+# a region's metric values (None: not scored) and unknown words
+RegionValues = Callable[[Item, Condition, Region], tuple[Mapping[str, float] | None, Sequence[str]]]
+
+
+def _own_values(item: Item, condition: Condition, region: Region) -> tuple[Mapping[str, float] | None, Sequence[str]]:
+    return region.values, region.oovs
+
+
+def scored_suite_to_dict(suite: Suite, *, metric: str, model: str | None = None,
+                         values: RegionValues = _own_values) -> dict:
     """A scored suite as syntaxgym-core writes one after scoring and reads one to evaluate it: every region carries
     ``metric_value`` (bits; null where undefined) and ``oovs``. ``meta.metric`` is the one metric predictions are
     evaluated on (syntaxgym-core takes a single name there: a list fails in its loader), ``meta.metrics`` every
-    metric ``metric_value`` holds, ``meta.model`` the model. ``read_suite`` reads it back, values included."""
+    metric ``metric_value`` holds, ``meta.model`` the model. ``read_suite`` reads it back, values included.
+    ``values(item, condition, region)``: a region's values and unknown words (default: the region's own; a run's
+    results pass theirs, so that no scored copy of the suite is built first)."""
     data = suite_to_dict(suite)
     metrics: dict[str, None] = {}  # every metric of any region, in first-seen order
     for item_data, item in zip(data["items"], suite.items, strict=True):
         for condition_data, condition in zip(item_data["conditions"], item.conditions, strict=True):
             for region_data, region in zip(condition_data["regions"], condition.regions, strict=True):
-                if region.values is None:
+                region_values, oovs = values(item, condition, region)
+                if region_values is None:
                     raise ValueError(f"item {item.number}, condition {condition.name!r}, region {region.number} "
                                      "has no values: only a scored suite is written this way")
-                region_data["metric_value"] = {m: None if math.isnan(v) else v for m, v in region.values.items()}
-                region_data["oovs"] = list(region.oovs)
-                metrics.update(dict.fromkeys(region.values))
+                region_data["metric_value"] = {m: None if math.isnan(v) else v for m, v in region_values.items()}
+                region_data["oovs"] = list(oovs)
+                metrics.update(dict.fromkeys(region_values))
     data["meta"]["metric"] = metric
     data["meta"]["metrics"] = list(metrics)
     if model is not None:
