@@ -51,7 +51,7 @@ PHASES = [  # (label, the mark that ends it)
     ("suites, before model", "tokenizer_start"),
     ("tokenizer", "tokenizer_done"),
     ("counting tokens", "weights_start"),
-    ("weights (torch, transformers, load)", "weights_done"),
+    ("weights (imports, load)", "weights_done"),
     ("before first pass", "forward_start"),
     ("first forward", "forward_done"),
     ("first scored tokens", "first_scored"),

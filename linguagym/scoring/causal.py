@@ -47,7 +47,7 @@ class CausalScorer:
         progress: Callable[[int], None] | None = None,
     ) -> None:
         self.batch_tokens = batch_budget(batch_size, batch_tokens)
-        self.lm = CausalLM(source, bos=bos, dtype=dtype, device=device)
+        self.lm = CausalLM(source, bos=bos, dtype=dtype, device=device, native=True)
         self.owns_lm = True  # False for a scorer made ``on`` a shared lm
         self.batch_size = batch_size
         self.prefix_sharing = prefix_sharing
@@ -102,7 +102,7 @@ class CausalScorer:
 
     @property
     def tokenizer(self) -> Any:
-        """The tokenizer alone (no weights loaded, no torch needed for a fast tokenizer)."""
+        """transformers' tokenizer alone (no weights loaded). The scorer itself encodes with ``lm.encoder``."""
         return self.lm.tokenizer
 
     def count_tokens(self, texts: Sequence[str]) -> int:
@@ -132,7 +132,8 @@ class CausalScorer:
     def _score_texts(self, texts: list[str]) -> list[ScoredText]:
         loaded = self.loaded
         prefix = self.lm.start_ids
-        encoded = encode_texts(self.source, texts, lambda batch: encode_many(loaded.tokenizer, batch))  # shared_work
+        encoder = self.lm.encoder
+        encoded = encode_texts(self.source, texts, lambda batch: encode_many(encoder, batch))  # shared_work
         for index, (text, enc) in enumerate(zip(texts, encoded, strict=True)):
             length = len(prefix) + len(enc.ids)
             if loaded.max_length is not None and length > loaded.max_length:
@@ -179,7 +180,7 @@ class CausalScorer:
         for i, text in enumerate(texts):
             if text in first and first[text] != i:
                 surprisals[i] = surprisals[first[text]]
-        return _scored(texts, encoded, surprisals, loaded.tokenizer)
+        return _scored(texts, encoded, surprisals, encoder)
 
     def _surprisals(self, sequences: list[list[int]]) -> list[list[float]]:
         """Plain batched scoring: the surprisal of each token after the first, right padding."""

@@ -52,10 +52,14 @@ class CausalLM(TokenizerAccess):
 
     ``bos``: ``auto`` (the model's BOS token, else its EOS; a named model may fix its own), ``none`` (no start
     token) or a token string of the vocabulary. ``dtype`` and ``device`` as ``linguagym.scoring.device``
-    reads them (``device="auto"`` is resolved now, without loading anything).
+    reads them (``device="auto"`` is resolved now, without loading anything). ``native`` (the causal scorer's
+    own handle): the tokenizer from tokenizer.json and a plain Llama checkpoint in linguagym's decoder, where they
+    compute what transformers does (``hf_base.load_hf``); the filler and the few-shot classifier need transformers'
+    model API and keep the default.
     """
 
-    def __init__(self, source: ModelSource, *, bos: str = "auto", dtype: str = "float32", device: str = "auto") -> None:
+    def __init__(self, source: ModelSource, *, bos: str = "auto", dtype: str = "float32", device: str = "auto",
+                 native: bool = False) -> None:
         if source.masked:
             raise NotCausalError(
                 f"model {source.name!r} is a masked LM, not a causal (left-to-right) LM",
@@ -66,6 +70,7 @@ class CausalLM(TokenizerAccess):
         self.dtype = devices.check_dtype(dtype)
         self.device = devices.probe_device(device)
         self.bos_token, self.bos_token_id = resolve_bos(bos, source)
+        self.native = native and source.args.native  # (TokenizerAccess reads it too)
         self._loaded: Loaded | None = None
         self._tokenizer: Any = None
 
@@ -99,9 +104,13 @@ class CausalLM(TokenizerAccess):
     def loaded(self) -> Loaded:
         """Weights, tokenizer, device and context length (loaded now if not yet)."""
         if self._loaded is None:
-            loaded = load_hf(self.source, masked=False, dtype=self.dtype, device=self.device, tokenizer=self._tokenizer)
-            self._check_start_token(loaded.tokenizer)
-            self._loaded = loaded
+            self._loaded = load_hf(self.source, masked=False, dtype=self.dtype, device=self.device,
+                                   tokenizer=self._tokenizer, native=self.native)
+            try:
+                self._check_start_token(self.encoder)
+            except ConfigurationError:
+                self._loaded = None
+                raise
         return self._loaded
 
     def warm_up(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from linguagym.errors import ConfigurationError
 from linguagym.progress import stage
 from linguagym.scoring import device as devices
+from linguagym.scoring.json_tokenizer import JsonTokenizer, plain_tokenizer
 from linguagym.scoring.memory import check_weights_fit
 from linguagym.scoring.protocol import nothing_held
 from linguagym.scoring.shared_work import encode_texts, load_tokenizer_once
@@ -37,12 +38,24 @@ def library_versions() -> dict[str, str]:
     return found
 
 
-@dataclass
 class Loaded:
-    model: Any
-    tokenizer: Any
-    device: Any
-    max_length: int | None
+    """Weights on their device, the context length, and transformers' tokenizer: given, or loaded at its first use
+    (the causal scorer's native path reads tokenizer.json itself and never needs it)."""
+
+    def __init__(self, model: Any, tokenizer: Any, device: Any, max_length: int | None,
+                 load_tokenizer: Callable[[], Any] | None = None) -> None:
+        self.model, self.device, self.max_length = model, device, max_length
+        self._tokenizer, self._load_tokenizer = tokenizer, load_tokenizer
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None and self._load_tokenizer is not None:
+            self._tokenizer = self._load_tokenizer()
+        return self._tokenizer
+
+    @property
+    def tokenizer_if_loaded(self) -> Any:
+        return self._tokenizer
 
 
 def batch_budget(batch_size: int, batch_tokens: int | None) -> int:
@@ -61,13 +74,15 @@ def default_batch_tokens(batch_size: int) -> int:
     return max(4096, 64 * max(1, batch_size))
 
 
-def load_tokenizer(source: ModelSource) -> Any:
-    """The tokenizer of ``source`` alone, without its weights (for counting tokens before a run)."""
+def load_tokenizer(source: ModelSource, *, native: bool = False) -> Any:
+    """The tokenizer of ``source`` alone, without its weights (for counting tokens before a run): transformers'
+    ``AutoTokenizer``, or with ``native`` (the causal scorer's reader) a ``JsonTokenizer`` where transformers would
+    tokenise the same (``json_tokenizer``)."""
     directory, gguf_file = source.tokenizer_files()  # (a named model is fetched and converted here, once)
     stage("reading the tokenizer")
     devices.start_measuring_cpus()  # the thread count measures what other processes use while transformers imports
     try:
-        return _tokenizer_from_files(source, directory, gguf_file)
+        return _tokenizer_from_files(source, directory, gguf_file, native=native)
     except (OSError, ValueError) as error:
         raise ConfigurationError(
             f"could not load the tokenizer of model {source.name!r} from {directory}: {str(error).splitlines()[0]}",
@@ -75,13 +90,20 @@ def load_tokenizer(source: ModelSource) -> Any:
         ) from None
 
 
-def _tokenizer_from_files(source: ModelSource, directory: Any, gguf_file: str | None) -> Any:
-    """``AutoTokenizer`` from ``source``'s tokenizer files, or the one an earlier model of the run loaded from the
+def _tokenizer_from_files(source: ModelSource, directory: Any, gguf_file: str | None, *, native: bool) -> Any:
+    """``source``'s tokenizer (see ``load_tokenizer``), or the one an earlier model of the run loaded from the
     same files (``shared_work``)."""
-    from transformers import AutoTokenizer
 
-    return load_tokenizer_once(
-        source, lambda: AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file)))
+    def transformers_tokenizer() -> Any:
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file))
+
+    if native and not gguf_file and not source.args.trust_remote_code:
+        plain = load_tokenizer_once(source, "json", lambda: plain_tokenizer(directory))
+        if plain is not None:
+            return plain
+    return load_tokenizer_once(source, "transformers", transformers_tokenizer)
 
 
 def _tokenizer_options(source: ModelSource, gguf_file: str | None) -> dict[str, Any]:
@@ -111,17 +133,19 @@ def _weight_options(source: ModelSource, torch_dtype: Any, gguf_file: str | None
     return options
 
 
-def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, tokenizer: Any = None) -> Loaded:
+def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, tokenizer: Any = None,
+            native: bool = False) -> Loaded:
     """Load weights and tokenizer (this is where torch and transformers are first imported), with the source's
     model arguments: remote code, a device map, 8/4-bit quantisation, a PEFT adapter over the weights.
 
-    ``tokenizer``: one already loaded by ``load_tokenizer`` for the same source, reused.
+    ``tokenizer``: one already loaded by ``load_tokenizer`` for the same source, reused. ``native`` (the causal
+    scorer): a plain Llama checkpoint loads into linguagym's own decoder (``native_llama``), transformers not
+    imported, where no model argument asks for transformers' loading.
     """
     directory, gguf_file = source.files()
     stage("de-quantising the GGUF weights (on every load of a .gguf file)" if gguf_file else "reading the weights")
     devices.start_measuring_cpus()  # the thread count measures what other processes use while torch imports
     import torch
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
     target = devices.torch_device(device)
     torch_dtype = devices.torch_dtype(dtype, target)
@@ -129,17 +153,17 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     placed = bool(source.args.device_map or source.args.quantization)
     if not gguf_file and not placed:
         check_weights_fit(source.name, directory, dtype, target)  # refused with sizes, not killed half-way
-    loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
-    from transformers.utils import logging as hf_logging
-
-    # linguagym shows its own progress; transformers' per-load weight bar is noise on every run
-    hf_logging.disable_progress_bar()
+    config = _native_config(source, directory, gguf_file) if native and not masked and not placed else None
     try:
-        if tokenizer is None:
-            tokenizer = _tokenizer_from_files(source, *source.tokenizer_files())
-        with _ONE_LOAD_AT_A_TIME:
-            model = loader.from_pretrained(directory, **_weight_options(source, torch_dtype, gguf_file))
-    except (OSError, ValueError, ImportError) as error:
+        if config is not None:  # transformers' tokenizer only if someone asks for it (the scorer reads its own)
+            from linguagym.scoring.native_llama import load_native_llama
+
+            model = load_native_llama(directory, config, torch_dtype)
+        else:
+            if tokenizer is None:
+                tokenizer = _tokenizer_from_files(source, *source.tokenizer_files(), native=False)
+            model = _from_pretrained(source, masked, directory, torch_dtype, gguf_file)
+    except (OSError, ValueError, ImportError, KeyError) as error:
         raise ConfigurationError(
             f"could not load model {source.name!r} from {directory}"
             f"{' (' + gguf_file + ')' if gguf_file else ''}: {str(error).splitlines()[0]}",
@@ -166,7 +190,31 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") and max_length:
         max_length -= 2  # RoBERTa's position ids start after the padding index
     torch.set_grad_enabled(False)
-    return Loaded(model, tokenizer, target, max_length)
+    return Loaded(model, tokenizer, target, max_length,
+                  lambda: _tokenizer_from_files(source, *source.tokenizer_files(), native=False))
+
+
+def _native_config(source: ModelSource, directory: Any, gguf_file: str | None) -> Any:
+    """The native decoder's configuration (``native_llama.native_config``) where ``source`` may use it: not a GGUF
+    file, no adapter or remote code, and the user did not ask for transformers (model argument native=false)."""
+    if gguf_file or source.adapter is not None or source.args.trust_remote_code or not source.args.native:
+        return None
+    from linguagym.scoring.native_llama import native_config
+
+    return native_config(directory)
+
+
+def _from_pretrained(source: ModelSource, masked: bool, directory: Any, torch_dtype: Any,
+                     gguf_file: str | None) -> Any:
+    """transformers' model for ``source``: ``AutoModelForMaskedLM`` or ``AutoModelForCausalLM``."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+    from transformers.utils import logging as hf_logging
+
+    # linguagym shows its own progress; transformers' per-load weight bar is noise on every run
+    hf_logging.disable_progress_bar()
+    loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
+    with _ONE_LOAD_AT_A_TIME:
+        return loader.from_pretrained(directory, **_weight_options(source, torch_dtype, gguf_file))
 
 
 def _with_adapter(model: Any, source: ModelSource) -> Any:
@@ -208,6 +256,8 @@ def encode(tokenizer: Any, text: str) -> Encoded:
     Fast tokenizers give spans directly. Others fall back to decoding growing prefixes: the span of token k
     is where decode(ids[:k]) and decode(ids[:k+1]) end, which is exact when decoding gives back the text.
     """
+    if isinstance(tokenizer, JsonTokenizer):
+        return encode_many(tokenizer, [text])[0]
     if getattr(tokenizer, "is_fast", False):
         enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         words = enc.word_ids() if hasattr(enc, "word_ids") else [None] * len(enc["input_ids"])
@@ -233,6 +283,8 @@ def encode_many(tokenizer: Any, texts: Sequence[str]) -> list[Encoded]:
     """``encode`` of each text; a fast tokenizer encodes them in one call (in parallel, and without a Python
     round trip per text: 3,050 sentences took 0.65 s one by one)."""
     texts = list(texts)
+    if isinstance(tokenizer, JsonTokenizer):
+        return [Encoded(e.ids, e.offsets, e.word_ids) for e in tokenizer.encodings(texts)]
     if not texts or not getattr(tokenizer, "is_fast", False):
         return [encode(tokenizer, text) for text in texts]
     batch = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)
@@ -259,6 +311,8 @@ class TokenizerAccess:
     source: ModelSource
     _loaded: Loaded | None
     _tokenizer: Any
+    native = False  # ``encoder`` reads tokenizer.json where transformers would tokenise the same (load_tokenizer)
+    _encoder: Any = None
 
     @property
     def is_loaded(self) -> bool:
@@ -270,22 +324,32 @@ class TokenizerAccess:
         loaded, self._loaded = self._loaded, None
         if loaded is None:
             return nothing_held
-        self._tokenizer = loaded.tokenizer
+        self._tokenizer = loaded.tokenizer_if_loaded
         model = weakref.ref(loaded.model)
         return lambda: model() is not None
 
     @property
     def tokenizer(self) -> Any:
-        """The tokenizer alone (no weights loaded, no torch needed for a fast tokenizer)."""
+        """transformers' tokenizer alone (no weights loaded)."""
         if self._loaded is not None:
             return self._loaded.tokenizer
         if self._tokenizer is None:
             self._tokenizer = load_tokenizer(self.source)
         return self._tokenizer
 
+    @property
+    def encoder(self) -> Any:
+        """What the scorer encodes with: with ``native``, tokenizer.json read by the ``tokenizers`` library where
+        transformers would tokenise the same (no transformers import); else ``tokenizer``."""
+        if not self.native:
+            return self.tokenizer
+        if self._encoder is None:
+            self._encoder = load_tokenizer(self.source, native=True)
+        return self._encoder
+
     def count_tokens(self, texts: Sequence[str]) -> int:
         """How many tokens scoring the unique ``texts`` computes surprisals for (start and special tokens not
         counted): the unit of ``progress``."""
-        tokenizer = self.tokenizer
+        tokenizer = self.encoder
         unique = list(dict.fromkeys(texts))  # encoded once per run and tokenizer, reused when scoring (shared_work)
         return sum(len(e.ids) for e in encode_texts(self.source, unique, lambda batch: encode_many(tokenizer, batch)))

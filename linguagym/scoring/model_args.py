@@ -25,7 +25,7 @@ _BOOLEANS = {"true": True, "false": False}
 _HELP = (
     "keys: revision, trust_remote_code, dtype (float32, bfloat16, float16, bfloat16-mixed, auto), device_map (auto, "
     "cpu, cuda, cuda:N, balanced, sequential), parallelize, load_in_8bit, load_in_4bit, peft, subfolder, gguf_file, "
-    "tokenizer"
+    "tokenizer, native (false: score every model through transformers' own model code)"
 )
 
 
@@ -43,6 +43,7 @@ class ModelArgs:
     subfolder: str | None = None  # the model's files are in this folder of the repository or directory
     gguf_file: str | None = None  # a .gguf file inside the repository or directory
     tokenizer: str | None = None  # another tokenizer (a directory or hub id) instead of the model's own
+    native: bool = True  # the causal scorer runs plain Llama checkpoints in its own decoder; false: transformers'
 
     @property
     def quantization(self) -> str | None:

@@ -35,20 +35,20 @@ class SharedWork:
     def __init__(self) -> None:
         self.tokenizer_key: str | None = None
         self.encodings: dict[str, Any] = {}  # text -> its encoding under ``tokenizer_key``
-        self.loaded_tokenizer: Any = None  # the tokenizer of ``tokenizer_key``, once loaded
+        self.loaded_tokenizers: dict[str, Any] = {}  # kind -> the tokenizer of ``tokenizer_key``, once loaded
         self.packings: dict[tuple[int, tuple[tuple[int, ...], ...]], Any] = {}
         self.encoded = 0  # texts encoded (not found here): what tests and benchmarks count
         self.reused = 0  # encodings found here
 
     def _use(self, key: str) -> None:
         if key != self.tokenizer_key:  # another tokenizer: the old one and its encodings are of no more use
-            self.tokenizer_key, self.encodings, self.loaded_tokenizer = key, {}, None
+            self.tokenizer_key, self.encodings, self.loaded_tokenizers = key, {}, {}
 
-    def tokenizer(self, key: str, load: Callable[[], Any]) -> Any:
+    def tokenizer(self, key: str, kind: str, load: Callable[[], Any]) -> Any:
         self._use(key)
-        if self.loaded_tokenizer is None:
-            self.loaded_tokenizer = load()
-        return self.loaded_tokenizer
+        if kind not in self.loaded_tokenizers:
+            self.loaded_tokenizers[kind] = load()
+        return self.loaded_tokenizers[kind]
 
     def encode(self, key: str, texts: Sequence[str], encode_all: Callable[[Sequence[str]], list[T]]) -> list[T]:
         self._use(key)
@@ -102,12 +102,12 @@ def encode_texts(source: ModelSource, texts: Sequence[str], encode_all: Callable
     return encode_all(texts) if found is None else found[0].encode(found[1], texts, encode_all)
 
 
-def load_tokenizer_once(source: ModelSource, load: Callable[[], Any]) -> Any:
-    """``load()`` (``source``'s tokenizer), or the one an earlier model of the run with the same tokenizer files
-    loaded (0.1-0.2 s a checkpoint). Only read by its users: they encode without truncation or padding, which would
-    change a fast tokenizer's settings in place."""
+def load_tokenizer_once(source: ModelSource, kind: str, load: Callable[[], Any]) -> Any:
+    """``load()`` (``source``'s tokenizer of ``kind``: transformers' or the scorer's reader of tokenizer.json), or
+    the one an earlier model of the run with the same tokenizer files loaded (0.1-0.2 s a checkpoint). Only read by
+    its users: they encode without truncation or padding, which would change a fast tokenizer's settings in place."""
     found = _sharing(source)
-    return load() if found is None else found[0].tokenizer(found[1], load)
+    return load() if found is None else found[0].tokenizer(found[1], kind, load)
 
 
 def pack_once(sequences: Sequence[Sequence[int]], row_tokens: int, build: Callable[[], T]) -> T:

@@ -1,0 +1,301 @@
+"""A Llama decoder in plain torch, for scoring: what transformers' ``LlamaForCausalLM`` computes, without it.
+
+Why: importing transformers' model code imports ``torch._dynamo`` and ``torch.distributed.tensor`` (about 1 s of
+a 4-5 s cold run on a 2-core CPU), and its per-layer code runs seven matrix products where four do. This module
+runs the same operations in the same order and dtypes as transformers 5 (RMSNorm in float32, rotary tables in
+float32 cast to the activations' dtype, SDPA with the 4-D mask given, key/value heads repeated for it), except
+that the q/k/v and gate/up projections are each one matrix product over concatenated weights: the values agree
+with transformers' within float rounding (``tests/scoring/test_native_llama.py``).
+
+Only plain Llama checkpoints are taken (``native_config`` says which, reading config.json alone); everything
+else, and every model argument that changes how weights load (GGUF, PEFT, quantisation, device maps, remote
+code), goes through transformers. Only the causal scorer uses it: the mask filler and the few-shot classifier
+need transformers' key/value cache and generation API.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional
+
+WEIGHTS_FILE = "model.safetensors"
+WEIGHTS_INDEX = "model.safetensors.index.json"
+
+
+@dataclass(frozen=True)
+class NativeConfig:
+    """The fields of a Llama config.json the decoder needs, plus the attributes the scorer reads off a model's
+    config (``scoring.prefix.supports_tree``, ``Projection``)."""
+
+    vocab_size: int
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    head_dim: int
+    rms_norm_eps: float
+    rope_theta: float
+    attention_bias: bool
+    mlp_bias: bool
+    tie_word_embeddings: bool
+    max_position_embeddings: int
+    model_type: str = "llama"
+    _attn_implementation: str = "sdpa"
+    final_logit_softcapping: float | None = None
+    sliding_window: int | None = None
+
+
+def native_config(directory: Path) -> NativeConfig | None:
+    """The decoder's configuration when ``directory`` holds a plain Llama checkpoint it computes exactly
+    (config.json and safetensors weights), else None (the model then loads through transformers)."""
+    try:
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(config, dict) or config.get("model_type") != "llama":
+        return None
+    if config.get("architectures", ["LlamaForCausalLM"]) != ["LlamaForCausalLM"]:
+        return None
+    if config.get("hidden_act", "silu") != "silu" or config.get("pretraining_tp", 1) not in (None, 1):
+        return None
+    if config.get("quantization_config") or config.get("auto_map"):
+        return None
+    rope = config.get("rope_parameters") or {}
+    scaling = config.get("rope_scaling")
+    if scaling or rope.get("rope_type", "default") != "default":
+        return None  # llama3, linear, dynamic, yarn ... scaled frequencies: transformers computes those
+    theta = rope.get("rope_theta", config.get("rope_theta", 10000.0))
+    if not (directory / WEIGHTS_FILE).is_file() and not (directory / WEIGHTS_INDEX).is_file():
+        return None
+    try:
+        heads = int(config["num_attention_heads"])
+        hidden = int(config["hidden_size"])
+        return NativeConfig(
+            vocab_size=int(config["vocab_size"]),
+            hidden_size=hidden,
+            intermediate_size=int(config["intermediate_size"]),
+            num_hidden_layers=int(config["num_hidden_layers"]),
+            num_attention_heads=heads,
+            num_key_value_heads=int(config.get("num_key_value_heads") or heads),
+            head_dim=int(config.get("head_dim") or hidden // heads),
+            rms_norm_eps=float(config.get("rms_norm_eps", 1e-6)),
+            rope_theta=float(theta),
+            attention_bias=bool(config.get("attention_bias", False)),
+            mlp_bias=bool(config.get("mlp_bias", False)),
+            tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
+            max_position_embeddings=int(config.get("max_position_embeddings", 2048)),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _inverse_frequencies(config: NativeConfig) -> torch.Tensor:
+    """Rotary frequencies as transformers' default rope computes them (float32)."""
+    dim = config.head_dim
+    return 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))
+
+
+# Every module is made on the meta device and given the checkpoint's tensors (``load_native_llama``): no weights
+# are drawn at random first. (torch's initialisers on meta tensors import torch._dynamo, a second.)
+META = torch.device("meta")
+
+
+class Linear(nn.Linear):
+    def reset_parameters(self) -> None:
+        """Nothing to draw: the weights come from the checkpoint."""
+
+
+class Embedding(nn.Embedding):
+    def reset_parameters(self) -> None:
+        """Nothing to draw: the weights come from the checkpoint."""
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, size: int, eps: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(size, device=META))
+        self.eps = eps
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        dtype = hidden.dtype
+        hidden = hidden.to(torch.float32)
+        hidden = hidden * torch.rsqrt(hidden.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * hidden.to(dtype)
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class Attention(nn.Module):
+    def __init__(self, config: NativeConfig) -> None:
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = (config.num_attention_heads, config.num_key_value_heads,
+                                                    config.head_dim)
+        self.qkv = Linear(config.hidden_size, (self.heads + 2 * self.kv_heads) * self.head_dim,
+                          bias=config.attention_bias, device=META)
+        self.o_proj = Linear(self.heads * self.head_dim, config.hidden_size, bias=config.attention_bias, device=META)
+
+    def forward(self, hidden: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        batch, width, _ = hidden.shape
+        q_size, kv_size = self.heads * self.head_dim, self.kv_heads * self.head_dim
+        q, k, v = self.qkv(hidden).split((q_size, kv_size, kv_size), dim=-1)
+        q = q.view(batch, width, -1, self.head_dim).transpose(1, 2)
+        k = k.view(batch, width, -1, self.head_dim).transpose(1, 2)
+        v = v.view(batch, width, -1, self.head_dim).transpose(1, 2)
+        q = q * cos + _rotate_half(q) * sin
+        k = k * cos + _rotate_half(k) * sin
+        if self.kv_heads != self.heads:  # with a mask, transformers repeats the key/value heads rather than GQA
+            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
+            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
+        out = functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=self.head_dim ** -0.5)
+        return self.o_proj(out.transpose(1, 2).reshape(batch, width, -1))
+
+
+class Layer(nn.Module):
+    def __init__(self, config: NativeConfig) -> None:
+        super().__init__()
+        self.input_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.self_attn = Attention(config)
+        self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.intermediate = config.intermediate_size
+        self.gate_up = Linear(config.hidden_size, 2 * config.intermediate_size, bias=config.mlp_bias, device=META)
+        self.down_proj = Linear(config.intermediate_size, config.hidden_size, bias=config.mlp_bias, device=META)
+
+    def forward(self, hidden: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        hidden = hidden + self.self_attn(self.input_layernorm(hidden), cos, sin, mask)
+        gate, up = self.gate_up(self.post_attention_layernorm(hidden)).split(self.intermediate, dim=-1)
+        return hidden + self.down_proj(functional.silu(gate) * up)
+
+
+@dataclass
+class BodyOutput:
+    last_hidden_state: torch.Tensor
+
+
+@dataclass
+class LogitsOutput:
+    logits: torch.Tensor
+
+
+class LlamaBody(nn.Module):
+    """Embeddings, decoder layers and the final norm: ``model.base_model`` as the tree scorer calls it."""
+
+    def __init__(self, config: NativeConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.embed_tokens = Embedding(config.vocab_size, config.hidden_size, device=META)
+        self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_hidden_layers))
+        self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.register_buffer("inv_freq", _inverse_frequencies(config), persistent=False)  # (on the CPU)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor,
+                use_cache: bool = False) -> BodyOutput:
+        """``attention_mask``: additive, (batch, 1, width, width) in the weights' dtype, as the tree scorer gives
+        it."""
+        hidden = self.embed_tokens(input_ids)
+        with torch.autocast(hidden.device.type, enabled=False):  # the rotary tables in float32, as transformers
+            freqs = position_ids[..., None].float() * self.inv_freq.float()
+            angles = torch.cat((freqs, freqs), dim=-1)
+            cos, sin = angles.cos().to(hidden.dtype)[:, None], angles.sin().to(hidden.dtype)[:, None]
+        for layer in self.layers:
+            hidden = layer(hidden, cos, sin, attention_mask)
+        return BodyOutput(self.norm(hidden))
+
+
+class NativeLlama(nn.Module):
+    """A Llama causal LM with the attributes the causal scorer uses of a transformers model: ``config``,
+    ``base_model``, ``get_output_embeddings`` and a call returning ``logits`` (plain batches, right padding)."""
+
+    def __init__(self, config: NativeConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.model = LlamaBody(config)
+        self.lm_head = Linear(config.hidden_size, config.vocab_size, bias=False, device=META)
+
+    @property
+    def base_model(self) -> LlamaBody:
+        return self.model
+
+    def get_output_embeddings(self) -> nn.Linear:
+        return self.lm_head
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> LogitsOutput:
+        """Logits at every position; ``attention_mask`` a 2-D padding mask (1 = a token), positions from 0."""
+        batch, width = input_ids.shape
+        dtype = self.lm_head.weight.dtype
+        allowed = torch.ones((width, width), dtype=torch.bool, device=input_ids.device).tril()[None]
+        if attention_mask is not None:
+            allowed = allowed & attention_mask.bool()[:, None, :]
+        mask = torch.zeros((batch, 1, width, width), dtype=dtype, device=input_ids.device)
+        mask.masked_fill_(~allowed[:, None], torch.finfo(dtype).min)
+        positions = torch.arange(width, device=input_ids.device)[None].expand(batch, width)
+        hidden = self.model(input_ids, mask, positions).last_hidden_state
+        return LogitsOutput(self.lm_head(hidden))
+
+
+def load_native_llama(directory: Path, config: NativeConfig, dtype: torch.dtype) -> NativeLlama:
+    """The model with ``directory``'s safetensors weights in ``dtype``, on the CPU. The modules are made on the
+    meta device (no random weights drawn), then given the file's tensors; q/k/v and gate/up are concatenated."""
+    from safetensors import safe_open
+
+    model = NativeLlama(config)
+    names = _weight_files(directory)
+    handles: dict[str, Any] = {}
+
+    def tensor(name: str) -> torch.Tensor:
+        file = names.get(name)
+        if file is None:
+            raise KeyError(f"{directory}: the weights have no tensor {name!r}")
+        if file not in handles:
+            handles[file] = safe_open(str(directory / file), framework="pt", device="cpu")
+        return handles[file].get_tensor(name).to(dtype)
+
+    def put(module: nn.Module, attribute: str, value: torch.Tensor) -> None:
+        setattr(module, attribute, nn.Parameter(value, requires_grad=False))
+
+    body = model.model
+    put(body.embed_tokens, "weight", tensor("model.embed_tokens.weight"))
+    put(body.norm, "weight", tensor("model.norm.weight"))
+    for i, layer in enumerate(body.layers):
+        prefix = f"model.layers.{i}."
+        attention = layer.self_attn
+        put(layer.input_layernorm, "weight", tensor(prefix + "input_layernorm.weight"))
+        put(layer.post_attention_layernorm, "weight", tensor(prefix + "post_attention_layernorm.weight"))
+        qkv = [prefix + f"self_attn.{p}_proj" for p in "qkv"]
+        put(attention.qkv, "weight", torch.cat([tensor(p + ".weight") for p in qkv]))
+        put(attention.o_proj, "weight", tensor(prefix + "self_attn.o_proj.weight"))
+        if config.attention_bias:
+            put(attention.qkv, "bias", torch.cat([tensor(p + ".bias") for p in qkv]))
+            put(attention.o_proj, "bias", tensor(prefix + "self_attn.o_proj.bias"))
+        mlp = prefix + "mlp."
+        put(layer.gate_up, "weight", torch.cat([tensor(mlp + "gate_proj.weight"), tensor(mlp + "up_proj.weight")]))
+        put(layer.down_proj, "weight", tensor(mlp + "down_proj.weight"))
+        if config.mlp_bias:
+            put(layer.gate_up, "bias", torch.cat([tensor(mlp + "gate_proj.bias"), tensor(mlp + "up_proj.bias")]))
+            put(layer.down_proj, "bias", tensor(mlp + "down_proj.bias"))
+    if config.tie_word_embeddings or "lm_head.weight" not in names:
+        model.lm_head.weight = body.embed_tokens.weight
+    else:
+        put(model.lm_head, "weight", tensor("lm_head.weight"))
+    return model.eval()
+
+
+def _weight_files(directory: Path) -> dict[str, str]:
+    """Tensor name -> the safetensors file holding it (one file, or the shards of an index)."""
+    index = directory / WEIGHTS_INDEX
+    if index.is_file():
+        return dict(json.loads(index.read_text(encoding="utf-8"))["weight_map"])
+    from safetensors import safe_open
+
+    with safe_open(str(directory / WEIGHTS_FILE), framework="pt", device="cpu") as handle:
+        return {name: WEIGHTS_FILE for name in handle.keys()}  # noqa: SIM118 (a safe_open handle is no dict)
+
