@@ -1,11 +1,11 @@
 """A Llama decoder in plain torch, for scoring: what transformers' ``LlamaForCausalLM`` computes, without it.
 
 Why: importing transformers' model code imports ``torch._dynamo`` and ``torch.distributed.tensor`` (about 1 s of
-a 4-5 s cold run on a 2-core CPU), and its per-layer code runs seven matrix products where four do. This module
-runs the same operations in the same order and dtypes as transformers 5 (RMSNorm in float32, rotary tables in
-float32 cast to the activations' dtype, SDPA with the 4-D mask given, key/value heads repeated for it), except
-that the q/k/v and gate/up projections are each one matrix product over concatenated weights: the values agree
-with transformers' within float rounding (``tests/scoring/test_native_llama.py``).
+a 4-5 s cold run on a 2-core CPU). This module runs the same operations in the same order and dtypes as
+transformers 5 (RMSNorm in float32, rotary tables in float32 cast to the activations' dtype, SDPA with the 4-D mask
+given, key/value heads repeated for it), with the same parameter names, memory-mapped from the safetensors file
+as transformers does: the values equal transformers' (``tests/scoring/test_native_llama.py``). (One matrix product
+over concatenated q/k/v and gate/up weights was measured: no faster on a CPU, and a copy of the weights.)
 
 Only plain Llama checkpoints are taken (``native_config`` says which, reading config.json alone); everything
 else, and every model argument that changes how weights load (GGUF, PEFT, quantisation, device maps, remote
@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import torch
 from torch import nn
@@ -140,17 +139,17 @@ class Attention(nn.Module):
         super().__init__()
         self.heads, self.kv_heads, self.head_dim = (config.num_attention_heads, config.num_key_value_heads,
                                                     config.head_dim)
-        self.qkv = Linear(config.hidden_size, (self.heads + 2 * self.kv_heads) * self.head_dim,
-                          bias=config.attention_bias, device=META)
+        self.q_proj = Linear(config.hidden_size, self.heads * self.head_dim, bias=config.attention_bias, device=META)
+        self.k_proj = Linear(config.hidden_size, self.kv_heads * self.head_dim, bias=config.attention_bias, device=META)
+        self.v_proj = Linear(config.hidden_size, self.kv_heads * self.head_dim, bias=config.attention_bias, device=META)
         self.o_proj = Linear(self.heads * self.head_dim, config.hidden_size, bias=config.attention_bias, device=META)
 
     def forward(self, hidden: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         batch, width, _ = hidden.shape
-        q_size, kv_size = self.heads * self.head_dim, self.kv_heads * self.head_dim
-        q, k, v = self.qkv(hidden).split((q_size, kv_size, kv_size), dim=-1)
-        q = q.view(batch, width, -1, self.head_dim).transpose(1, 2)
-        k = k.view(batch, width, -1, self.head_dim).transpose(1, 2)
-        v = v.view(batch, width, -1, self.head_dim).transpose(1, 2)
+        shape = (batch, width, -1, self.head_dim)
+        q = self.q_proj(hidden).view(shape).transpose(1, 2)
+        k = self.k_proj(hidden).view(shape).transpose(1, 2)
+        v = self.v_proj(hidden).view(shape).transpose(1, 2)
         q = q * cos + _rotate_half(q) * sin
         k = k * cos + _rotate_half(k) * sin
         if self.kv_heads != self.heads:  # with a mask, transformers repeats the key/value heads rather than GQA
@@ -160,20 +159,31 @@ class Attention(nn.Module):
         return self.o_proj(out.transpose(1, 2).reshape(batch, width, -1))
 
 
+class MLP(nn.Module):
+    def __init__(self, config: NativeConfig) -> None:
+        super().__init__()
+        size, inner, bias = config.hidden_size, config.intermediate_size, config.mlp_bias
+        self.gate_proj = Linear(size, inner, bias=bias, device=META)
+        self.up_proj = Linear(size, inner, bias=bias, device=META)
+        self.down_proj = Linear(inner, size, bias=bias, device=META)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        # in place on fresh products: the same numbers, two large tensors fewer allocated (and paged in) a layer
+        return self.down_proj(functional.silu(self.gate_proj(hidden), inplace=True).mul_(self.up_proj(hidden)))
+
+
 class Layer(nn.Module):
     def __init__(self, config: NativeConfig) -> None:
         super().__init__()
         self.input_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.self_attn = Attention(config)
         self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
-        self.intermediate = config.intermediate_size
-        self.gate_up = Linear(config.hidden_size, 2 * config.intermediate_size, bias=config.mlp_bias, device=META)
-        self.down_proj = Linear(config.intermediate_size, config.hidden_size, bias=config.mlp_bias, device=META)
+        self.mlp = MLP(config)
 
     def forward(self, hidden: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        hidden = hidden + self.self_attn(self.input_layernorm(hidden), cos, sin, mask)
-        gate, up = self.gate_up(self.post_attention_layernorm(hidden)).split(self.intermediate, dim=-1)
-        return hidden + self.down_proj(functional.silu(gate) * up)
+        # The residual stream is added to in place: it is this forward pass's own tensor (the embedding lookup's).
+        hidden = hidden.add_(self.self_attn(self.input_layernorm(hidden), cos, sin, mask))
+        return hidden.add_(self.mlp(self.post_attention_layernorm(hidden)))
 
 
 @dataclass
@@ -244,48 +254,28 @@ class NativeLlama(nn.Module):
 
 def load_native_llama(directory: Path, config: NativeConfig, dtype: torch.dtype) -> NativeLlama:
     """The model with ``directory``'s safetensors weights in ``dtype``, on the CPU. The modules are made on the
-    meta device (no random weights drawn), then given the file's tensors; q/k/v and gate/up are concatenated."""
+    meta device (no random weights drawn), then given the file's tensors by name: memory-mapped, not copied,
+    where the file already holds ``dtype``."""
     from safetensors import safe_open
 
     model = NativeLlama(config)
+    expected = dict(model.named_parameters())  # a tied head shares the embedding's parameter: listed once
     names = _weight_files(directory)
-    handles: dict[str, Any] = {}
-
-    def tensor(name: str) -> torch.Tensor:
-        file = names.get(name)
-        if file is None:
-            raise KeyError(f"{directory}: the weights have no tensor {name!r}")
-        if file not in handles:
-            handles[file] = safe_open(str(directory / file), framework="pt", device="cpu")
-        return handles[file].get_tensor(name).to(dtype)
-
-    def put(module: nn.Module, attribute: str, value: torch.Tensor) -> None:
-        setattr(module, attribute, nn.Parameter(value, requires_grad=False))
-
-    body = model.model
-    put(body.embed_tokens, "weight", tensor("model.embed_tokens.weight"))
-    put(body.norm, "weight", tensor("model.norm.weight"))
-    for i, layer in enumerate(body.layers):
-        prefix = f"model.layers.{i}."
-        attention = layer.self_attn
-        put(layer.input_layernorm, "weight", tensor(prefix + "input_layernorm.weight"))
-        put(layer.post_attention_layernorm, "weight", tensor(prefix + "post_attention_layernorm.weight"))
-        qkv = [prefix + f"self_attn.{p}_proj" for p in "qkv"]
-        put(attention.qkv, "weight", torch.cat([tensor(p + ".weight") for p in qkv]))
-        put(attention.o_proj, "weight", tensor(prefix + "self_attn.o_proj.weight"))
-        if config.attention_bias:
-            put(attention.qkv, "bias", torch.cat([tensor(p + ".bias") for p in qkv]))
-            put(attention.o_proj, "bias", tensor(prefix + "self_attn.o_proj.bias"))
-        mlp = prefix + "mlp."
-        put(layer.gate_up, "weight", torch.cat([tensor(mlp + "gate_proj.weight"), tensor(mlp + "up_proj.weight")]))
-        put(layer.down_proj, "weight", tensor(mlp + "down_proj.weight"))
-        if config.mlp_bias:
-            put(layer.gate_up, "bias", torch.cat([tensor(mlp + "gate_proj.bias"), tensor(mlp + "up_proj.bias")]))
-            put(layer.down_proj, "bias", tensor(mlp + "down_proj.bias"))
-    if config.tie_word_embeddings or "lm_head.weight" not in names:
-        model.lm_head.weight = body.embed_tokens.weight
-    else:
-        put(model.lm_head, "weight", tensor("lm_head.weight"))
+    missing = sorted(set(expected) - set(names) - ({"lm_head.weight"} if config.tie_word_embeddings else set()))
+    if missing:
+        raise KeyError(f"{directory}: the weights have no tensor {missing[0]!r} ({len(missing)} missing)")
+    files: dict[str, list[str]] = {}
+    for name, file in names.items():
+        if name in expected:
+            files.setdefault(file, []).append(name)
+    for file, file_names in files.items():
+        with safe_open(str(directory / file), framework="pt", device="cpu") as handle:
+            for name in file_names:
+                owner, _, attribute = name.rpartition(".")
+                module = model.get_submodule(owner)
+                setattr(module, attribute, nn.Parameter(handle.get_tensor(name).to(dtype), requires_grad=False))
+    if config.tie_word_embeddings:  # the embedding, as transformers ties it (a saved lm_head.weight is not used)
+        model.lm_head.weight = model.model.embed_tokens.weight
     return model.eval()
 
 

@@ -183,3 +183,16 @@ def test_scoring_a_llama_imports_no_transformers(gpt2_dir: Path, tmp_path: Path)
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["tokens"] > 3
     assert found["heavy"] == [], found["heavy"]
+
+
+def test_a_missing_tensor_is_a_clear_error(gpt2_dir: Path, tmp_path: Path) -> None:
+    from safetensors.torch import load_file, save_file
+
+    from linguagym.errors import ConfigurationError
+
+    directory = _tiny_llama(tmp_path / "llama", gpt2_dir, tie_word_embeddings=False)
+    tensors = load_file(directory / "model.safetensors")
+    del tensors["model.layers.1.mlp.up_proj.weight"]
+    save_file(tensors, directory / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(ConfigurationError, match="model.layers.1.mlp.up_proj.weight"):
+        _ = _scorer(directory, tmp_path).loaded
