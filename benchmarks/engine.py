@@ -291,6 +291,14 @@ def benchmark(args: argparse.Namespace) -> None:
                 raise RuntimeError(f"linguagym run failed ({code}):\n{tail}")
             rows[label] = {"wall_s": wall, "rss": rss}
             print(f"{model}: {label}: {wall:.1f} s, {rss / 2**20:.0f} MiB", flush=True)
+        if args.transformers_decoder:  # the same command through transformers' model code, from its own cold cache
+            other = [*cli, "--model-args", "native=false"]
+            other[other.index("--cache-dir") + 1] = str(cold_cache(weights, work / f"cache-{model}-transformers"))
+            wall, rss, code, tail = child(other, env)
+            if code != 0:
+                raise RuntimeError(f"linguagym run --model-args native=false failed ({code}):\n{tail}")
+            rows["linguagym, transformers' decoder (cold cache)"] = {"wall_s": wall, "rss": rss}
+            print(f"{model}: transformers' decoder (cold cache): {wall:.1f} s, {rss / 2**20:.0f} MiB", flush=True)
         ours = load_scorer(model, cache_dir=cache).score(texts)  # served from the cache just filled
         tokens = sum(len(s.tokens) for s in ours)
         common = ["--model-dir", model_dir, "--texts", str(texts_file), "--device", args.device]
@@ -406,6 +414,8 @@ def main() -> None:
     parser.add_argument("--sample-batched", action="store_true", help="time minicons at its best batch size on "
                         "that sample too (scaled by tokens)")
     parser.add_argument("--skip-minicons-1", action="store_true", help="skip minicons at batch size 1")
+    parser.add_argument("--transformers-decoder", action="store_true", help="also time linguagym cold with "
+                        "--model-args native=false (transformers' model code instead of linguagym's own decoder)")
     parser.add_argument("--json", help="also write the raw results here")
     benchmark(parser.parse_args())
 
