@@ -73,7 +73,27 @@ def plain_tokenizer(directory: Path) -> JsonTokenizer | None:
         tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
     except Exception:  # noqa: BLE001 (any failure: transformers' loader says what is wrong with the files)
         return None
-    unk = config.get("unk_token")
-    if isinstance(unk, dict):
-        unk = unk.get("content")
-    return JsonTokenizer(tokenizer, unk if isinstance(unk, str) else None)
+    added = {token.content for token in tokenizer.get_added_tokens_decoder().values()}
+    if not _special_tokens(config) <= added:
+        return None  # transformers would add a declared special token that tokenizer.json lacks: other splits
+    unk = _content(config.get("unk_token"))
+    return JsonTokenizer(tokenizer, unk)
+
+
+SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")
+
+
+def _content(value: Any) -> str | None:
+    """A token as tokenizer_config.json writes it: a string, or an AddedToken's fields."""
+    if isinstance(value, dict):
+        value = value.get("content")
+    return value if isinstance(value, str) else None
+
+
+def _special_tokens(config: dict[str, Any]) -> set[str]:
+    """Every special token the config declares (the named ones and the additional/extra lists or maps)."""
+    found = {_content(config.get(key)) for key in SPECIAL_KEYS}
+    for key in ("additional_special_tokens", "extra_special_tokens"):
+        more = config.get(key) or []
+        found.update(_content(v) for v in (more.values() if isinstance(more, dict) else more))
+    return {token for token in found if token is not None}

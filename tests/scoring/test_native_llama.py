@@ -156,7 +156,7 @@ def test_json_tokenizer_encodes_as_transformers(gpt2_dir: Path, word_dir: Path) 
 @pytest.mark.parametrize(
     "setting",
     [{"add_prefix_space": True}, {"do_lower_case": True}, {"tokenizer_class": "GPT2Tokenizer"},
-     {"added_tokens_decoder": {}}],
+     {"added_tokens_decoder": {}}, {"bos_token": "<s>"}, {"extra_special_tokens": ["<new>"]}],
 )
 def test_json_tokenizer_leaves_other_settings_to_transformers(gpt2_dir: Path, tmp_path: Path, setting: dict) -> None:
     import shutil
