@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -31,6 +32,18 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 ENV_VAR = "LINGUAGYM_CACHE_DIR"
 _BUGS = (sqlite3.ProgrammingError, sqlite3.InterfaceError)  # misuse of the module by us: never hidden
+
+
+def resolve_cache_dir(explicit: Path | None = None) -> Path:
+    """``explicit``, else ``$LINGUAGYM_CACHE_DIR``, else the platform's user cache directory."""
+    if explicit is not None:
+        return Path(explicit).expanduser()
+    from_env = os.environ.get(ENV_VAR)
+    if from_env:
+        return Path(from_env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("linguagym"))
 
 
 def identity_hash(identity: dict[str, Any]) -> str:

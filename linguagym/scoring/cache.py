@@ -10,12 +10,11 @@ cannot be used (full disk, read-only) is left alone with a warning; neither stop
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from linguagym.entrystore import ENV_VAR, EntryStore
+from linguagym.entrystore import EntryStore, resolve_cache_dir  # (callers import it from here too)
 from linguagym.scoring.protocol import (
     Batches,
     CachingScorer,
@@ -29,18 +28,6 @@ from linguagym.scoring.protocol import (
 )
 
 log = logging.getLogger(__name__)
-
-
-def resolve_cache_dir(explicit: Path | None = None) -> Path:
-    """``explicit``, else ``$LINGUAGYM_CACHE_DIR``, else the platform's user cache directory."""
-    if explicit is not None:
-        return Path(explicit).expanduser()
-    from_env = os.environ.get(ENV_VAR)
-    if from_env:
-        return Path(from_env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("linguagym"))
 
 
 class CachedScorer:

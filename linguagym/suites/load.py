@@ -18,6 +18,7 @@ from linguagym.suites.formula import Comparison, RegionRef, parse_formula, regio
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.model import Condition, Item, Prediction, Region, Suite, SuiteMeta
 from linguagym.suites.schema import schema_problems
+from linguagym.suites.schema_memo import known_valid, memo_key, remember_valid
 
 _RELATIONS = {"lessthan": "<", "equals": "=", "greaterthan": ">"}
 _KNOWN_META = ("name", "metric")
@@ -115,11 +116,15 @@ def parse_suite_text(text: str, *, source: str | None = None) -> LoadedSuite:
         raise SuiteError(source, [problem]) from None
     except RecursionError:  # only if the caller's own stack is nearly full: nesting_problem bounds the depth
         raise SuiteError(source, [Problem("", "nested too deeply to read")]) from None
-    return parse_suite_data(data, source=source)
+    key = memo_key(text)
+    loaded = parse_suite_data(data, source=source, schema_checked=known_valid(key))
+    remember_valid(key)  # (reached only without problems)
+    return loaded
 
 
-def parse_suite_data(data: object, *, source: str | None = None) -> LoadedSuite:
-    """Validate already-decoded JSON data and build the Suite."""
+def parse_suite_data(data: object, *, source: str | None = None, schema_checked: bool = False) -> LoadedSuite:
+    """Validate already-decoded JSON data and build the Suite. ``schema_checked``: this exact text passed the
+    schema before (``schema_memo``), so the schema is not applied again; every other check is."""
     if problems := data_problems(data):
         raise SuiteError(source, problems)
     if not isinstance(data, dict):
@@ -129,7 +134,7 @@ def parse_suite_data(data: object, *, source: str | None = None) -> LoadedSuite:
             "predictions and items"
         )
         raise SuiteError(source, [problem])
-    problems = schema_problems(data)
+    problems = [] if schema_checked else schema_problems(data)
     if problems:
         raise SuiteError(source, problems)
     builder = _SuiteBuilder(data)
