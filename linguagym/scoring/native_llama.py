@@ -5,8 +5,8 @@ transformers itself, 3 s of the 4.8 s to the first scored token on a 2-core CPU.
 operations in the same order and dtypes as transformers 5 (RMSNorm in float32, rotary tables in float32 cast to
 the activations' dtype, SDPA with the 4-D mask given, key/value heads repeated for it), with the same parameter
 names, memory-mapped from the safetensors file as transformers does: the values equal transformers'
-(``tests/scoring/test_native_llama.py``). (One matrix product
-over concatenated q/k/v and gate/up weights was measured: no faster on a CPU, and a copy of the weights.)
+(``tests/scoring/test_native_llama.py``). (One matrix product over concatenated q/k/v and gate/up weights was
+measured: no faster on a CPU, and a copy of the weights.)
 
 Only plain Llama checkpoints are taken (``native_config`` says which, reading config.json alone); everything
 else, and every model argument that changes how weights load (GGUF, PEFT, quantisation, device maps, remote
