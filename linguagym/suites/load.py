@@ -117,8 +117,10 @@ def parse_suite_text(text: str, *, source: str | None = None) -> LoadedSuite:
     except RecursionError:  # only if the caller's own stack is nearly full: nesting_problem bounds the depth
         raise SuiteError(source, [Problem("", "nested too deeply to read")]) from None
     key = memo_key(text)
-    loaded = parse_suite_data(data, source=source, schema_checked=known_valid(key))
-    remember_valid(key)  # (reached only without problems)
+    checked = known_valid(key)
+    loaded = parse_suite_data(data, source=source, schema_checked=checked)
+    if not checked:
+        remember_valid(key)  # (reached only without problems)
     return loaded
 
 
