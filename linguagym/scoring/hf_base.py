@@ -76,13 +76,17 @@ def default_batch_tokens(batch_size: int) -> int:
 
 def load_tokenizer(source: ModelSource, *, native: bool = False) -> Any:
     """The tokenizer of ``source`` alone, without its weights (for counting tokens before a run): transformers'
-    ``AutoTokenizer``, or with ``native`` (the causal scorer's reader) a ``JsonTokenizer`` where transformers would
-    tokenise the same (``json_tokenizer``)."""
+    ``AutoTokenizer``; with ``native``, the causal scorer's ``JsonTokenizer`` instead, or None where transformers
+    might tokenise otherwise (``json_tokenizer``)."""
     directory, gguf_file = source.tokenizer_files()  # (a named model is fetched and converted here, once)
     stage("reading the tokenizer")
     devices.start_measuring_cpus()  # the thread count measures what other processes use while transformers imports
     try:
-        return _tokenizer_from_files(source, directory, gguf_file, native=native)
+        if native:
+            if gguf_file or source.args.trust_remote_code:
+                return None
+            return load_tokenizer_once(source, "json", lambda: plain_tokenizer(directory))
+        return _tokenizer_from_files(source, directory, gguf_file)
     except (OSError, ValueError) as error:
         raise ConfigurationError(
             f"could not load the tokenizer of model {source.name!r} from {directory}: {str(error).splitlines()[0]}",
@@ -90,20 +94,13 @@ def load_tokenizer(source: ModelSource, *, native: bool = False) -> Any:
         ) from None
 
 
-def _tokenizer_from_files(source: ModelSource, directory: Any, gguf_file: str | None, *, native: bool) -> Any:
-    """``source``'s tokenizer (see ``load_tokenizer``), or the one an earlier model of the run loaded from the
+def _tokenizer_from_files(source: ModelSource, directory: Any, gguf_file: str | None) -> Any:
+    """``AutoTokenizer`` from ``source``'s tokenizer files, or the one an earlier model of the run loaded from the
     same files (``shared_work``)."""
+    from transformers import AutoTokenizer
 
-    def transformers_tokenizer() -> Any:
-        from transformers import AutoTokenizer
-
-        return AutoTokenizer.from_pretrained(directory, **_tokenizer_options(source, gguf_file))
-
-    if native and not gguf_file and not source.args.trust_remote_code:
-        plain = load_tokenizer_once(source, "json", lambda: plain_tokenizer(directory))
-        if plain is not None:
-            return plain
-    return load_tokenizer_once(source, "transformers", transformers_tokenizer)
+    options = _tokenizer_options(source, gguf_file)
+    return load_tokenizer_once(source, "transformers", lambda: AutoTokenizer.from_pretrained(directory, **options))
 
 
 def _tokenizer_options(source: ModelSource, gguf_file: str | None) -> dict[str, Any]:
@@ -154,6 +151,10 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     if not gguf_file and not placed:
         check_weights_fit(source.name, directory, dtype, target)  # refused with sizes, not killed half-way
     config = _native_config(source, directory, gguf_file) if native and not masked and not placed else None
+
+    def transformers_tokenizer() -> Any:
+        return _tokenizer_from_files(source, *source.tokenizer_files())
+
     try:
         if config is not None:  # transformers' tokenizer only if someone asks for it (the scorer reads its own)
             from linguagym.scoring.native_llama import load_native_llama
@@ -161,7 +162,7 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
             model = load_native_llama(directory, config, torch_dtype)
         else:
             if tokenizer is None:
-                tokenizer = _tokenizer_from_files(source, *source.tokenizer_files(), native=False)
+                tokenizer = transformers_tokenizer()
             model = _from_pretrained(source, masked, directory, torch_dtype, gguf_file)
     except (OSError, ValueError, ImportError, KeyError) as error:
         raise ConfigurationError(
@@ -190,8 +191,7 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") and max_length:
         max_length -= 2  # RoBERTa's position ids start after the padding index
     torch.set_grad_enabled(False)
-    return Loaded(model, tokenizer, target, max_length,
-                  lambda: _tokenizer_from_files(source, *source.tokenizer_files(), native=False))
+    return Loaded(model, tokenizer, target, max_length, transformers_tokenizer)
 
 
 def _native_config(source: ModelSource, directory: Any, gguf_file: str | None) -> Any:
@@ -256,8 +256,6 @@ def encode(tokenizer: Any, text: str) -> Encoded:
     Fast tokenizers give spans directly. Others fall back to decoding growing prefixes: the span of token k
     is where decode(ids[:k]) and decode(ids[:k+1]) end, which is exact when decoding gives back the text.
     """
-    if isinstance(tokenizer, JsonTokenizer):
-        return encode_many(tokenizer, [text])[0]
     if getattr(tokenizer, "is_fast", False):
         enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         words = enc.word_ids() if hasattr(enc, "word_ids") else [None] * len(enc["input_ids"])
@@ -312,7 +310,8 @@ class TokenizerAccess:
     _loaded: Loaded | None
     _tokenizer: Any
     native = False  # ``encoder`` reads tokenizer.json where transformers would tokenise the same (load_tokenizer)
-    _encoder: Any = None
+    _encoder: Any = None  # the JsonTokenizer, once looked for (None: there is none, or not looked for yet)
+    _encoder_looked_for = False
 
     @property
     def is_loaded(self) -> bool:
@@ -340,12 +339,11 @@ class TokenizerAccess:
     @property
     def encoder(self) -> Any:
         """What the scorer encodes with: with ``native``, tokenizer.json read by the ``tokenizers`` library where
-        transformers would tokenise the same (no transformers import); else ``tokenizer``."""
-        if not self.native:
-            return self.tokenizer
-        if self._encoder is None:
-            self._encoder = load_tokenizer(self.source, native=True)
-        return self._encoder
+        transformers would tokenise the same (no transformers import); else ``tokenizer`` (loaded once, and
+        handed to the weights' loader)."""
+        if self.native and not self._encoder_looked_for:
+            self._encoder, self._encoder_looked_for = load_tokenizer(self.source, native=True), True
+        return self.tokenizer if self._encoder is None else self._encoder
 
     def count_tokens(self, texts: Sequence[str]) -> int:
         """How many tokens scoring the unique ``texts`` computes surprisals for (start and special tokens not

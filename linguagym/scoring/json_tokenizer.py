@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from linguagym.scoring.sources import token_content
+
 PLAIN_CLASSES = frozenset({"TokenizersBackend", "PreTrainedTokenizerFast"})
 # tokenizer_config.json keys that do not change how text is split into ids without special tokens (the scorer
 # never adds them: its start token is its own). Any other key (add_prefix_space, do_lower_case, legacy,
@@ -34,7 +36,6 @@ class JsonTokenizer:
 
     def __init__(self, tokenizer: Any, unk_token: str | None) -> None:
         self._tokenizer = tokenizer
-        self.unk_token = unk_token
         self.unk_token_id = None if unk_token is None else tokenizer.token_to_id(unk_token)
 
     def encodings(self, texts: Sequence[str]) -> list[Any]:
@@ -76,24 +77,17 @@ def plain_tokenizer(directory: Path) -> JsonTokenizer | None:
     added = {token.content for token in tokenizer.get_added_tokens_decoder().values()}
     if not _special_tokens(config) <= added:
         return None  # transformers would add a declared special token that tokenizer.json lacks: other splits
-    unk = _content(config.get("unk_token"))
+    unk = token_content(config.get("unk_token"))
     return JsonTokenizer(tokenizer, unk)
 
 
 SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")
 
 
-def _content(value: Any) -> str | None:
-    """A token as tokenizer_config.json writes it: a string, or an AddedToken's fields."""
-    if isinstance(value, dict):
-        value = value.get("content")
-    return value if isinstance(value, str) else None
-
-
 def _special_tokens(config: dict[str, Any]) -> set[str]:
     """Every special token the config declares (the named ones and the additional/extra lists or maps)."""
-    found = {_content(config.get(key)) for key in SPECIAL_KEYS}
+    found = {token_content(config.get(key)) for key in SPECIAL_KEYS}
     for key in ("additional_special_tokens", "extra_special_tokens"):
         more = config.get(key) or []
-        found.update(_content(v) for v in (more.values() if isinstance(more, dict) else more))
+        found.update(token_content(v) for v in (more.values() if isinstance(more, dict) else more))
     return {token for token in found if token is not None}

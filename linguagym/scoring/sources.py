@@ -322,7 +322,7 @@ def is_masked(config: dict[str, Any]) -> bool:
     return config.get("model_type") in MASKED_MODEL_TYPES
 
 
-def _token_content(value: Any) -> str | None:
+def token_content(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("content")
     return value if isinstance(value, str) else None
@@ -350,7 +350,7 @@ def tokenizer_specials(directory: Path) -> Specials:
             lookup = ids.get
 
     def pair(key: str) -> tuple[str, int] | None:
-        token = _token_content(declared.get(f"{key}_token"))
+        token = token_content(declared.get(f"{key}_token"))
         token_id = lookup(token) if token is not None else None
         if token_id is None and isinstance(config.get(f"{key}_token_id"), int):
             token_id = config[f"{key}_token_id"]
@@ -358,7 +358,7 @@ def tokenizer_specials(directory: Path) -> Specials:
             return None
         return (token if token is not None else f"<id {token_id}>"), int(token_id)
 
-    unk = _token_content(declared.get("unk_token"))
+    unk = token_content(declared.get("unk_token"))
     return Specials(pair("bos"), pair("eos"), lookup(unk) if unk else None, lookup)
 
 

@@ -196,3 +196,29 @@ def test_a_missing_tensor_is_a_clear_error(gpt2_dir: Path, tmp_path: Path) -> No
     save_file(tensors, directory / "model.safetensors", metadata={"format": "pt"})
     with pytest.raises(ConfigurationError, match="model.layers.1.mlp.up_proj.weight"):
         _ = _scorer(directory, tmp_path).loaded
+
+
+def test_without_the_reader_transformers_tokenizer_loads_once(gpt2_dir: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import transformers
+
+    directory = tmp_path / "gpt2"  # a model transformers loads, with a tokenizer the reader leaves to it
+    shutil.copytree(gpt2_dir, directory)
+    config = json.loads((directory / "tokenizer_config.json").read_text())
+    (directory / "tokenizer_config.json").write_text(json.dumps({**config, "legacy": False}))
+    loads: list[object] = []
+    real = transformers.AutoTokenizer.from_pretrained
+
+    def counted(*args, **kwargs):
+        loads.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", counted)
+    scorer = _scorer(directory, tmp_path)
+    assert scorer.count_tokens(ITEMS) > 0  # counting, then scoring: one tokenizer, handed to the weights' loader
+    scorer.score(ITEMS)
+    assert not isinstance(scorer.lm.encoder, JsonTokenizer)
+    assert not isinstance(scorer.loaded.model, NativeLlama)
+    assert len(loads) == 1
