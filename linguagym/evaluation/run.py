@@ -137,12 +137,16 @@ def _json_number(value: float) -> float | None:
     return None if value != value else value  # NaN -> null
 
 
-def _environment() -> dict[str, str]:
+def _environment(identity: dict[str, Any] | None = None) -> dict[str, str]:
+    """Versions of what computed the numbers; ``identity``: the scorer's, where it scored in this process."""
     versions = {"python": platform.python_version(), "platform": platform.platform()}
     for name in ("torch", "transformers", "tokenizers"):
         module = sys.modules.get(name)  # only what this run imported: a cached run loads no torch
         if module is not None:
             versions[name] = getattr(module, "__version__", "?")
+    onednn = sys.modules.get("linguagym.scoring.onednn")  # imported where float32 was scored on the CPU
+    if onednn is not None and identity is not None and identity.get("device") == "cpu":
+        versions["cpu_float32_products"] = onednn.describe()
     return versions
 
 
@@ -254,7 +258,8 @@ def run_suites(
     return RunResult(
         settings=settings, scorer=scorer.identity, suites=results, sources=sources, sentences=len(texts),
         unique_sentences=unique, tokens=sum(len(s.tokens) for s in scores.values()),
-        seconds=time.perf_counter() - clock, started=started, environment=_environment(),
+        seconds=time.perf_counter() - clock, started=started,
+        environment=_environment(scorer.identity if isinstance(executor, LocalExecutor) else None),
         cache=_cache_stats(scorer), executor=executor.describe(), batch_size=settings.resolved_batch_size(),
         items_total=items_total,
     )

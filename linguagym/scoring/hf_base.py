@@ -159,7 +159,8 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
         if config is not None:  # transformers' tokenizer only if someone asks for it (the scorer reads its own)
             from linguagym.scoring.native_llama import load_native_llama
 
-            model = load_native_llama(directory, config, torch_dtype)
+            model = load_native_llama(directory, config, torch_dtype,
+                                      packed=target.type == "cpu" and dtype not in devices.MIXED)
         else:
             if tokenizer is None:
                 tokenizer = transformers_tokenizer()

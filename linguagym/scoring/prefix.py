@@ -315,6 +315,8 @@ class Projection:
         # log-sum-exp over vocabulary blocks that stay in cache took a third less time for the projection and
         # normaliser together (the target's logit is then a dot product). GPUs prefer one large matmul.
         self.blocked = not self.on_cuda and self.dtype == torch.float32 and isinstance(self.head, torch.nn.Linear)
+        # the head in oneDNN's layout, block by block, where float32 products on this CPU go through it (onednn)
+        self.blocks = _packed_blocks(self.head) if self.blocked else None
         self.weight32: Any = None  # the float32 copy of a half-precision head, made at first use where needed
         self.mixed = self.on_cuda and self.dtype != torch.float32  # half inputs, float32 results
 
@@ -369,7 +371,7 @@ class Projection:
             rows_hidden = hidden[_on(self.device, parents[start : start + self.chunk])]
             if self.blocked:
                 picked = _target_logits(rows_hidden[local], self.head, wanted, self.cap) - _blocked_logsumexp(
-                    rows_hidden, self.head, self.cap)[local]
+                    rows_hidden, self.head, self.cap, self.blocks)[local]
             else:
                 logits = self.logits(rows_hidden)
                 picked = logits[local, wanted] - torch.logsumexp(logits, dim=-1)[local]
@@ -380,16 +382,27 @@ class Projection:
 VOCAB_BLOCK = 2048  # vocabulary columns per block of the CPU log-sum-exp: 2048 x 256 rows x 4 bytes = 2 MiB
 
 
-def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None) -> Any:
-    """log-sum-exp over the vocabulary of ``head(hidden)`` (soft-capped by ``cap``), block by block."""
+def _packed_blocks(head: Any) -> Any:
+    from linguagym.scoring import onednn
+
+    return onednn.head_blocks(head, VOCAB_BLOCK)
+
+
+def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None, packed: Any = None) -> Any:
+    """log-sum-exp over the vocabulary of ``head(hidden)`` (soft-capped by ``cap``), block by block; ``packed``:
+    the head's blocks in oneDNN's layout (``onednn.head_blocks``), used where given."""
     import torch
 
     weight, bias = head.weight, head.bias
     parts = []
-    for start in range(0, weight.shape[0], VOCAB_BLOCK):
-        block = torch.nn.functional.linear(
-            hidden, weight[start : start + VOCAB_BLOCK], None if bias is None else bias[start : start + VOCAB_BLOCK]
-        )
+    for number, start in enumerate(range(0, weight.shape[0], VOCAB_BLOCK)):
+        block_bias = None if bias is None else bias[start : start + VOCAB_BLOCK]
+        if packed is not None:
+            from linguagym.scoring.onednn import product
+
+            block = product(hidden, packed[number], block_bias, min(VOCAB_BLOCK, weight.shape[0] - start))
+        else:
+            block = torch.nn.functional.linear(hidden, weight[start : start + VOCAB_BLOCK], block_bias)
         if cap:
             block = torch.tanh(block / cap) * cap
         parts.append(torch.logsumexp(block, dim=-1))

@@ -63,4 +63,7 @@ def test_gguf_path_gives_the_same_numbers_as_the_named_copy(smollm2: Path) -> No
     assert direct.identity["source_kind"] == "gguf" and direct.identity["bos_token_id"] == 0
     text = "The farmer near the clerks knows"
     a, b = direct.score([text])[0], _scorer().score([text])[0]
-    assert [x.surprisal for x in a.tokens] == pytest.approx([y.surprisal for y in b.tokens], abs=1e-4)
+    # The GGUF file loads through transformers; the named copy runs in linguagym's own decoder, whose float32
+    # products go through oneDNN where it is used (scoring.onednn): the same numbers to float32 rounding, which
+    # over 30 layers is up to about 2e-4 bits (0 with LINGUAGYM_ONEDNN=projection).
+    assert [x.surprisal for x in a.tokens] == pytest.approx([y.surprisal for y in b.tokens], abs=1e-3)

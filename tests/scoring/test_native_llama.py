@@ -69,6 +69,31 @@ def test_native_scores_what_transformers_scores(gpt2_dir: Path, tmp_path: Path, 
     assert _max_difference(plain.score(ITEMS), native_scores) < 1e-5
 
 
+def test_attention_by_query_blocks_computes_the_same(gpt2_dir: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a CPU the queries go in blocks against the keys up to the block's end (native_llama._attention)."""
+    import torch
+
+    from linguagym.scoring import native_llama
+
+    directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
+    whole = _scorer(directory, tmp_path, batch_tokens=64).score(ITEMS)
+    widths: list[tuple[int, int]] = []
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+
+    def counted(q: torch.Tensor, k: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        widths.append((q.shape[2], k.shape[2]))
+        return sdpa(q, k, *args, **kwargs)
+
+    monkeypatch.setattr(native_llama, "QUERY_BLOCK", 3)
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", counted)
+    blocked = _scorer(directory, tmp_path, batch_tokens=64).score(ITEMS)
+    assert widths and max(q for q, _ in widths) <= 3 and max(k for _, k in widths) > 3
+    assert any(k < max(k for _, k in widths) for _, k in widths)  # early blocks skip the later keys
+    assert _max_difference(blocked, whole) < 1e-6
+    assert _max_difference(blocked, _scorer(directory, tmp_path, "native=false", batch_tokens=64).score(ITEMS)) < 1e-5
+
+
 @pytest.mark.parametrize("dtype", ["bfloat16", "bfloat16-mixed"])
 def test_native_half_precision_follows_transformers(gpt2_dir: Path, tmp_path: Path, dtype: str) -> None:
     directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
