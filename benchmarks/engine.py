@@ -299,6 +299,14 @@ def benchmark(args: argparse.Namespace) -> None:
                 raise RuntimeError(f"linguagym run --model-args native=false failed ({code}):\n{tail}")
             rows["linguagym, transformers' decoder (cold cache)"] = {"wall_s": wall, "rss": rss}
             print(f"{model}: transformers' decoder (cold cache): {wall:.1f} s, {rss / 2**20:.0f} MiB", flush=True)
+        if args.torch_products:  # the same command with torch's float32 products, from its own cold cache
+            other = list(cli)
+            other[other.index("--cache-dir") + 1] = str(cold_cache(weights, work / f"cache-{model}-torch-products"))
+            wall, rss, code, tail = child(other, {**env, "LINGUAGYM_ONEDNN": "0"})
+            if code != 0:
+                raise RuntimeError(f"linguagym run with LINGUAGYM_ONEDNN=0 failed ({code}):\n{tail}")
+            rows["linguagym, torch's products (cold cache)"] = {"wall_s": wall, "rss": rss}
+            print(f"{model}: torch's products (cold cache): {wall:.1f} s, {rss / 2**20:.0f} MiB", flush=True)
         ours = load_scorer(model, cache_dir=cache).score(texts)  # served from the cache just filled
         tokens = sum(len(s.tokens) for s in ours)
         common = ["--model-dir", model_dir, "--texts", str(texts_file), "--device", args.device]
@@ -414,6 +422,8 @@ def main() -> None:
     parser.add_argument("--sample-batched", action="store_true", help="time minicons at its best batch size on "
                         "that sample too (scaled by tokens)")
     parser.add_argument("--skip-minicons-1", action="store_true", help="skip minicons at batch size 1")
+    parser.add_argument("--torch-products", action="store_true", help="also time linguagym cold with "
+                        "LINGUAGYM_ONEDNN=0 (torch's float32 products instead of oneDNN's with packed weights)")
     parser.add_argument("--transformers-decoder", action="store_true", help="also time linguagym cold with "
                         "--model-args native=false (transformers' model code instead of linguagym's own decoder)")
     parser.add_argument("--json", help="also write the raw results here")
