@@ -136,8 +136,8 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
     model arguments: remote code, a device map, 8/4-bit quantisation, a PEFT adapter over the weights.
 
     ``tokenizer``: one already loaded by ``load_tokenizer`` for the same source, reused. ``native`` (the causal
-    scorer): a plain Llama checkpoint loads into linguagym's own decoder (``native_llama``), transformers not
-    imported, where no model argument asks for transformers' loading.
+    scorer): a plain Llama or Gemma 3 text checkpoint loads into linguagym's own decoder (``native_llama``,
+    ``native_gemma3``), transformers' model code not imported, where no model argument asks for transformers'.
     """
     directory, gguf_file = source.files()
     stage("de-quantising the GGUF weights (on every load of a .gguf file)" if gguf_file else "reading the weights")
@@ -157,10 +157,10 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
 
     try:
         if config is not None:  # transformers' tokenizer only if someone asks for it (the scorer reads its own)
-            from linguagym.scoring.native_llama import load_native_llama
+            from linguagym.scoring.native_llama import load_native
 
-            model = load_native_llama(directory, config, torch_dtype,
-                                      packed=target.type == "cpu" and dtype not in devices.MIXED)
+            model = load_native(directory, config, torch_dtype,
+                                packed=target.type == "cpu" and dtype not in devices.MIXED)
         else:
             if tokenizer is None:
                 tokenizer = transformers_tokenizer()

@@ -8,7 +8,8 @@ names, memory-mapped from the safetensors file as transformers does: the values 
 (``tests/scoring/test_native_llama.py``). (One matrix product over concatenated q/k/v and gate/up weights was
 measured: no faster on a CPU, and a copy of the weights.)
 
-Only plain Llama checkpoints are taken (``native_config`` says which, reading config.json alone); everything
+Only plain Llama checkpoints are taken here, and Gemma 3 text checkpoints by ``native_gemma3`` (``native_config``
+says which, reading config.json alone); everything
 else, and every model argument that changes how weights load (GGUF, PEFT, quantisation, device maps, remote
 code), goes through transformers. Only the causal scorer uses it: the mask filler and the few-shot classifier
 need transformers' key/value cache and generation API.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -52,14 +54,27 @@ class NativeConfig:
     sliding_window: int | None = None
 
 
-def native_config(directory: Path) -> NativeConfig | None:
-    """The decoder's configuration when ``directory`` holds a plain Llama checkpoint it computes exactly
-    (config.json and safetensors weights), else None (the model then loads through transformers)."""
+def native_config(directory: Path) -> Any:
+    """The configuration of linguagym's own decoder when ``directory`` holds a checkpoint one computes exactly
+    (config.json and safetensors weights): a plain Llama (``NativeConfig``) or a Gemma 3 text model
+    (``native_gemma3.Gemma3Config``); else None (the model then loads through transformers)."""
     try:
         config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(config, dict) or config.get("model_type") != "llama":
+    if not isinstance(config, dict):
+        return None
+    if not (directory / WEIGHTS_FILE).is_file() and not (directory / WEIGHTS_INDEX).is_file():
+        return None
+    if config.get("model_type") == "gemma3_text":
+        from linguagym.scoring.native_gemma3 import gemma3_config
+
+        return gemma3_config(config)
+    return _llama_config(config)
+
+
+def _llama_config(config: dict[str, Any]) -> NativeConfig | None:
+    if config.get("model_type") != "llama":
         return None
     if config.get("architectures", ["LlamaForCausalLM"]) != ["LlamaForCausalLM"]:
         return None
@@ -72,8 +87,6 @@ def native_config(directory: Path) -> NativeConfig | None:
     if scaling or rope.get("rope_type", "default") != "default":
         return None  # llama3, linear, dynamic, yarn ... scaled frequencies: transformers computes those
     theta = rope.get("rope_theta", config.get("rope_theta", 10000.0))
-    if not (directory / WEIGHTS_FILE).is_file() and not (directory / WEIGHTS_INDEX).is_file():
-        return None
     try:
         heads = int(config["num_attention_heads"])
         hidden = int(config["hidden_size"])
@@ -102,7 +115,7 @@ def _inverse_frequencies(config: NativeConfig) -> torch.Tensor:
     return 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))
 
 
-# Every module is made on the meta device and given the checkpoint's tensors (``load_native_llama``): no weights
+# Every module is made on the meta device and given the checkpoint's tensors (``load_native``): no weights
 # are drawn at random first. (torch's initialisers on meta tensors import torch._dynamo, a second.)
 META = torch.device("meta")
 
@@ -279,15 +292,19 @@ class NativeLlama(nn.Module):
         return LogitsOutput(self.lm_head(hidden))
 
 
-def load_native_llama(directory: Path, config: NativeConfig, dtype: torch.dtype,
-                      packed: bool = False) -> NativeLlama:
+def load_native(directory: Path, config: Any, dtype: torch.dtype, packed: bool = False) -> nn.Module:
     """The model with ``directory``'s safetensors weights in ``dtype``, on the CPU. The modules are made on the
     meta device (no random weights drawn), then given the file's tensors by name: memory-mapped, not copied,
     where the file already holds ``dtype``. ``packed``: the layers' float32 products go through oneDNN with
     packed weights where this CPU uses it (``onednn``; for a model that stays on the CPU without autocast)."""
     from safetensors import safe_open
 
-    model = NativeLlama(config)
+    if getattr(config, "model_type", None) == "gemma3_text":
+        from linguagym.scoring.native_gemma3 import NativeGemma3
+
+        model: Any = NativeGemma3(config)
+    else:
+        model = NativeLlama(config)
     expected = dict(model.named_parameters())  # a tied head shares the embedding's parameter: listed once
     names = _weight_files(directory)
     missing = sorted(set(expected) - set(names) - ({"lm_head.weight"} if config.tie_word_embeddings else set()))
@@ -326,7 +343,7 @@ def _packs_decoder() -> bool:
     return onednn.used_for("decoder")
 
 
-def _pack_product(model: NativeLlama, name: str, weight: torch.Tensor) -> None:
+def _pack_product(model: nn.Module, name: str, weight: torch.Tensor) -> None:
     """The linear layer that ``name`` (``...x_proj.weight``) names, with ``weight``, replaced by its packed form."""
     from linguagym.scoring.onednn import PackedLinear
 

@@ -1,0 +1,237 @@
+"""A Gemma 3 text decoder in plain torch, for scoring: what transformers' ``Gemma3ForCausalLM`` computes, without it.
+
+The companion of ``native_llama`` (why, and how weights load: there), for Gemma 3's text checkpoints
+(``model_type`` ``gemma3_text``: gemma-3-270m, gemma-3-1b). The operations are transformers 5's, in the same order
+and dtypes: the embeddings scaled by sqrt(hidden) in the weights' dtype, RMSNorm in float32 with ``1 + weight``
+applied before the cast back, RMSNorm of each head's queries and keys, rotary positions with one base for the
+sliding-window layers and another for the global ones, four norms a layer (around attention and around the MLP),
+tanh-approximated GELU, SDPA scaled by ``query_pre_attn_scalar``. Sliding-window layers see the keys of the last
+``sliding_window`` positions; the tree scorer only uses this model where no sequence is that deep
+(``prefix.supports_tree``), and gives all layers one mask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional
+
+from linguagym.scoring.native_llama import META, BodyOutput, Embedding, Linear, LogitsOutput, _attention, _rotate
+
+SLIDING, FULL = "sliding_attention", "full_attention"
+
+
+@dataclass(frozen=True)
+class Gemma3Config:
+    """The fields of a Gemma 3 text config.json the decoder needs, plus the attributes the scorer reads off a
+    model's config (``scoring.prefix.supports_tree``, ``Projection``)."""
+
+    vocab_size: int
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    head_dim: int
+    rms_norm_eps: float
+    rope_thetas: tuple[tuple[str, float], ...]  # (layer type, rotary base)
+    layer_types: tuple[str, ...]
+    sliding_window: int
+    query_pre_attn_scalar: float
+    attention_bias: bool
+    tie_word_embeddings: bool
+    max_position_embeddings: int
+    model_type: str = "gemma3_text"
+    _attn_implementation: str = "sdpa"
+    final_logit_softcapping: float | None = None
+
+    def rope_theta(self, layer_type: str) -> float:
+        return dict(self.rope_thetas)[layer_type]
+
+
+def gemma3_config(config: dict[str, Any]) -> Gemma3Config | None:
+    """The decoder's configuration for a Gemma 3 text config.json it computes exactly, else None."""
+    if config.get("architectures", ["Gemma3ForCausalLM"]) != ["Gemma3ForCausalLM"]:
+        return None
+    if config.get("hidden_activation", "gelu_pytorch_tanh") != "gelu_pytorch_tanh":
+        return None
+    if config.get("attn_logit_softcapping") is not None or config.get("final_logit_softcapping") is not None:
+        return None
+    if config.get("use_bidirectional_attention") or config.get("quantization_config") or config.get("auto_map"):
+        return None
+    try:
+        layers = int(config["num_hidden_layers"])
+        layer_types = tuple(config.get("layer_types") or ())
+        if len(layer_types) != layers or set(layer_types) - {SLIDING, FULL}:
+            return None
+        rope = config.get("rope_parameters") or {}
+        thetas = []
+        for layer_type in sorted(set(layer_types)):
+            parameters = rope.get(layer_type) or {}
+            if parameters.get("rope_type", "default") != "default" or "rope_theta" not in parameters:
+                return None  # linear (gemma-3-4b and up), yarn ...: transformers computes those
+            thetas.append((layer_type, float(parameters["rope_theta"])))
+        heads = int(config["num_attention_heads"])
+        hidden = int(config["hidden_size"])
+        return Gemma3Config(
+            vocab_size=int(config["vocab_size"]),
+            hidden_size=hidden,
+            intermediate_size=int(config["intermediate_size"]),
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=int(config.get("num_key_value_heads") or heads),
+            head_dim=int(config.get("head_dim") or hidden // heads),
+            rms_norm_eps=float(config.get("rms_norm_eps", 1e-6)),
+            rope_thetas=tuple(thetas),
+            layer_types=layer_types,
+            sliding_window=int(config["sliding_window"]),
+            query_pre_attn_scalar=float(config["query_pre_attn_scalar"]),
+            attention_bias=bool(config.get("attention_bias", False)),
+            tie_word_embeddings=bool(config.get("tie_word_embeddings", True)),
+            max_position_embeddings=int(config.get("max_position_embeddings", 32768)),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+class GemmaRMSNorm(nn.Module):
+    def __init__(self, size: int, eps: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(size, device=META))
+        self.eps = eps
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        x = hidden.float()
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (x * (1.0 + self.weight.float())).type_as(hidden)
+
+
+class Attention(nn.Module):
+    def __init__(self, config: Gemma3Config) -> None:
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = (config.num_attention_heads, config.num_key_value_heads,
+                                                    config.head_dim)
+        self.scale = config.query_pre_attn_scalar ** -0.5
+        size, bias = config.hidden_size, config.attention_bias
+        self.q_proj = Linear(size, self.heads * self.head_dim, bias=bias, device=META)
+        self.k_proj = Linear(size, self.kv_heads * self.head_dim, bias=bias, device=META)
+        self.v_proj = Linear(size, self.kv_heads * self.head_dim, bias=bias, device=META)
+        self.o_proj = Linear(self.heads * self.head_dim, size, bias=bias, device=META)
+        self.q_norm = GemmaRMSNorm(self.head_dim, config.rms_norm_eps)
+        self.k_norm = GemmaRMSNorm(self.head_dim, config.rms_norm_eps)
+
+    def forward(self, hidden: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor,
+                mask: torch.Tensor) -> torch.Tensor:
+        batch, width, _ = hidden.shape
+        shape = (batch, width, -1, self.head_dim)
+        q = self.q_norm(self.q_proj(hidden).view(shape).transpose(1, 2))
+        k = self.k_norm(self.k_proj(hidden).view(shape).transpose(1, 2))
+        v = self.v_proj(hidden).view(shape).transpose(1, 2)
+        q, k = _rotate(q, cos, signed_sin), _rotate(k, cos, signed_sin)
+        if self.kv_heads != self.heads:  # with a mask, transformers repeats the key/value heads rather than GQA
+            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
+            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
+        return self.o_proj(_attention(q, k, v, mask, self.scale))
+
+
+class MLP(nn.Module):
+    def __init__(self, config: Gemma3Config) -> None:
+        super().__init__()
+        size, inner = config.hidden_size, config.intermediate_size
+        self.gate_proj = Linear(size, inner, bias=False, device=META)
+        self.up_proj = Linear(size, inner, bias=False, device=META)
+        self.down_proj = Linear(inner, size, bias=False, device=META)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(functional.gelu(self.gate_proj(hidden), approximate="tanh").mul_(self.up_proj(hidden)))
+
+
+class Layer(nn.Module):
+    def __init__(self, config: Gemma3Config, layer_type: str) -> None:
+        super().__init__()
+        self.layer_type = layer_type
+        self.self_attn = Attention(config)
+        self.mlp = MLP(config)
+        for name in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                     "post_feedforward_layernorm"):
+            setattr(self, name, GemmaRMSNorm(config.hidden_size, config.rms_norm_eps))
+
+    def forward(self, hidden: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor,
+                mask: torch.Tensor) -> torch.Tensor:
+        # in place on the residual stream: this forward pass's own tensor (the scaled embeddings)
+        hidden = hidden.add_(self.post_attention_layernorm(
+            self.self_attn(self.input_layernorm(hidden), cos, signed_sin, mask)))
+        return hidden.add_(self.post_feedforward_layernorm(self.mlp(self.pre_feedforward_layernorm(hidden))))
+
+
+class Gemma3Body(nn.Module):
+    """Scaled embeddings, decoder layers and the final norm: ``model.base_model`` as the tree scorer calls it."""
+
+    def __init__(self, config: Gemma3Config) -> None:
+        super().__init__()
+        self.config = config
+        self.embed_tokens = Embedding(config.vocab_size, config.hidden_size, device=META)
+        self.layers = nn.ModuleList(Layer(config, layer_type) for layer_type in config.layer_types)
+        self.norm = GemmaRMSNorm(config.hidden_size, config.rms_norm_eps)
+        dim = config.head_dim
+        for layer_type, theta in config.rope_thetas:  # transformers' default rope, float32, on the CPU
+            frequencies = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))
+            self.register_buffer(f"{layer_type}_inv_freq", frequencies, persistent=False)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | dict[str, torch.Tensor],
+                position_ids: torch.Tensor, use_cache: bool = False) -> BodyOutput:
+        """``attention_mask``: additive, (batch, 1, width, width) in the weights' dtype, one for every layer as the
+        tree scorer gives it, or one per layer type (``FULL``, ``SLIDING``). No mask may let a query see a later
+        key (``native_llama._attention``)."""
+        weight = self.embed_tokens.weight
+        hidden = self.embed_tokens(input_ids) * torch.tensor(self.config.hidden_size ** 0.5).to(weight.dtype)
+        tables = {}
+        with torch.autocast(hidden.device.type, enabled=False):  # the rotary tables in float32, as transformers
+            for layer_type, _ in self.config.rope_thetas:
+                freqs = position_ids[..., None].float() * getattr(self, f"{layer_type}_inv_freq").float()
+                angles = torch.cat((freqs, freqs), dim=-1)
+                cos, sin = angles.cos().to(hidden.dtype)[:, None], angles.sin().to(hidden.dtype)[:, None]
+                sin[..., : sin.shape[-1] // 2].neg_()  # rotate_half's sign (native_llama._rotate)
+                tables[layer_type] = (cos, sin)
+        for layer in self.layers:
+            mask = attention_mask[layer.layer_type] if isinstance(attention_mask, dict) else attention_mask
+            hidden = layer(hidden, *tables[layer.layer_type], mask)
+        return BodyOutput(self.norm(hidden))
+
+
+class NativeGemma3(nn.Module):
+    """A Gemma 3 text causal LM with the attributes the causal scorer uses of a transformers model (as
+    ``native_llama.NativeLlama``)."""
+
+    def __init__(self, config: Gemma3Config) -> None:
+        super().__init__()
+        self.config = config
+        self.model = Gemma3Body(config)
+        self.lm_head = Linear(config.hidden_size, config.vocab_size, bias=False, device=META)
+
+    @property
+    def base_model(self) -> Gemma3Body:
+        return self.model
+
+    def get_output_embeddings(self) -> nn.Linear:
+        return self.lm_head
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> LogitsOutput:
+        """Logits at every position; ``attention_mask`` a 2-D padding mask (1 = a token), positions from 0. The
+        sliding-window layers see the last ``sliding_window`` positions, as transformers' mask lets them."""
+        batch, width = input_ids.shape
+        dtype = self.lm_head.weight.dtype
+        rows = torch.arange(width, device=input_ids.device)
+        allowed = (rows[None, :] <= rows[:, None])[None]
+        if attention_mask is not None:
+            allowed = allowed & attention_mask.bool()[:, None, :]
+        masks = {}
+        for layer_type, seen in ((FULL, allowed), (SLIDING, allowed & (rows[:, None] - rows[None, :]
+                                                                       < self.config.sliding_window)[None])):
+            mask = torch.zeros((batch, 1, width, width), dtype=dtype, device=input_ids.device)
+            masks[layer_type] = mask.masked_fill_(~seen[:, None], torch.finfo(dtype).min)
+        hidden = self.model(input_ids, masks, rows[None].expand(batch, width)).last_hidden_state
+        return LogitsOutput(self.lm_head(hidden))

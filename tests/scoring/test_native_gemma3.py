@@ -1,0 +1,92 @@
+"""linguagym's own Gemma 3 text decoder computes what transformers' Gemma3ForCausalLM does, in the prefix trees and
+in plain batches with sliding windows, and takes only the checkpoints it computes exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from linguagym.scoring.native_gemma3 import NativeGemma3
+from linguagym.scoring.native_llama import native_config
+from linguagym.scoring.prefix import supports_tree
+
+from .test_native_llama import _scorer
+from .test_prefix import ITEMS, _max_difference
+
+LONG = ["The keys to the old wooden cabinet in the back room of the house that my grandmother built are on the "
+        "kitchen table next to the window.", "No"]
+
+
+def _tiny_gemma3(directory: Path, gpt2_dir: Path, **overrides) -> Path:
+    """A random Gemma 3 text model (one sliding-window layer, one global; grouped key/value heads) over the GPT-2
+    test tokenizer, saved by transformers."""
+    import torch
+    import transformers as hf
+
+    tokenizer = hf.AutoTokenizer.from_pretrained(gpt2_dir)
+    tokenizer.save_pretrained(directory)
+    torch.manual_seed(7)
+    config = dict(vocab_size=len(tokenizer), bos_token_id=0, eos_token_id=0, pad_token_id=1, hidden_size=32,
+                  intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  head_dim=8, query_pre_attn_scalar=8, layer_types=["sliding_attention", "full_attention"],
+                  sliding_window=64, max_position_embeddings=128)
+    config.update(overrides)
+    model = hf.Gemma3ForCausalLM(hf.Gemma3TextConfig(**config)).eval()
+    with torch.no_grad():  # Gemma's norms scale by 1 + weight: zeros (the initial weights) would hide a misplaced one
+        for name, parameter in model.named_parameters():
+            if "norm" in name:
+                parameter.uniform_(-0.5, 0.5)
+    model.save_pretrained(directory)
+    return directory
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "bfloat16-mixed"])
+def test_native_gemma3_scores_what_transformers_scores(gpt2_dir: Path, tmp_path: Path, dtype: str) -> None:
+    directory = _tiny_gemma3(tmp_path / "gemma", gpt2_dir)
+    native = _scorer(directory, tmp_path, batch_tokens=64, dtype=dtype)
+    reference = _scorer(directory, tmp_path, "native=false", batch_tokens=64, dtype=dtype)
+    found, expected = native.score(ITEMS), reference.score(ITEMS)
+    assert isinstance(native.loaded.model, NativeGemma3)
+    assert supports_tree(native.loaded.model, 20)  # the prefix trees, one mask for every layer
+    assert type(reference.loaded.model).__name__ == "Gemma3ForCausalLM"
+    assert _max_difference(found, expected) < 1e-5
+    if dtype == "float32":  # plain batches (a 2-D padding mask) give the prefix trees' numbers
+        plain = _scorer(directory, tmp_path, prefix_sharing=False, batch_tokens=256)
+        assert _max_difference(plain.score(ITEMS), found) < 1e-5
+
+
+def test_sliding_window_layers_see_only_the_window(gpt2_dir: Path, tmp_path: Path) -> None:
+    """A window shorter than the sentence: no prefix trees (their masks have no window), and the plain batches'
+    sliding layers see the last 4 positions, as transformers' do."""
+    directory = _tiny_gemma3(tmp_path / "gemma", gpt2_dir, sliding_window=4)
+    found = _scorer(directory, tmp_path, batch_tokens=256).score(LONG)
+    expected = _scorer(directory, tmp_path, "native=false", batch_tokens=256).score(LONG)
+    assert len(found[0].tokens) > 8
+    assert _max_difference(found, expected) < 1e-5
+    wide = _tiny_gemma3(tmp_path / "wide", gpt2_dir, sliding_window=64)  # the same weights, a window that covers all
+    assert _max_difference(_scorer(wide, tmp_path, batch_tokens=256).score(LONG), found) > 1e-3
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"architectures": ["Gemma3ForConditionalGeneration"]}, "the multimodal model"),
+        ({"final_logit_softcapping": 30.0}, "soft-capped logits"),
+        ({"attn_logit_softcapping": 50.0}, "soft-capped attention"),
+        ({"hidden_activation": "gelu"}, "another activation"),
+        ({"use_bidirectional_attention": True}, "bidirectional attention"),
+        ({"rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+                              "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}, "scaled rotary"),
+        ({"layer_types": ["sliding_attention"]}, "layer types that do not match the layers"),
+    ],
+)
+def test_native_config_refuses_what_it_does_not_compute(gpt2_dir: Path, tmp_path: Path, change: dict,
+                                                        why: str) -> None:
+    directory = _tiny_gemma3(tmp_path / "gemma", gpt2_dir)
+    assert native_config(directory) is not None
+    config = json.loads((directory / "config.json").read_text())
+    config.update(change)
+    (directory / "config.json").write_text(json.dumps(config))
+    assert native_config(directory) is None, why
