@@ -5,7 +5,9 @@ transformers itself, 3 s of the 4.8 s to the first scored token on a 2-core CPU.
 operations in the same order and dtypes as transformers 5 (RMSNorm in float32, rotary tables in float32 cast to
 the activations' dtype, SDPA with the 4-D mask given, key/value heads repeated for it), with the same parameter
 names, memory-mapped from the safetensors file as transformers does: the values equal transformers'
-(``tests/scoring/test_native_llama.py``). (One matrix product over concatenated q/k/v and gate/up weights was
+(``tests/scoring/test_native_llama.py``) where torch computes the products and the attention at once; on a CPU the
+attention takes its queries in blocks (``_attention``) and float32 products may go through oneDNN (``onednn``),
+which moves them by float32 rounding. (One matrix product over concatenated q/k/v and gate/up weights was
 measured: no faster on a CPU, and a copy of the weights.)
 
 Only plain Llama checkpoints are taken here, and Gemma 3 text checkpoints by ``native_gemma3`` (``native_config``
@@ -159,7 +161,7 @@ QUERY_BLOCK = 64
 def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, scale: float) -> torch.Tensor:
     """Attention of (batch, heads, width, head_dim) tensors under a causal additive ``mask``, as (batch, width,
     heads x head_dim)."""
-    batch, heads, width, head_dim = q.shape
+    batch, _, width, _ = q.shape
     if q.device.type != "cpu" or width <= QUERY_BLOCK:
         out = functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
         return out.transpose(1, 2).reshape(batch, width, -1)
