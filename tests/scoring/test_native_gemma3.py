@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from linguagym.scoring.hf_base import encode_many
+from linguagym.scoring.json_tokenizer import JsonTokenizer, plain_tokenizer
 from linguagym.scoring.native_gemma3 import NativeGemma3
 from linguagym.scoring.native_llama import native_config
 from linguagym.scoring.prefix import supports_tree
 
-from .test_native_llama import _scorer
+from .test_native_llama import TRICKY, _scorer
 from .test_prefix import ITEMS, _max_difference
 
 LONG = ["The keys to the old wooden cabinet in the back room of the house that my grandmother built are on the "
@@ -90,3 +92,47 @@ def test_native_config_refuses_what_it_does_not_compute(gpt2_dir: Path, tmp_path
     config.update(change)
     (directory / "config.json").write_text(json.dumps(config))
     assert native_config(directory) is None, why
+
+
+def _gemma_tokenizer(directory: Path) -> Path:
+    """A small transformers GemmaTokenizer (byte fallback, a few merges, a non-special added token), saved."""
+    import string
+
+    import transformers as hf
+
+    vocab = {"<pad>": 0, "<eos>": 1, "<bos>": 2, "<unk>": 3, "<mask>": 4}
+    vocab.update({f"<0x{byte:02X}>": 5 + byte for byte in range(256)})
+    for piece in [*string.ascii_letters, *string.digits, *".,!?'-", "\u2581"]:
+        vocab.setdefault(piece, len(vocab))
+    merges = [("\u2581", "t"), ("h", "e"), ("\u2581t", "he"), ("\u2581", "a"), ("i", "n"), ("e", "r")]
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    tokenizer = hf.GemmaTokenizer(vocab=vocab, merges=merges)
+    tokenizer.add_tokens(["\n\n"])
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+def test_a_gemma_tokenizer_json_is_read_without_transformers(tmp_path: Path) -> None:
+    """transformers 5's GemmaTokenizer rebuilds its backend from the file's vocabulary and merges; where the file's
+    components are the ones it builds, tokenizer.json read alone encodes the same."""
+    import transformers as hf
+
+    directory = _gemma_tokenizer(tmp_path / "tokenizer")
+    plain = plain_tokenizer(directory)
+    reference = hf.AutoTokenizer.from_pretrained(directory)
+    assert isinstance(plain, JsonTokenizer) and type(reference).__name__ == "GemmaTokenizer"
+    texts = [*TRICKY, *ITEMS, "The other   theater\n\nin<mask>x", "\u00e9t\u00e9 \u2581 ?!"]
+    assert encode_many(plain, texts) == encode_many(reference, texts)
+    assert plain.unk_token_id == reference.unk_token_id and len(plain) == len(reference)
+    tokenizer_json = directory / "tokenizer.json"
+    original = tokenizer_json.read_text(encoding="utf-8")
+    for change in ({"pre_tokenizer": {"type": "Whitespace"}}, {"normalizer": None}):
+        data = json.loads(original)
+        data.update(change)
+        tokenizer_json.write_text(json.dumps(data), encoding="utf-8")
+        assert plain_tokenizer(directory) is None, change  # transformers would build other components
+    data = json.loads(original)
+    data["model"]["byte_fallback"] = False
+    tokenizer_json.write_text(json.dumps(data), encoding="utf-8")
+    assert plain_tokenizer(directory) is None
