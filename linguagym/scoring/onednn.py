@@ -80,8 +80,9 @@ class PackedLinear(nn.Module):
 
 
 # Packed blocks of a vocabulary projection, per head module: made once for all the passes and calls of a model
-# (a run scores in several calls), let go with the model.
-_BLOCKS: weakref.WeakKeyDictionary[nn.Module, list[torch.Tensor]] = weakref.WeakKeyDictionary()
+# (a run scores in several calls), let go with the model; made again if the weight was changed in place since.
+_BLOCKS: weakref.WeakKeyDictionary[nn.Module, tuple[tuple[int, int], list[torch.Tensor]]] = \
+    weakref.WeakKeyDictionary()
 # The packed copy is extra memory where the head is tied to the embeddings (whose dense rows are still looked up):
 # at most this much.
 BLOCKS_LIMIT = 1 << 30
@@ -95,11 +96,12 @@ def head_blocks(head: nn.Linear, block: int) -> list[torch.Tensor] | None:
         return None
     if weight.numel() * weight.element_size() > BLOCKS_LIMIT:
         return None
-    blocks = _BLOCKS.get(head)
-    if blocks is None:
-        blocks = [pack(weight[start:start + block]) for start in range(0, weight.shape[0], block)]
-        _BLOCKS[head] = blocks
-    return blocks
+    key = (weight.data_ptr(), weight._version)  # in-place changes (an ablation) bump the version
+    found = _BLOCKS.get(head)
+    if found is None or found[0] != key:
+        found = key, [pack(weight[start:start + block]) for start in range(0, weight.shape[0], block)]
+        _BLOCKS[head] = found
+    return found[1]
 
 
 def describe() -> str:

@@ -393,13 +393,13 @@ def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None, packed: Any = 
     the head's blocks in oneDNN's layout (``onednn.head_blocks``), used where given."""
     import torch
 
+    from linguagym.scoring.onednn import product
+
     weight, bias = head.weight, head.bias
     parts = []
     for number, start in enumerate(range(0, weight.shape[0], VOCAB_BLOCK)):
         block_bias = None if bias is None else bias[start : start + VOCAB_BLOCK]
         if packed is not None:
-            from linguagym.scoring.onednn import product
-
             block = product(hidden, packed[number], block_bias, min(VOCAB_BLOCK, weight.shape[0] - start))
         else:
             block = torch.nn.functional.linear(hidden, weight[start : start + VOCAB_BLOCK], block_bias)

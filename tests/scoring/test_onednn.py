@@ -66,6 +66,10 @@ def test_a_product_that_disagrees_is_not_used(monkeypatch: pytest.MonkeyPatch) -
         onednn.enabled.cache_clear()
 
 
+def product_of(packed: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+    return onednn.product(hidden, packed, None, VOCAB_BLOCK)
+
+
 @needs_onednn
 def test_packed_projection_blocks_give_the_log_sum_exp(monkeypatch: pytest.MonkeyPatch) -> None:
     torch.manual_seed(1)
@@ -74,6 +78,12 @@ def test_packed_projection_blocks_give_the_log_sum_exp(monkeypatch: pytest.Monke
     blocks = onednn.head_blocks(head, VOCAB_BLOCK)
     assert blocks is not None and len(blocks) == 3
     assert onednn.head_blocks(head, VOCAB_BLOCK) is blocks  # packed once per head
+    with torch.no_grad():
+        head.weight[5, 0] += 1.0  # changed in place (an ablation): packed again, not stale
+    again = onednn.head_blocks(head, VOCAB_BLOCK)
+    assert again is not blocks
+    assert not torch.equal(product_of(again[0], hidden), product_of(blocks[0], hidden))
+    blocks = again
     expected = torch.logsumexp(head(hidden).double(), dim=-1)
     packed = _blocked_logsumexp(hidden, head, None, blocks)
     plain = _blocked_logsumexp(hidden, head, None)
