@@ -19,7 +19,16 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from linguagym.scoring.native_llama import META, BodyOutput, Embedding, Linear, LogitsOutput, _attention, _rotate
+from linguagym.scoring.native_llama import (
+    META,
+    BodyOutput,
+    Embedding,
+    Linear,
+    NativeCausalLM,
+    plain_mask,
+    rotary_tables,
+)
+from linguagym.scoring.native_llama import Attention as LlamaAttention
 
 SLIDING, FULL = "sliding_attention", "full_attention"
 
@@ -109,32 +118,17 @@ class GemmaRMSNorm(nn.Module):
         return (x * (1.0 + self.weight.float())).type_as(hidden)
 
 
-class Attention(nn.Module):
+class Attention(LlamaAttention):
+    """Llama's attention with RMSNorm over each head's queries and keys, scaled by ``query_pre_attn_scalar``."""
+
     def __init__(self, config: Gemma3Config) -> None:
-        super().__init__()
-        self.heads, self.kv_heads, self.head_dim = (config.num_attention_heads, config.num_key_value_heads,
-                                                    config.head_dim)
+        super().__init__(config)
         self.scale = config.query_pre_attn_scalar ** -0.5
-        size, bias = config.hidden_size, config.attention_bias
-        self.q_proj = Linear(size, self.heads * self.head_dim, bias=bias, device=META)
-        self.k_proj = Linear(size, self.kv_heads * self.head_dim, bias=bias, device=META)
-        self.v_proj = Linear(size, self.kv_heads * self.head_dim, bias=bias, device=META)
-        self.o_proj = Linear(self.heads * self.head_dim, size, bias=bias, device=META)
         self.q_norm = GemmaRMSNorm(self.head_dim, config.rms_norm_eps)
         self.k_norm = GemmaRMSNorm(self.head_dim, config.rms_norm_eps)
 
-    def forward(self, hidden: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor,
-                mask: torch.Tensor) -> torch.Tensor:
-        batch, width, _ = hidden.shape
-        shape = (batch, width, -1, self.head_dim)
-        q = self.q_norm(self.q_proj(hidden).view(shape).transpose(1, 2))
-        k = self.k_norm(self.k_proj(hidden).view(shape).transpose(1, 2))
-        v = self.v_proj(hidden).view(shape).transpose(1, 2)
-        q, k = _rotate(q, cos, signed_sin), _rotate(k, cos, signed_sin)
-        if self.kv_heads != self.heads:  # with a mask, transformers repeats the key/value heads rather than GQA
-            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
-            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
-        return self.o_proj(_attention(q, k, v, mask, self.scale))
+    def normed(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.q_norm(q), self.k_norm(k)
 
 
 class MLP(nn.Module):
@@ -188,50 +182,23 @@ class Gemma3Body(nn.Module):
         key (``native_llama._attention``)."""
         weight = self.embed_tokens.weight
         hidden = self.embed_tokens(input_ids) * torch.tensor(self.config.hidden_size ** 0.5).to(weight.dtype)
-        tables = {}
-        with torch.autocast(hidden.device.type, enabled=False):  # the rotary tables in float32, as transformers
-            for layer_type, _ in self.config.rope_thetas:
-                freqs = position_ids[..., None].float() * getattr(self, f"{layer_type}_inv_freq").float()
-                angles = torch.cat((freqs, freqs), dim=-1)
-                cos, sin = angles.cos().to(hidden.dtype)[:, None], angles.sin().to(hidden.dtype)[:, None]
-                sin[..., : sin.shape[-1] // 2].neg_()  # rotate_half's sign (native_llama._rotate)
-                tables[layer_type] = (cos, sin)
+        tables = {layer_type: rotary_tables(position_ids, getattr(self, f"{layer_type}_inv_freq"), hidden.dtype)
+                  for layer_type, _ in self.config.rope_thetas}
         for layer in self.layers:
             mask = attention_mask[layer.layer_type] if isinstance(attention_mask, dict) else attention_mask
             hidden = layer(hidden, *tables[layer.layer_type], mask)
         return BodyOutput(self.norm(hidden))
 
 
-class NativeGemma3(nn.Module):
-    """A Gemma 3 text causal LM with the attributes the causal scorer uses of a transformers model (as
-    ``native_llama.NativeLlama``)."""
+class NativeGemma3(NativeCausalLM):
+    """A Gemma 3 text causal LM (``native_llama.NativeCausalLM``)."""
 
     def __init__(self, config: Gemma3Config) -> None:
-        super().__init__()
-        self.config = config
-        self.model = Gemma3Body(config)
-        self.lm_head = Linear(config.hidden_size, config.vocab_size, bias=False, device=META)
+        super().__init__(config, Gemma3Body(config))
 
-    @property
-    def base_model(self) -> Gemma3Body:
-        return self.model
-
-    def get_output_embeddings(self) -> nn.Linear:
-        return self.lm_head
-
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> LogitsOutput:
-        """Logits at every position; ``attention_mask`` a 2-D padding mask (1 = a token), positions from 0. The
-        sliding-window layers see the last ``sliding_window`` positions, as transformers' mask lets them."""
-        batch, width = input_ids.shape
+    def masks(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None) -> dict[str, torch.Tensor]:
+        """One mask per layer type: the sliding-window layers see the last ``sliding_window`` positions, as
+        transformers' mask lets them."""
         dtype = self.lm_head.weight.dtype
-        rows = torch.arange(width, device=input_ids.device)
-        allowed = (rows[None, :] <= rows[:, None])[None]
-        if attention_mask is not None:
-            allowed = allowed & attention_mask.bool()[:, None, :]
-        masks = {}
-        for layer_type, seen in ((FULL, allowed), (SLIDING, allowed & (rows[:, None] - rows[None, :]
-                                                                       < self.config.sliding_window)[None])):
-            mask = torch.zeros((batch, 1, width, width), dtype=dtype, device=input_ids.device)
-            masks[layer_type] = mask.masked_fill_(~seen[:, None], torch.finfo(dtype).min)
-        hidden = self.model(input_ids, masks, rows[None].expand(batch, width)).last_hidden_state
-        return LogitsOutput(self.lm_head(hidden))
+        return {FULL: plain_mask(input_ids, attention_mask, dtype),
+                SLIDING: plain_mask(input_ids, attention_mask, dtype, self.config.sliding_window)}

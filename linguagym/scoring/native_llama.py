@@ -151,6 +151,18 @@ def _rotate(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> tor
     return x * cos + x.roll(x.shape[-1] // 2, dims=-1) * signed_sin
 
 
+def rotary_tables(position_ids: torch.Tensor, inv_freq: torch.Tensor,
+                  dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and signed sin (``_rotate``) of each position's angles, (batch, 1, width, head_dim): computed in float32
+    and cast to ``dtype``, as transformers does (also under autocast)."""
+    with torch.autocast(position_ids.device.type, enabled=False):
+        freqs = position_ids[..., None].float() * inv_freq.float()
+        angles = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = angles.cos().to(dtype)[:, None], angles.sin().to(dtype)[:, None]
+        sin[..., : sin.shape[-1] // 2].neg_()  # rotate_half's sign
+    return cos, sin
+
+
 # On a CPU, SDPA with a mask computes every query against every key, though the masks here never let a query see
 # a later key (a node's ancestors come before it in its row); queries taken in blocks against the keys up to the
 # block's end skip the upper triangle: 25-30% less attention time for rows of 256 (2 threads, AVX-512 EPYC).
@@ -183,20 +195,25 @@ class Attention(nn.Module):
         self.k_proj = Linear(config.hidden_size, self.kv_heads * self.head_dim, bias=config.attention_bias, device=META)
         self.v_proj = Linear(config.hidden_size, self.kv_heads * self.head_dim, bias=config.attention_bias, device=META)
         self.o_proj = Linear(self.heads * self.head_dim, config.hidden_size, bias=config.attention_bias, device=META)
+        self.scale = self.head_dim ** -0.5
 
     def forward(self, hidden: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor,
                 mask: torch.Tensor) -> torch.Tensor:
         batch, width, _ = hidden.shape
         shape = (batch, width, -1, self.head_dim)
-        q = self.q_proj(hidden).view(shape).transpose(1, 2)
-        k = self.k_proj(hidden).view(shape).transpose(1, 2)
+        q, k = self.normed(self.q_proj(hidden).view(shape).transpose(1, 2),
+                           self.k_proj(hidden).view(shape).transpose(1, 2))
         v = self.v_proj(hidden).view(shape).transpose(1, 2)
         q = _rotate(q, cos, signed_sin)
         k = _rotate(k, cos, signed_sin)
         if self.kv_heads != self.heads:  # with a mask, transformers repeats the key/value heads rather than GQA
             k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
             v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
-        return self.o_proj(_attention(q, k, v, mask, self.head_dim ** -0.5))
+        return self.o_proj(_attention(q, k, v, mask, self.scale))
+
+    def normed(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Queries and keys before the rotary positions (Llama: as they are)."""
+        return q, k
 
 
 class MLP(nn.Module):
@@ -253,28 +270,40 @@ class LlamaBody(nn.Module):
         """``attention_mask``: additive, (batch, 1, width, width) in the weights' dtype, as the tree scorer gives
         it."""
         hidden = self.embed_tokens(input_ids)
-        with torch.autocast(hidden.device.type, enabled=False):  # the rotary tables in float32, as transformers
-            freqs = position_ids[..., None].float() * self.inv_freq.float()
-            angles = torch.cat((freqs, freqs), dim=-1)
-            cos, sin = angles.cos().to(hidden.dtype)[:, None], angles.sin().to(hidden.dtype)[:, None]
-            sin[..., : sin.shape[-1] // 2].neg_()  # rotate_half's sign (see _rotate)
+        cos, sin = rotary_tables(position_ids, self.inv_freq, hidden.dtype)
         for layer in self.layers:
             hidden = layer(hidden, cos, sin, attention_mask)
         return BodyOutput(self.norm(hidden))
 
 
-class NativeLlama(nn.Module):
-    """A Llama causal LM with the attributes the causal scorer uses of a transformers model: ``config``,
+def plain_mask(input_ids: torch.Tensor, attention_mask: torch.Tensor | None, dtype: torch.dtype,
+               window: int | None = None) -> torch.Tensor:
+    """The additive (batch, 1, width, width) mask of plain right-padded batches: each position sees itself and
+    the positions before it that are tokens (``attention_mask``, 1 = a token), the last ``window`` only if given."""
+    batch, width = input_ids.shape
+    rows = torch.arange(width, device=input_ids.device)
+    seen = rows[None, :] <= rows[:, None]
+    if window is not None:
+        seen = seen & (rows[:, None] - rows[None, :] < window)
+    allowed = seen[None]
+    if attention_mask is not None:
+        allowed = allowed & attention_mask.bool()[:, None, :]
+    mask = torch.zeros((batch, 1, width, width), dtype=dtype, device=input_ids.device)
+    return mask.masked_fill_(~allowed[:, None], torch.finfo(dtype).min)
+
+
+class NativeCausalLM(nn.Module):
+    """A causal LM with the attributes the causal scorer uses of a transformers model: ``config``,
     ``base_model``, ``get_output_embeddings`` and a call returning ``logits`` (plain batches, right padding)."""
 
-    def __init__(self, config: NativeConfig) -> None:
+    def __init__(self, config: Any, body: nn.Module) -> None:
         super().__init__()
         self.config = config
-        self.model = LlamaBody(config)
+        self.model = body
         self.lm_head = Linear(config.hidden_size, config.vocab_size, bias=False, device=META)
 
     @property
-    def base_model(self) -> LlamaBody:
+    def base_model(self) -> nn.Module:
         return self.model
 
     def get_output_embeddings(self) -> nn.Linear:
@@ -283,15 +312,20 @@ class NativeLlama(nn.Module):
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> LogitsOutput:
         """Logits at every position; ``attention_mask`` a 2-D padding mask (1 = a token), positions from 0."""
         batch, width = input_ids.shape
-        dtype = self.lm_head.weight.dtype
-        allowed = torch.ones((width, width), dtype=torch.bool, device=input_ids.device).tril()[None]
-        if attention_mask is not None:
-            allowed = allowed & attention_mask.bool()[:, None, :]
-        mask = torch.zeros((batch, 1, width, width), dtype=dtype, device=input_ids.device)
-        mask.masked_fill_(~allowed[:, None], torch.finfo(dtype).min)
         positions = torch.arange(width, device=input_ids.device)[None].expand(batch, width)
-        hidden = self.model(input_ids, mask, positions).last_hidden_state
+        hidden = self.model(input_ids, self.masks(input_ids, attention_mask), positions).last_hidden_state
         return LogitsOutput(self.lm_head(hidden))
+
+    def masks(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None) -> Any:
+        """What the body takes as its attention mask for a plain batch."""
+        return plain_mask(input_ids, attention_mask, self.lm_head.weight.dtype)
+
+
+class NativeLlama(NativeCausalLM):
+    """A Llama causal LM (``NativeCausalLM``)."""
+
+    def __init__(self, config: NativeConfig) -> None:
+        super().__init__(config, LlamaBody(config))
 
 
 def load_native(directory: Path, config: Any, dtype: torch.dtype, packed: bool = False) -> nn.Module:
