@@ -157,7 +157,7 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
 
     try:
         if config is not None:  # transformers' tokenizer only if someone asks for it (the scorer reads its own)
-            from linguagym.scoring.native_llama import load_native
+            from linguagym.scoring.native_load import load_native
 
             model = load_native(directory, config, torch_dtype,
                                 packed=target.type == "cpu" and dtype not in devices.MIXED)
@@ -196,11 +196,11 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
 
 
 def _native_config(source: ModelSource, directory: Any, gguf_file: str | None) -> Any:
-    """The native decoder's configuration (``native_llama.native_config``) where ``source`` may use it: not a GGUF
+    """The native decoder's configuration (``native_load.native_config``) where ``source`` may use it: not a GGUF
     file, no adapter or remote code, and the user did not ask for transformers (model argument native=false)."""
     if gguf_file or source.adapter is not None or source.args.trust_remote_code or not source.args.native:
         return None
-    from linguagym.scoring.native_llama import native_config
+    from linguagym.scoring.native_load import native_config
 
     return native_config(directory)
 

@@ -11,7 +11,7 @@ import pytest
 from linguagym.scoring.hf_base import encode_many
 from linguagym.scoring.json_tokenizer import JsonTokenizer, plain_tokenizer
 from linguagym.scoring.native_gemma3 import NativeGemma3
-from linguagym.scoring.native_llama import native_config
+from linguagym.scoring.native_load import native_config
 from linguagym.scoring.prefix import supports_tree
 
 from .test_native_llama import TRICKY, _scorer

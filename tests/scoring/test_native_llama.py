@@ -13,7 +13,8 @@ import pytest
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.hf_base import encode_many
 from linguagym.scoring.json_tokenizer import JsonTokenizer, plain_tokenizer
-from linguagym.scoring.native_llama import NativeLlama, native_config
+from linguagym.scoring.native_llama import NativeLlama
+from linguagym.scoring.native_load import native_config
 from linguagym.scoring.sources import resolve_source
 
 from .test_prefix import ITEMS, _max_difference
