@@ -90,4 +90,7 @@ def shutdown(server) -> None:
     from waitress import wasyncore
 
     server.task_dispatcher.shutdown(timeout=5)
-    server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))  # runs inside the server's loop
+    try:
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))  # runs inside the server's loop
+    except OSError:  # the trigger is closed already: the loop has closed its sockets (or is closing them)
+        wasyncore.close_all(server._map)
