@@ -22,9 +22,13 @@ from torch.nn import functional
 from linguagym.scoring.native_llama import (
     META,
     BodyOutput,
+    DecoderShape,
     Embedding,
     Linear,
     NativeCausalLM,
+    RMSNorm,
+    decoder_shape,
+    inverse_frequencies,
     plain_mask,
     rotary_tables,
 )
@@ -34,31 +38,16 @@ SLIDING, FULL = "sliding_attention", "full_attention"
 
 
 @dataclass(frozen=True)
-class Gemma3Config:
-    """The fields of a Gemma 3 text config.json the decoder needs, plus the attributes the scorer reads off a
-    model's config (``scoring.prefix.supports_tree``, ``Projection``)."""
+class Gemma3Config(DecoderShape):
+    """A Gemma 3 text model's configuration: its shape, the layer types, their rotary bases, the window."""
 
-    vocab_size: int
-    hidden_size: int
-    intermediate_size: int
-    num_hidden_layers: int
-    num_attention_heads: int
-    num_key_value_heads: int
-    head_dim: int
-    rms_norm_eps: float
     rope_thetas: tuple[tuple[str, float], ...]  # (layer type, rotary base)
     layer_types: tuple[str, ...]
     sliding_window: int
     query_pre_attn_scalar: float
-    attention_bias: bool
-    tie_word_embeddings: bool
-    max_position_embeddings: int
     model_type: str = "gemma3_text"
     _attn_implementation: str = "sdpa"
     final_logit_softcapping: float | None = None
-
-    def rope_theta(self, layer_type: str) -> float:
-        return dict(self.rope_thetas)[layer_type]
 
 
 def gemma3_config(config: dict[str, Any]) -> Gemma3Config | None:
@@ -72,9 +61,9 @@ def gemma3_config(config: dict[str, Any]) -> Gemma3Config | None:
     if config.get("use_bidirectional_attention") or config.get("quantization_config") or config.get("auto_map"):
         return None
     try:
-        layers = int(config["num_hidden_layers"])
+        shape = decoder_shape(config, tied=True, context=32768)
         layer_types = tuple(config.get("layer_types") or ())
-        if len(layer_types) != layers or set(layer_types) - {SLIDING, FULL}:
+        if len(layer_types) != shape["num_hidden_layers"] or set(layer_types) - {SLIDING, FULL}:
             return None
         rope = config.get("rope_parameters") or {}
         thetas = []
@@ -83,34 +72,15 @@ def gemma3_config(config: dict[str, Any]) -> Gemma3Config | None:
             if parameters.get("rope_type", "default") != "default" or "rope_theta" not in parameters:
                 return None  # linear (gemma-3-4b and up), yarn ...: transformers computes those
             thetas.append((layer_type, float(parameters["rope_theta"])))
-        heads = int(config["num_attention_heads"])
-        hidden = int(config["hidden_size"])
-        return Gemma3Config(
-            vocab_size=int(config["vocab_size"]),
-            hidden_size=hidden,
-            intermediate_size=int(config["intermediate_size"]),
-            num_hidden_layers=layers,
-            num_attention_heads=heads,
-            num_key_value_heads=int(config.get("num_key_value_heads") or heads),
-            head_dim=int(config.get("head_dim") or hidden // heads),
-            rms_norm_eps=float(config.get("rms_norm_eps", 1e-6)),
-            rope_thetas=tuple(thetas),
-            layer_types=layer_types,
-            sliding_window=int(config["sliding_window"]),
-            query_pre_attn_scalar=float(config["query_pre_attn_scalar"]),
-            attention_bias=bool(config.get("attention_bias", False)),
-            tie_word_embeddings=bool(config.get("tie_word_embeddings", True)),
-            max_position_embeddings=int(config.get("max_position_embeddings", 32768)),
-        )
+        return Gemma3Config(**shape, rope_thetas=tuple(thetas), layer_types=layer_types,
+                            sliding_window=int(config["sliding_window"]),
+                            query_pre_attn_scalar=float(config["query_pre_attn_scalar"]))
     except (KeyError, TypeError, ValueError):
         return None
 
 
-class GemmaRMSNorm(nn.Module):
-    def __init__(self, size: int, eps: float) -> None:
-        super().__init__()
-        self.weight = nn.Parameter(torch.empty(size, device=META))
-        self.eps = eps
+class GemmaRMSNorm(RMSNorm):
+    """Llama's RMSNorm scaling by ``1 + weight``, applied in float32 before the cast back."""
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         x = hidden.float()
@@ -170,10 +140,9 @@ class Gemma3Body(nn.Module):
         self.embed_tokens = Embedding(config.vocab_size, config.hidden_size, device=META)
         self.layers = nn.ModuleList(Layer(config, layer_type) for layer_type in config.layer_types)
         self.norm = GemmaRMSNorm(config.hidden_size, config.rms_norm_eps)
-        dim = config.head_dim
         for layer_type, theta in config.rope_thetas:  # transformers' default rope, float32, on the CPU
-            frequencies = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))
-            self.register_buffer(f"{layer_type}_inv_freq", frequencies, persistent=False)
+            self.register_buffer(f"{layer_type}_inv_freq", inverse_frequencies(theta, config.head_dim),
+                                 persistent=False)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | dict[str, torch.Tensor],
                 position_ids: torch.Tensor, use_cache: bool = False) -> BodyOutput:

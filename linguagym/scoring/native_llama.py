@@ -28,9 +28,9 @@ from torch.nn import functional
 
 
 @dataclass(frozen=True)
-class NativeConfig:
-    """The fields of a Llama config.json the decoder needs, plus the attributes the scorer reads off a model's
-    config (``scoring.prefix.supports_tree``, ``Projection``)."""
+class DecoderShape:
+    """The sizes every decoder's config.json gives alike, plus the attributes the scorer reads off a model's config
+    (``scoring.prefix.supports_tree``, ``Projection``; see ``decoder_shape``)."""
 
     vocab_size: int
     hidden_size: int
@@ -40,11 +40,38 @@ class NativeConfig:
     num_key_value_heads: int
     head_dim: int
     rms_norm_eps: float
-    rope_theta: float
     attention_bias: bool
-    mlp_bias: bool
     tie_word_embeddings: bool
     max_position_embeddings: int
+
+
+def decoder_shape(config: dict[str, Any], *, tied: bool, context: int) -> dict[str, Any]:
+    """``DecoderShape``'s fields read from a config.json (KeyError, TypeError or ValueError where one is missing or
+    malformed); ``tied`` and ``context``: the architecture's defaults of tie_word_embeddings and
+    max_position_embeddings."""
+    heads = int(config["num_attention_heads"])
+    hidden = int(config["hidden_size"])
+    return {
+        "vocab_size": int(config["vocab_size"]),
+        "hidden_size": hidden,
+        "intermediate_size": int(config["intermediate_size"]),
+        "num_hidden_layers": int(config["num_hidden_layers"]),
+        "num_attention_heads": heads,
+        "num_key_value_heads": int(config.get("num_key_value_heads") or heads),
+        "head_dim": int(config.get("head_dim") or hidden // heads),
+        "rms_norm_eps": float(config.get("rms_norm_eps", 1e-6)),
+        "attention_bias": bool(config.get("attention_bias", False)),
+        "tie_word_embeddings": bool(config.get("tie_word_embeddings", tied)),
+        "max_position_embeddings": int(config.get("max_position_embeddings", context)),
+    }
+
+
+@dataclass(frozen=True)
+class NativeConfig(DecoderShape):
+    """A plain Llama's configuration: its shape, the rotary base and whether the MLP has biases."""
+
+    rope_theta: float
+    mlp_bias: bool
     model_type: str = "llama"
     _attn_implementation: str = "sdpa"
     final_logit_softcapping: float | None = None
@@ -67,31 +94,15 @@ def llama_config(config: dict[str, Any]) -> NativeConfig | None:
         return None  # llama3, linear, dynamic, yarn ... scaled frequencies: transformers computes those
     theta = rope.get("rope_theta", config.get("rope_theta", 10000.0))
     try:
-        heads = int(config["num_attention_heads"])
-        hidden = int(config["hidden_size"])
-        return NativeConfig(
-            vocab_size=int(config["vocab_size"]),
-            hidden_size=hidden,
-            intermediate_size=int(config["intermediate_size"]),
-            num_hidden_layers=int(config["num_hidden_layers"]),
-            num_attention_heads=heads,
-            num_key_value_heads=int(config.get("num_key_value_heads") or heads),
-            head_dim=int(config.get("head_dim") or hidden // heads),
-            rms_norm_eps=float(config.get("rms_norm_eps", 1e-6)),
-            rope_theta=float(theta),
-            attention_bias=bool(config.get("attention_bias", False)),
-            mlp_bias=bool(config.get("mlp_bias", False)),
-            tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
-            max_position_embeddings=int(config.get("max_position_embeddings", 2048)),
-        )
+        return NativeConfig(**decoder_shape(config, tied=False, context=2048), rope_theta=float(theta),
+                            mlp_bias=bool(config.get("mlp_bias", False)))
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def _inverse_frequencies(config: NativeConfig) -> torch.Tensor:
+def inverse_frequencies(theta: float, dim: int) -> torch.Tensor:
     """Rotary frequencies as transformers' default rope computes them (float32)."""
-    dim = config.head_dim
-    return 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))
+    return 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))
 
 
 # Every module is made on the meta device and given the checkpoint's tensors (``native_load.load_native``): no weights
@@ -240,7 +251,8 @@ class LlamaBody(nn.Module):
         self.embed_tokens = Embedding(config.vocab_size, config.hidden_size, device=META)
         self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_hidden_layers))
         self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
-        self.register_buffer("inv_freq", _inverse_frequencies(config), persistent=False)  # (on the CPU)
+        self.register_buffer("inv_freq", inverse_frequencies(config.rope_theta, config.head_dim),
+                             persistent=False)  # (on the CPU)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor,
                 use_cache: bool = False) -> BodyOutput:

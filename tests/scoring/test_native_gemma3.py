@@ -14,7 +14,7 @@ from linguagym.scoring.native_gemma3 import NativeGemma3
 from linguagym.scoring.native_load import native_config
 from linguagym.scoring.prefix import supports_tree
 
-from .test_native_llama import TRICKY, _scorer
+from .test_native_llama import TRICKY, _change_config, _scorer
 from .test_prefix import ITEMS, _max_difference
 
 LONG = ["The keys to the old wooden cabinet in the back room of the house that my grandmother built are on the "
@@ -88,9 +88,7 @@ def test_native_config_refuses_what_it_does_not_compute(gpt2_dir: Path, tmp_path
                                                         why: str) -> None:
     directory = _tiny_gemma3(tmp_path / "gemma", gpt2_dir)
     assert native_config(directory) is not None
-    config = json.loads((directory / "config.json").read_text())
-    config.update(change)
-    (directory / "config.json").write_text(json.dumps(config))
+    _change_config(directory, change)
     assert native_config(directory) is None, why
 
 

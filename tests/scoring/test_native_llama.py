@@ -136,10 +136,15 @@ def test_native_config_refuses_what_it_does_not_compute(gpt2_dir: Path, tmp_path
                                                        why: str) -> None:
     directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
     assert native_config(directory) is not None
+    _change_config(directory, change)
+    assert native_config(directory) is None, why
+
+
+def _change_config(directory: Path, change: dict) -> None:
+    """``directory``'s config.json with the keys of ``change`` set."""
     config = json.loads((directory / "config.json").read_text())
     config.update(change)
     (directory / "config.json").write_text(json.dumps(config))
-    assert native_config(directory) is None, why
 
 
 def test_native_needs_safetensors(gpt2_dir: Path, tmp_path: Path) -> None:
