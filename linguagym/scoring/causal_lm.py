@@ -53,9 +53,9 @@ class CausalLM(TokenizerAccess):
     ``bos``: ``auto`` (the model's BOS token, else its EOS; a named model may fix its own), ``none`` (no start
     token) or a token string of the vocabulary. ``dtype`` and ``device`` as ``linguagym.scoring.device``
     reads them (``device="auto"`` is resolved now, without loading anything). ``native`` (the causal scorer's
-    own handle): the tokenizer from tokenizer.json and a plain Llama checkpoint in linguagym's decoder, where they
-    compute what transformers does (``hf_base.load_hf``); the filler and the few-shot classifier need transformers'
-    model API and keep the default.
+    handle, and the causal mask filler's): the tokenizer from tokenizer.json and a plain Llama or Gemma 3 text
+    checkpoint in linguagym's decoder, where they compute what transformers does (``hf_base.load_hf``); the
+    few-shot classifier needs transformers' model API (generation) and keeps the default.
     """
 
     def __init__(self, source: ModelSource, *, bos: str = "auto", dtype: str = "float32", device: str = "auto",
@@ -77,11 +77,12 @@ class CausalLM(TokenizerAccess):
     @classmethod
     def open(
         cls, model: str, *, cache_dir: Path | None = None, bos: str = "auto", dtype: str = "float32",
-        device: str = "auto",
+        device: str = "auto", native: bool = False,
     ) -> CausalLM:
         """The causal LM ``model`` names: a named model, a local directory, a ``.gguf`` file or a hub id.
         A ConfigurationError when it cannot be found; a NotCausalError when it is a masked LM."""
-        return cls(resolve_source(model, resolve_cache_dir(cache_dir)), bos=bos, dtype=dtype, device=device)
+        return cls(resolve_source(model, resolve_cache_dir(cache_dir)), bos=bos, dtype=dtype, device=device,
+                   native=native)
 
     @property
     def identity(self) -> dict[str, Any]:

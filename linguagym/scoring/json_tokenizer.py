@@ -31,18 +31,33 @@ INERT_KEYS = frozenset({
 })
 
 
+# transformers' clean_up_tokenization, in its order
+_CLEAN_UP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+             (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+
+
 class JsonTokenizer:
     """The read-only part of a transformers fast tokenizer that the causal scorer uses."""
 
     is_fast = True
 
-    def __init__(self, tokenizer: Any, unk_token: str | None) -> None:
+    def __init__(self, tokenizer: Any, unk_token: str | None, clean_up: bool = False) -> None:
         self._tokenizer = tokenizer
         self.unk_token_id = None if unk_token is None else tokenizer.token_to_id(unk_token)
+        # as transformers 5: the config's clean_up_tokenization_spaces, never for a BPE model (it would corrupt it)
+        self._clean_up = clean_up and type(tokenizer.model).__name__ != "BPE"
 
     def encodings(self, texts: Sequence[str]) -> list[Any]:
         """``tokenizers.Encoding`` of each text, without special tokens (ids, offsets, word ids)."""
         return self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of ``ids`` (special tokens kept), as transformers' ``decode`` gives it."""
+        text = self._tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
+        if self._clean_up:
+            for spaced, joined in _CLEAN_UP:
+                text = text.replace(spaced, joined)
+        return text
 
     def convert_ids_to_tokens(self, ids: Sequence[int]) -> list[str | None]:
         return [self._tokenizer.id_to_token(int(i)) for i in ids]
@@ -83,7 +98,7 @@ def plain_tokenizer(directory: Path) -> JsonTokenizer | None:
     if not _special_tokens(config) <= added:
         return None  # transformers would add a declared special token that tokenizer.json lacks: other splits
     unk = token_content(config.get("unk_token"))
-    return JsonTokenizer(tokenizer, unk)
+    return JsonTokenizer(tokenizer, unk, clean_up=bool(config.get("clean_up_tokenization_spaces", False)))
 
 
 def _state(component: Any) -> Any:

@@ -298,12 +298,14 @@ class NativeCausalLM(nn.Module):
     def get_output_embeddings(self) -> nn.Linear:
         return self.lm_head
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> LogitsOutput:
-        """Logits at every position; ``attention_mask`` a 2-D padding mask (1 = a token), positions from 0."""
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
+                logits_to_keep: int = 0) -> LogitsOutput:
+        """Logits at every position (the last ``logits_to_keep`` only, as in transformers, when it is above 0);
+        ``attention_mask`` a 2-D padding mask (1 = a token), positions from 0."""
         batch, width = input_ids.shape
         positions = torch.arange(width, device=input_ids.device)[None].expand(batch, width)
         hidden = self.model(input_ids, self.masks(input_ids, attention_mask), positions).last_hidden_state
-        return LogitsOutput(self.lm_head(hidden))
+        return LogitsOutput(self.lm_head(hidden[:, -logits_to_keep:] if logits_to_keep > 0 else hidden))
 
     def masks(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None) -> Any:
         """What the body takes as its attention mask for a plain batch."""

@@ -101,6 +101,29 @@ def tiny_causal(tmp_path_factory) -> Path:
                        unk=None, seed=5, n_positions=64)
 
 
+@pytest.fixture(scope="module")
+def tiny_llama(tiny_causal, tmp_path_factory) -> Path:
+    """A random Llama over the same tokenizer: the filler runs it in linguagym's own decoder (``native_llama``)."""
+    import torch
+    import transformers as hf
+
+    directory = tmp_path_factory.mktemp("tiny-llama")
+    tokenizer = hf.AutoTokenizer.from_pretrained(tiny_causal)
+    tokenizer.save_pretrained(directory)
+    torch.manual_seed(7)
+    config = hf.LlamaConfig(vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id,
+                            eos_token_id=tokenizer.eos_token_id, hidden_size=32, intermediate_size=64,
+                            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                            max_position_embeddings=64)
+    model = hf.LlamaForCausalLM(config).eval()
+    with torch.no_grad():  # norms of 1 would hide a norm in the wrong place
+        for name, parameter in model.named_parameters():
+            if "norm" in name:
+                parameter.uniform_(0.5, 1.5)
+    model.save_pretrained(directory)
+    return directory
+
+
 def _bits(directory: Path, text: str) -> list[tuple[int, float]]:
     """(character offset where each token starts, surprisal in bits) by a plain one-sentence forward pass."""
     import math
@@ -257,12 +280,17 @@ def _oracle_fills(directory: Path, masked: MaskedSentence, k: int, pool: int, be
 
 
 @pytest.mark.parametrize("trees", [True, False])
-def test_batched_fills_are_the_plain_computation(tiny_causal, monkeypatch, trees):
+@pytest.mark.parametrize("model", ["gpt2", "llama"])
+def test_batched_fills_are_the_plain_computation(tiny_causal, tiny_llama, monkeypatch, trees, model):
     """Every mask of every masked sentence proposed in one prefix-tree pass (or left-padded batches for models
     that cannot take trees) and every candidate re-ranked in one scorer call give the fills, their order and
-    their numbers that each window computed alone gives (float32 against float64: within 1e-3 bits)."""
+    their numbers that each window computed alone by transformers gives (float32 against float64: within 1e-3
+    bits). A Llama runs in linguagym's own decoder, as the scorer runs it."""
     from linguagym.capabilities.expansion import fill
+    from linguagym.scoring.json_tokenizer import JsonTokenizer
+    from linguagym.scoring.native_llama import NativeLlama
 
+    directory = tiny_causal if model == "gpt2" else tiny_llama
     if not trees:
         monkeypatch.setattr(fill, "supports_tree", lambda model, depth: False)
     accept = lambda word, tag: word not in ("is", "was") or tag != "JJ"  # noqa: E731 - a tag-dependent refusal
@@ -271,11 +299,14 @@ def test_batched_fills_are_the_plain_computation(tiny_causal, monkeypatch, trees
     masked += [MaskedSentence("The plot is long.", (Mask("JJ", 4, False), Mask("RB", 12, False)), "NP", ("DT",),
                               ("DT", "JJ", "RB"), 0.01),
                MaskedSentence("This film is good.", (Mask("DT", 0, False),), "NP", ("NN",), ("DT", "NN"), 0.2)]
-    filler = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5, accept=accept)
+    filler = CausalFiller(str(directory), beam=2, pool=5, last_pool=5, accept=accept)
     fills = filler.fill(masked, 4)
+    assert isinstance(filler.lm.loaded.model, NativeLlama) == (model == "llama")
+    assert isinstance(filler.lm.encoder, JsonTokenizer)  # tokenizer.json read alone: transformers' not loaded
+    assert filler.lm.loaded.tokenizer_if_loaded is None or model == "gpt2"
     assert filler.fill(masked[:2], 4) == fills[:2]  # the second call is served from the kept contexts and windows
     for m, got in zip(masked, fills, strict=True):
-        want = _oracle_fills(tiny_causal, m, 4, 5, 2, accept)
+        want = _oracle_fills(directory, m, 4, 5, 2, accept)
         assert [f.words for f in got] == [w for w, _, _ in want]
         for f, (_, confidence, disruption) in zip(got, want, strict=True):
             assert f.confidence == pytest.approx(confidence, abs=1e-3)

@@ -157,7 +157,7 @@ def test_only_the_scorer_uses_it_and_model_arguments_turn_it_off(gpt2_dir: Path,
     from linguagym.scoring.causal_lm import CausalLM
 
     directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
-    lm = CausalLM.open(str(directory), cache_dir=tmp_path)  # the filler's and few-shot classifier's handle
+    lm = CausalLM.open(str(directory), cache_dir=tmp_path)  # the few-shot classifier's handle
     assert type(lm.loaded.model).__name__ == "LlamaForCausalLM"
     assert not isinstance(lm.encoder, JsonTokenizer)
     off = _scorer(directory, tmp_path, "native=false")
@@ -182,6 +182,33 @@ def test_json_tokenizer_encodes_as_transformers(gpt2_dir: Path, word_dir: Path) 
         assert plain.unk_token_id == reference.unk_token_id
         assert len(plain) == len(reference)
         assert plain.convert_tokens_to_ids("<|endoftext|>") == reference.convert_tokens_to_ids("<|endoftext|>")
+        # the causal filler lists the vocabulary's words by decoding each id alone
+        every = range(len(reference))
+        assert [plain.decode([i]) for i in every] == [reference.decode([i]) for i in every]
+        assert plain.decode(ids) == reference.decode(ids)
+
+
+def test_json_tokenizer_decodes_with_transformers_clean_up(word_dir: Path, tmp_path: Path) -> None:
+    """clean_up_tokenization_spaces joins " ." and " n't" after decoding, as transformers does (never for BPE)."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    directory = tmp_path / "tokenizer"
+    shutil.copytree(word_dir, directory)
+    config = json.loads((directory / "tokenizer_config.json").read_text())
+    (directory / "tokenizer_config.json").write_text(json.dumps({**config, "clean_up_tokenization_spaces": True}))
+    backend = json.loads((directory / "tokenizer.json").read_text())
+    vocab = backend["model"]["vocab"]
+    for word in (".", "n't", "do"):
+        vocab[word] = len(vocab)
+    (directory / "tokenizer.json").write_text(json.dumps(backend))
+    plain, reference = plain_tokenizer(directory), AutoTokenizer.from_pretrained(directory)
+    assert plain is not None
+    ids = plain.encodings(["The farmer do n't knows the cabinet ."])[0].ids
+    assert reference.decode(ids) == "The farmer don't knows the cabinet."  # transformers did clean up
+    assert plain.decode(ids) == reference.decode(ids)
+    assert [plain.decode([i]) for i in ids] == [reference.decode([i]) for i in ids]
 
 
 @pytest.mark.parametrize(

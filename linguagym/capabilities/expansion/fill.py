@@ -39,6 +39,7 @@ from linguagym.capabilities.expansion.differentiate import MaskedSentence, rende
 from linguagym.capabilities.expansion.next_words import tree_next_logprobs
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.causal_lm import CausalLM, NotCausalError
+from linguagym.scoring.hf_base import encode_many
 from linguagym.scoring.prefix import supports_tree
 
 _WORD = re.compile(r"^[A-Za-z]+(?:['-][A-Za-z]+)*$")
@@ -134,7 +135,7 @@ class CausalFiller:
     def _words(self):
         """Vocabulary entries that are whole words: (ids, words) after a space, and (ids, words) without."""
         if self._vocab is None:
-            tokenizer = self.lm.loaded.tokenizer
+            tokenizer = self.lm.encoder  # tokenizer.json read alone where it tokenises as transformers would
             spaced_ids, spaced, bare_ids, bare = [], [], [], []
             for token_id in range(len(tokenizer)):
                 text = tokenizer.decode([token_id])
@@ -178,15 +179,14 @@ class CausalFiller:
         if len(self._contexts) + len(todo) > _MAX_CONTEXTS:  # bounded: about 6 KB a context
             self._contexts.clear()
             todo = sorted(set(contexts))
-        tokenizer = self.lm.loaded.tokenizer
         for at_start, ids in ((True, bare_ids), (False, spaced_ids)):
             group = [c for c in todo if (not c.strip()) == at_start]
             # sorted, so contexts that share a prefix stay together; 512 at a time bounds the full
             # distributions held at once (512 x ~30,000 words x 4 bytes)
             for start in range(0, len(group), 512):
                 chunk = group[start:start + 512]
-                sequences = [self.lm.start_ids + tokenizer(c.rstrip(), add_special_tokens=False)["input_ids"]
-                             for c in chunk]
+                sequences = [self.lm.start_ids + encoded.ids
+                             for encoded in encode_many(self.lm.encoder, [c.rstrip() for c in chunk])]
                 logp = self._next_logprobs(sequences, torch.tensor(ids, dtype=torch.long))
                 top = torch.topk(logp, min(40 * self.pool, logp.shape[1]), dim=-1)
                 indices, values = top.indices.to(torch.int32), top.values
@@ -357,7 +357,8 @@ def _open_causal(model: str, cache_dir: Path | None) -> CausalLM:
             hint=f"give {FILLER_FORMS}",
         )
     try:
-        return CausalLM.open(model, cache_dir=cache_dir)
+        # linguagym's own decoder where the checkpoint allows it (as the scorer): the same numbers, computed faster
+        return CausalLM.open(model, cache_dir=cache_dir, native=True)
     except NotCausalError:
         raise MaskedModelError(
             f"fill-in model {model!r} is a masked LM; the causal filler needs a causal (left-to-right) LM",

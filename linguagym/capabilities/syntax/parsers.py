@@ -41,6 +41,35 @@ class ConstituencyParser(Protocol):
     def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]: ...
 
 
+# What the parser needs of spaCy's pipeline: tags and dependencies. Lemmas never reach a tree, nor does the
+# attribute ruler of the en_core_web models, whose only effect on tags and dependencies is on whitespace tokens
+# (TAG _SP, DEP "dep"); without the two the parse takes 1.3-1.5x less time, the trees unchanged.
+_SPACE_RULES = ({"patterns": [[{"IS_SPACE": True, "DEP": {"NOT_IN": [""]}}]], "attrs": {"DEP": "dep"}},
+                {"patterns": [[{"IS_SPACE": True}]], "attrs": {"TAG": "_SP", "POS": "SPACE", "MORPH": "_"}})
+
+
+def _load_for_parsing(model: str):
+    """``model`` without its NER and lemmatizer, and without its attribute ruler where that ruler sets tags or
+    dependencies of whitespace tokens only (``_SPACE_RULES``: ``_space_attributes`` does that instead)."""
+    nlp = load_spacy_model(model, exclude=("ner", "lemmatizer"), needed_by="constituency parsing")
+    if "attribute_ruler" in nlp.pipe_names:
+        rules = [{"patterns": p["patterns"], "attrs": p["attrs"]} for p in nlp.get_pipe("attribute_ruler").patterns
+                 if {"TAG", "DEP"} & set(p["attrs"])]
+        if all(rule in _SPACE_RULES for rule in rules):
+            nlp.remove_pipe("attribute_ruler")
+    return nlp
+
+
+def _space_attributes(doc):
+    """The en_core_web attribute ruler's rules for whitespace tokens that touch tags and dependencies."""
+    for token in doc:
+        if token.is_space:
+            token.tag_ = "_SP"
+            if token.dep_:
+                token.dep_ = "dep"
+    return doc
+
+
 def _spans(doc) -> tuple[tuple[int, int], ...]:
     return tuple((t.idx, t.idx + len(t.text)) for t in doc if not t.is_space)
 
@@ -58,7 +87,7 @@ class SpacyParser:
     def __init__(self, model: str = DEFAULT_SPACY_MODEL, batch_size: int = 128) -> None:
         self.model = model
         self.batch_size = batch_size
-        self.nlp = load_spacy_model(model, exclude=("ner",), needed_by="constituency parsing")
+        self.nlp = _load_for_parsing(model)
 
     @property
     def identity(self) -> dict:
@@ -70,7 +99,7 @@ class SpacyParser:
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
         out = []
         for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=self.batch_size), strict=True):
-            out.append(Parsed(text, depconv.doc_to_tree(doc), _spans(doc)))
+            out.append(Parsed(text, depconv.doc_to_tree(_space_attributes(doc)), _spans(doc)))
         return out
 
     def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]:
@@ -79,7 +108,7 @@ class SpacyParser:
 
         docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=[True] + [False] * (len(words) - 1))
                 for words in sentences if words]
-        return [depconv.doc_to_tree(doc) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
+        return [depconv.doc_to_tree(_space_attributes(doc)) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
 
 
 class BeneparParser:
