@@ -120,13 +120,15 @@ def with_numpy_products(nlp):
     1.8x to parse (docs/performance.md). Layers on other backends (a GPU's) are left alone."""
     from thinc.api import NumpyOps
 
-    ops = None
+    try:
+        ops = NumpyOps(use_blis=False)
+    except TypeError:  # a thinc without the choice: its products as they are
+        return nlp
     for _, component in nlp.pipeline:
         model = getattr(component, "model", None)
         if model is None or not hasattr(model, "walk"):
             continue
         for node in model.walk():
             if type(node.ops) is NumpyOps and getattr(node.ops, "use_blis", False):
-                ops = ops or NumpyOps(use_blis=False)
                 node.ops = ops
     return nlp

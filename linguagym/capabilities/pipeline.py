@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from linguagym.capabilities.data.analysis import Analyser, load_spacy
+from linguagym.capabilities.data.analysis import Analyser, analyse_cached, load_spacy
 from linguagym.capabilities.data.catalog import load_dataset
 from linguagym.capabilities.data.datasets import DEFAULT_DATASET, Dataset
 from linguagym.capabilities.data.lexicon import load_lexicon
@@ -77,7 +77,7 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     lexicon = load_lexicon(lexicon_path, cache_dir)
     analyser = Analyser(lexicon, spacy_model, nlp=nlp)
     tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
-    analyses = analyser.analyse([e.text for e in data.examples], progress=tick)
+    analyses = analyse_cached(analyser, [e.text for e in data.examples], cache_dir=cache_dir, progress=tick)
     tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
     screening = screen([e.text for e in data.examples], analyses)
     results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick,

@@ -7,12 +7,17 @@ their own), RB* adverb. A word is looked up by its lemma, then by its lower-case
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
+from linguagym.atomic import atomic_write_text
 from linguagym.capabilities.data.lexicon import Lexicon
 from linguagym.extras import DEFAULT_SPACY_MODEL, load_spacy_model
+from linguagym.scoring.cache import resolve_cache_dir
 
 _CLASS_BY_TAG_PREFIX = (("JJ", "adjective"), ("NN", "noun"), ("VB", "verb"), ("RB", "adverb"))
 
@@ -76,25 +81,69 @@ class Analyser:
         return {"model": self.model, "model_version": self.nlp.meta.get("version"), "spacy": spacy.__version__}
 
     def analyse(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> list[Analysis]:
+        return [self.from_tagged(text, tagged)
+                for text, tagged in zip(texts, self.tagged(texts, progress), strict=True)]
+
+    def analyse_one(self, text: str) -> Analysis:
+        return self.analyse([text])[0]
+
+    def tagged(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> list[list[tuple]]:
+        """What spaCy gives each token of each text (whitespace tokens left out), as ``from_tagged`` reads it."""
         out = []
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
-            out.append(self._from_doc(doc))
+            out.append([(t.text, t.lemma_, t.tag_, t.pos_, t.idx, bool(t.is_punct), t.lower_)
+                        for t in doc if not t.is_space])
             if progress:
                 progress(1)
         return out
 
-    def analyse_one(self, text: str) -> Analysis:
-        return self._from_doc(self.nlp(text))
-
-    def _from_doc(self, doc) -> Analysis:
+    def from_tagged(self, text: str, tagged: Sequence[Sequence]) -> Analysis:
+        """The analysis of ``text`` from what spaCy gave each of its tokens (whitespace tokens left out): (text,
+        lemma, tag, POS, character offset, is punctuation, lower-cased text); word classes and the lexicon's
+        labels are added here."""
         tokens = []
-        for t in doc:
-            if t.is_space:
-                continue
-            cls = word_class(t.tag_, t.pos_)
+        for word, lemma, tag, pos, start, punct, lower in tagged:
+            cls = word_class(tag, pos)
             sentiment = None
             if cls is not None:
-                sentiment = self.lexicon.label(t.lemma_, cls) or self.lexicon.label(t.lower_, cls)
-            tokens.append(Token(t.text, t.lemma_, t.tag_, t.pos_, t.idx, t.idx + len(t.text),
-                                bool(t.is_punct), cls, sentiment))
-        return Analysis(doc.text, tuple(tokens))
+                sentiment = self.lexicon.label(lemma, cls) or self.lexicon.label(lower, cls)
+            tokens.append(Token(word, lemma, tag, pos, start, start + len(word), bool(punct), cls, sentiment))
+        return Analysis(text, tuple(tokens))
+
+
+TAGGED_FORMAT = 1  # what the tagged cache holds: change it when ``Analyser.tagged`` changes
+
+
+def analyse_cached(analyser: Analyser, texts: Sequence[str], *, cache_dir: Path | None = None,
+                   progress: Callable[[int], None] | None = None) -> list[Analysis]:
+    """``analyser.analyse(texts)``, spaCy's part kept on disk (``<cache>/capabilities/tagged-<key>.json``, keyed
+    by the texts and the tagger: its model, the model's version, spaCy's version), so a later run over the same
+    sentences reads it rather than tagging them again (the default dataset: docs/performance.md). The lexicon's
+    labels are applied anew on every run: another lexicon needs no other file. A spaCy model given as a
+    directory is never cached (its files may change under the same version); a damaged file is tagged again."""
+    if Path(analyser.model).exists():
+        return analyser.analyse(texts, progress)
+    texts = list(texts)
+    content = hashlib.sha256(json.dumps(texts).encode()).hexdigest()
+    key_data = {"format": TAGGED_FORMAT, "content": content, "tagger": analyser.tagger_identity}
+    key = hashlib.sha256(json.dumps(key_data, sort_keys=True).encode()).hexdigest()[:24]
+    path = resolve_cache_dir(cache_dir) / "capabilities" / f"tagged-{key}.json"
+    stored = _read_tagged(path, len(texts))
+    if stored is None:
+        stored = analyser.tagged(texts, progress)
+        atomic_write_text(path, json.dumps(stored, separators=(",", ":")) + "\n")
+    elif progress:
+        progress(len(texts))
+    return [analyser.from_tagged(text, tagged) for text, tagged in zip(texts, stored, strict=True)]
+
+
+def _read_tagged(path: Path, count: int) -> list | None:
+    try:
+        stored = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stored, list) or len(stored) != count:
+        return None
+    if not all(isinstance(row, list) and all(isinstance(t, list) and len(t) == 7 for t in row) for row in stored):
+        return None
+    return stored
