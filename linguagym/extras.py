@@ -124,7 +124,7 @@ def with_numpy_products(nlp):
         ops = NumpyOps(use_blis=False)
     except TypeError:  # a thinc without the choice: its products as they are
         return nlp
-    for _, component in nlp.pipeline:
+    for _, component in nlp.components:  # disabled ones too: they may be run on their own
         model = getattr(component, "model", None)
         if model is None or not hasattr(model, "walk"):
             continue

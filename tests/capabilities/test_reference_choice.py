@@ -109,9 +109,9 @@ def test_the_file_records_which_grammar_was_used_and_the_warning_comes_first(
         _install_treebank(nowhere)
     monkeypatch.setattr(fill, "load_filler", lambda *args, **kwargs: FakeFiller())
     order: list[str] = []
-    real_analyse = analysis.Analyser.analyse
-    monkeypatch.setattr(analysis.Analyser, "analyse",
-                        lambda self, *a, **k: order.append("analysis") or real_analyse(self, *a, **k))
+    real_tagged = analysis.Analyser.tagged  # the dataset's tagging: the slow work
+    monkeypatch.setattr(analysis.Analyser, "tagged",
+                        lambda self, *a, **k: order.append("analysis") or real_tagged(self, *a, **k))
     data = read_rotten_tomatoes(rt_file)
     with caplog.at_level(logging.WARNING, logger=GRAMMAR_LOG):
         # when, among the steps, it was said (monkeypatch restores the handler, which pytest shares across tests)

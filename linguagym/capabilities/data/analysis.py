@@ -91,8 +91,7 @@ class Analyser:
         """What spaCy gives each token of each text (whitespace tokens left out), as ``from_tagged`` reads it."""
         out = []
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
-            out.append([(t.text, t.lemma_, t.tag_, t.pos_, t.idx, bool(t.is_punct), t.lower_)
-                        for t in doc if not t.is_space])
+            out.append(tagged_tokens(doc))
             if progress:
                 progress(1)
         return out
@@ -109,6 +108,11 @@ class Analyser:
                 sentiment = self.lexicon.label(lemma, cls) or self.lexicon.label(lower, cls)
             tokens.append(Token(word, lemma, tag, pos, start, start + len(word), bool(punct), cls, sentiment))
         return Analysis(text, tuple(tokens))
+
+
+def tagged_tokens(doc) -> list[tuple]:
+    """What ``Analyser.from_tagged`` reads of each token of a spaCy doc (whitespace tokens left out)."""
+    return [(t.text, t.lemma_, t.tag_, t.pos_, t.idx, bool(t.is_punct), t.lower_) for t in doc if not t.is_space]
 
 
 TAGGED_FORMAT = 1  # what the tagged cache holds: change it when ``Analyser.tagged`` changes

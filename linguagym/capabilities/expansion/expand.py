@@ -211,18 +211,17 @@ class Expander:
                 checked[(i, words)] = None
             else:
                 shaped.append((i, words, text, spans))
-        # the re-parse check, all fills in one batch: the filled words must form the phrase their mask was made for
-        structure = self.validator.structure_problems([(flat[i][1], words, text, spans)
-                                                       for i, words, text, spans in shaped])
+        # tags and the re-parse, all fills in one batch: each filled word carries its mask's tag and the filled
+        # words form the phrase their mask was made for; the fills that pass come back analysed
+        screened = self.validator.screen([(flat[i][1], words, text, spans) for i, words, text, spans in shaped])
         survivors = []
-        for candidate, problems in zip(shaped, structure, strict=True):
+        for candidate, (problems, analysis) in zip(shaped, screened, strict=True):
             if problems:
                 self._reject(problems)
                 checked[candidate[:2]] = None
             else:
-                survivors.append(candidate)
-        new_analyses = self.analyser.analyse([text for _, _, text, _ in survivors])
-        for (i, words, text, spans), analysis in zip(survivors, new_analyses, strict=True):
+                survivors.append((*candidate, analysis))
+        for i, words, text, spans, analysis in survivors:
             s, m = flat[i]
             checked[(i, words)] = None
             case = spec.cases[_case_number(seeds[s]) - 1]

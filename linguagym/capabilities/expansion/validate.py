@@ -50,6 +50,7 @@ from dataclasses import dataclass, replace
 from linguagym.capabilities.data.analysis import Analyser, Analysis, word_class
 from linguagym.capabilities.data.datasets import Example
 from linguagym.capabilities.data.vader import VaderLexicon, load_vader
+from linguagym.capabilities.expansion import staged
 from linguagym.capabilities.expansion.constituent import constituent_problems
 from linguagym.capabilities.expansion.differentiate import MaskedSentence
 from linguagym.capabilities.expansion.domain import DomainVocabulary
@@ -57,6 +58,7 @@ from linguagym.capabilities.expansion.fill import is_word
 from linguagym.capabilities.expansion.grammaticality import insertion_problems
 from linguagym.capabilities.expansion.hedges import HEDGE_GROUPS, hedge_reason
 from linguagym.capabilities.expansion.idioms import broken_idioms
+from linguagym.capabilities.expansion.tag_check import tag_problem
 from linguagym.capabilities.seeds.search import Match, search_match
 from linguagym.capabilities.seeds.specs import Search
 from linguagym.capabilities.syntax.parsers import ConstituencyParser
@@ -118,6 +120,19 @@ class Validator:
                 "sentiment": [self.analyser.lexicon.source, self.vader.identity if self.vader else None],
                 "hedges": sorted(HEDGE_GROUPS), "domain": self.domain.identity if self.domain else None}
 
+    def screen(self, fills: Sequence[tuple[MaskedSentence, Sequence[str], str, Sequence[tuple[int, int]]]]
+               ) -> list[tuple[list[str], Analysis | None]]:
+        """For each (masked sentence, words, filled text, spans): its ``tag`` and ``constituent`` problems, and,
+        where it has none, its analysis for ``check_analysed``. With spaCy's parser over the analyser's model the
+        three go in stages over one pipeline (``staged.screen``: a fill refused by both counts as ``tag``);
+        otherwise every fill is re-parsed and those the parse keeps are analysed."""
+        if staged.can_stage(self.parser, self.analyser):
+            return staged.screen(self.parser, self.analyser, fills)
+        structure = self.structure_problems(fills)
+        kept = [i for i, problems in enumerate(structure) if not problems]
+        analyses = dict(zip(kept, self.analyser.analyse([fills[i][2] for i in kept]), strict=True))
+        return [(problems, analyses.get(i)) for i, problems in enumerate(structure)]
+
     def structure_problems(self, fills: Sequence[tuple[MaskedSentence, Sequence[str], str, Sequence[tuple[int, int]]]]
                            ) -> list[list[str]]:
         """The ``constituent`` problems of each (masked sentence, words, filled text, spans), the texts parsed in one
@@ -147,14 +162,13 @@ class Validator:
         tokens = analysis.tokens
         inserted = []
         for word, (start, end), tag in zip(words, spans, tags, strict=True):
-            index = next((i for i, t in enumerate(tokens) if t.start == start), None)
-            if index is None or tokens[index].end != end:
-                reasons.append(f"tag: {word!r} is not one token in the new sentence")
+            index, problem = tag_problem(tokens, word, start, end, tag)
+            if problem is not None:
+                reasons.append(problem)
+            if index is None:
                 continue
             inserted.append(index)
             token = tokens[index]
-            if token.tag != tag:
-                reasons.append(f"tag: {word!r} is tagged {token.tag} in the new sentence, the mask is {tag}")
             if token.word_class is not None and token.sentiment != "neutral":
                 reasons.append(f"neutral: {word!r} ({token.word_class}) is {token.sentiment or 'not in SentiWordNet'}")
             if (hedge := hedge_reason(token.text, token.lemma)) is not None:

@@ -49,14 +49,17 @@ _SPACE_RULES = ({"patterns": [[{"IS_SPACE": True, "DEP": {"NOT_IN": [""]}}]], "a
 
 
 def _load_for_parsing(model: str):
-    """``model`` without its NER and lemmatizer, and without its attribute ruler where that ruler sets tags or
-    dependencies of whitespace tokens only (``_SPACE_RULES``: ``_space_attributes`` does that instead)."""
-    nlp = load_spacy_model(model, exclude=("ner", "lemmatizer"), needed_by="constituency parsing")
+    """``model`` without its NER, with its lemmatizer disabled, and its attribute ruler disabled where that ruler
+    sets tags or dependencies of whitespace tokens only (``_SPACE_RULES``: ``_space_attributes`` does that instead).
+    Disabled, not removed: the expansion's validator runs them on the fills it analyses (``expansion.staged``)."""
+    nlp = load_spacy_model(model, exclude=("ner",), needed_by="constituency parsing")
+    if "lemmatizer" in nlp.pipe_names:
+        nlp.disable_pipe("lemmatizer")
     if "attribute_ruler" in nlp.pipe_names:
         rules = [{"patterns": p["patterns"], "attrs": p["attrs"]} for p in nlp.get_pipe("attribute_ruler").patterns
                  if {"TAG", "DEP"} & set(p["attrs"])]
         if all(rule in _SPACE_RULES for rule in rules):
-            nlp.remove_pipe("attribute_ruler")
+            nlp.disable_pipe("attribute_ruler")
     return nlp
 
 
@@ -97,10 +100,12 @@ class SpacyParser:
                 "spacy": spacy.__version__, "conversion": depconv.VERSION}
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
-        out = []
-        for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=self.batch_size), strict=True):
-            out.append(Parsed(text, depconv.doc_to_tree(_space_attributes(doc)), _spans(doc)))
-        return out
+        return [self.parsed(text, doc)
+                for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=self.batch_size), strict=True)]
+
+    def parsed(self, text: str, doc) -> Parsed:
+        """The phrase structure of ``doc``, a doc of ``text`` through this pipeline's tagger and parser."""
+        return Parsed(text, depconv.doc_to_tree(_space_attributes(doc)), _spans(doc))
 
     def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]:
         """Trees for pre-tokenised sentences, one sentence each (the words are kept as they are)."""
