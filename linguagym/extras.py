@@ -116,8 +116,8 @@ def load_spacy_model(model: str = DEFAULT_SPACY_MODEL, *, exclude: tuple[str, ..
 
 def with_numpy_products(nlp):
     """``nlp`` with its CPU layers' matrix products done by numpy (its BLAS) rather than thinc's default, blis:
-    the same tags, parses and lemmas (all 10,605 sentences of the default dataset), 1.5x faster to tag them and
-    1.8x to parse (docs/performance.md). Layers on other backends (a GPU's) are left alone."""
+    the same tags, parses and lemmas (all 10,605 sentences of the default dataset), 1.6x faster to tag them
+    (``benchmarks/spacy_pipeline.py``). Layers on other backends (a GPU's) are left alone."""
     from thinc.api import NumpyOps
 
     try:
