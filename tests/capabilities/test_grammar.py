@@ -58,3 +58,17 @@ def test_penn_treebank_grammar(tmp_path, monkeypatch):
     assert grammar.size > 3000
     assert grammar.probability("NP", ("DT", "JJ", "NN")) > 0.02
     assert not any("-" in lhs[1:] for lhs in grammar.counts if lhs not in ("-LRB-", "-RRB-"))
+
+
+def test_expansions_of_some_lengths_keep_the_order_and_are_kept():
+    from collections import Counter
+
+    from linguagym.capabilities.syntax.grammar import Grammar
+
+    grammar = Grammar({"NP": Counter({("DT", "NN"): 5, ("DT", "JJ", "NN"): 3, ("NN",): 3, ("DT", "JJ", "JJ", "NN"): 3,
+                                      ("PRP",): 1, ("DT", "NN", "PP", "SBAR"): 2})})
+    sized = grammar.expansions_sized("NP", 2, 3)
+    assert sized == [(rhs, p) for rhs, p in grammar.expansions("NP") if 2 <= len(rhs) <= 3]
+    assert [rhs for rhs, _ in sized] == [("DT", "NN"), ("DT", "JJ", "NN")]
+    assert grammar.expansions_sized("NP", 2, 3) is sized  # sorted once per label and lengths
+    assert grammar.expansions_sized("VP", 1, 2) == []

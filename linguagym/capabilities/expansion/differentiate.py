@@ -77,10 +77,8 @@ def differentiate(parsed: Parsed, grammar: Grammar, *, max_masks: int = 2,
             continue
         seed_rhs = tuple(c.label if isinstance(c, Tree) else c for c in node.children)
         child_ranges = _child_leaf_ranges(node, first_leaf)
-        for reference_rhs, probability in grammar.expansions(node.label):
-            extra = len(reference_rhs) - len(seed_rhs)
-            if extra < 1 or extra > max_masks:
-                continue
+        for reference_rhs, probability in grammar.expansions_sized(node.label, len(seed_rhs) + 1,
+                                                                   len(seed_rhs) + max_masks):
             for placement in embeddings(seed_rhs, reference_rhs):
                 placed = set(placement)
                 extras = [k for k in range(len(reference_rhs)) if k not in placed]

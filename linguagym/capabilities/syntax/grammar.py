@@ -60,8 +60,11 @@ def choose_reference(reference: str) -> str:
 
 @dataclass
 class Grammar:
-    counts: dict[str, Counter]  # lhs -> Counter(rhs tuple -> count)
+    counts: dict[str, Counter]  # lhs -> Counter(rhs tuple -> count); not changed once the grammar is built
     source: dict = field(default_factory=dict)
+    # (lhs, shortest, longest) -> ``expansions(lhs)`` of those lengths: differentiation asks for every node of
+    # every seed, and sorting a label's thousands of productions each time was a third of its time
+    _sized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def probability(self, lhs: str, rhs: tuple[str, ...]) -> float:
         total = sum(self.counts.get(lhs, {}).values())
@@ -74,6 +77,13 @@ class Grammar:
             return []
         total = sum(found.values())
         return sorted(((rhs, n / total) for rhs, n in found.items()), key=lambda item: (-item[1], item[0]))
+
+    def expansions_sized(self, lhs: str, shortest: int, longest: int) -> list[tuple[tuple[str, ...], float]]:
+        """``expansions(lhs)`` whose right-hand side has ``shortest`` to ``longest`` symbols, in the same order."""
+        key = (lhs, shortest, longest)
+        if key not in self._sized:
+            self._sized[key] = [(rhs, p) for rhs, p in self.expansions(lhs) if shortest <= len(rhs) <= longest]
+        return self._sized[key]
 
     @property
     def size(self) -> int:
