@@ -71,3 +71,14 @@ def test_a_spacy_model_directory_is_not_cached(spacy_ready, swn_file, tmp_path):
     analyse_cached(analyser, TEXTS, cache_dir=tmp_path / "cache")
     analyse_cached(analyser, TEXTS, cache_dir=tmp_path / "cache")
     assert analyser.tagged_texts == 2 * len(TEXTS) and not _files(tmp_path / "cache")
+
+
+def test_a_cache_that_cannot_be_written_warns_and_the_run_goes_on(spacy_ready, swn_file, tmp_path, caplog):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "capabilities").write_text("a file where the folder should be")
+    analyser = CountingAnalyser(read_sentiwordnet(swn_file))
+    with caplog.at_level("WARNING"):
+        analyses = analyse_cached(analyser, TEXTS, cache_dir=cache)
+    assert analyses == analyser.analyse(TEXTS)
+    assert "not kept for later runs" in caplog.text
