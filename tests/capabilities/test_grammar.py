@@ -29,6 +29,17 @@ def test_gold_grammar_probabilities_tags_stripped_none_dropped_and_cached(tmp_pa
     assert load_reference_grammar(str(path), cache_dir=tmp_path / "cache").counts.keys() == {"X"}  # read back
 
 
+def test_a_grammar_cache_that_cannot_be_written_warns_and_the_grammar_is_used(tmp_path, caplog):
+    path = tmp_path / "tiny.mrg"
+    path.write_text(TREES)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "capabilities").write_text("a file where the folder should be")
+    with caplog.at_level("WARNING"):
+        grammar = load_reference_grammar(str(path), cache_dir=tmp_path / "cache")
+    assert grammar.probability("NP", ("DT", "NN")) == pytest.approx(2 / 3)
+    assert "not kept for later runs" in caplog.text
+
+
 def test_induced_grammar_shares_the_parser_style(tmp_path, spacy_ready):
     corpus = tmp_path / "sentences.txt"
     corpus.write_text("The film is long.\nA new plot was quite long.\n")

@@ -30,6 +30,7 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.syntax import treebank
 from linguagym.capabilities.syntax.parsers import load_parser, unescape_words
 from linguagym.capabilities.syntax.trees import Tree
+from linguagym.errors import OutputError
 from linguagym.scoring.cache import resolve_cache_dir
 
 GRAMMAR_FORMAT = 1
@@ -177,7 +178,10 @@ def _cached(key_data: dict, source: dict, build: Callable[[], Grammar], cache_di
             pass
     grammar = build()
     source["productions"] = grammar.size
-    atomic_write_text(cache, json.dumps(grammar.to_json()) + "\n")
+    try:
+        atomic_write_text(cache, json.dumps(grammar.to_json()) + "\n")
+    except (OSError, OutputError) as error:  # a cache not written costs the next run time, not this one its result
+        log.warning("the reference grammar was not kept for later runs (%s): %s", cache, error)
     return grammar
 
 
