@@ -5,6 +5,7 @@ fails raises ``OutputError`` naming the path and how to mend it, never a bare ``
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import shutil
 import tempfile
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import IO
 
 from linguagym.errors import OutputError
+
+log = logging.getLogger(__name__)
 
 _IN_THE_WAY = "a file or folder is in the way: move it, or write elsewhere"
 _NO_PERMISSION = "write into a folder you may write to"
@@ -63,6 +66,15 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
 def atomic_write_text(path: str | Path, text: str) -> None:
     with atomic_open(path, "w", newline="") as handle:
         handle.write(text)
+
+
+def write_cache_text(path: str | Path, text: str, what: str) -> None:
+    """``atomic_write_text`` for a cache file: one that cannot be written (a read-only cache, a file in the way) is a
+    warning naming ``what`` was not kept, never this run's failure; the next run computes it again."""
+    try:
+        atomic_write_text(path, text)
+    except (OSError, OutputError) as error:
+        log.warning("%s was not kept for later runs (%s): %s", what, path, error)
 
 
 @contextmanager

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from linguagym.atomic import atomic_write_text
+from linguagym.atomic import write_cache_text
 from linguagym.capabilities.data.lexicon import Lexicon
-from linguagym.errors import OutputError
 from linguagym.extras import DEFAULT_SPACY_MODEL, load_spacy_model
 from linguagym.scoring.cache import resolve_cache_dir
 
-log = logging.getLogger(__name__)
 _CLASS_BY_TAG_PREFIX = (("JJ", "adjective"), ("NN", "noun"), ("VB", "verb"), ("RB", "adverb"))
 
 
@@ -138,10 +135,7 @@ def analyse_cached(analyser: Analyser, texts: Sequence[str], *, cache_dir: Path 
     stored = _read_tagged(path, len(texts))
     if stored is None:
         stored = analyser.tagged(texts, progress)
-        try:
-            atomic_write_text(path, json.dumps(stored, separators=(",", ":")) + "\n")
-        except (OSError, OutputError) as error:  # a cache not written costs the next run time, not this one its result
-            log.warning("the dataset's tagging was not kept for later runs (%s): %s", path, error)
+        write_cache_text(path, json.dumps(stored, separators=(",", ":")) + "\n", "the dataset's tagging")
     elif progress:
         progress(len(texts))
     return [analyser.from_tagged(text, tagged) for text, tagged in zip(texts, stored, strict=True)]

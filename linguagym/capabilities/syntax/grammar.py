@@ -25,12 +25,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from linguagym.atomic import atomic_write_text
+from linguagym.atomic import write_cache_text
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.syntax import treebank
 from linguagym.capabilities.syntax.parsers import load_parser, unescape_words
 from linguagym.capabilities.syntax.trees import Tree
-from linguagym.errors import OutputError
 from linguagym.scoring.cache import resolve_cache_dir
 
 GRAMMAR_FORMAT = 1
@@ -178,10 +177,7 @@ def _cached(key_data: dict, source: dict, build: Callable[[], Grammar], cache_di
             pass
     grammar = build()
     source["productions"] = grammar.size
-    try:
-        atomic_write_text(cache, json.dumps(grammar.to_json()) + "\n")
-    except (OSError, OutputError) as error:  # a cache not written costs the next run time, not this one its result
-        log.warning("the reference grammar was not kept for later runs (%s): %s", cache, error)
+    write_cache_text(cache, json.dumps(grammar.to_json()) + "\n", "the reference grammar")
     return grammar
 
 
