@@ -11,10 +11,9 @@ import pytest
 from linguagym.scoring.hf_base import encode_many
 from linguagym.scoring.json_tokenizer import JsonTokenizer, plain_tokenizer
 from linguagym.scoring.native_gemma3 import NativeGemma3
-from linguagym.scoring.native_load import native_config
 from linguagym.scoring.prefix import supports_tree
 
-from .test_native_llama import TRICKY, _change_config, _scorer
+from .test_native_llama import TRICKY, _scorer, assert_changed_config_refused
 from .test_prefix import ITEMS, _max_difference
 
 LONG = ["The keys to the old wooden cabinet in the back room of the house that my grandmother built are on the "
@@ -86,10 +85,7 @@ def test_sliding_window_layers_see_only_the_window(gpt2_dir: Path, tmp_path: Pat
 )
 def test_native_config_refuses_what_it_does_not_compute(gpt2_dir: Path, tmp_path: Path, change: dict,
                                                         why: str) -> None:
-    directory = _tiny_gemma3(tmp_path / "gemma", gpt2_dir)
-    assert native_config(directory) is not None
-    _change_config(directory, change)
-    assert native_config(directory) is None, why
+    assert_changed_config_refused(_tiny_gemma3(tmp_path / "gemma", gpt2_dir), change, why)
 
 
 def _gemma_tokenizer(directory: Path) -> Path:

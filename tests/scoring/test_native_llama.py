@@ -134,7 +134,11 @@ def test_sharded_weights_load(gpt2_dir: Path, tmp_path: Path) -> None:
 )
 def test_native_config_refuses_what_it_does_not_compute(gpt2_dir: Path, tmp_path: Path, change: dict,
                                                        why: str) -> None:
-    directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
+    assert_changed_config_refused(_tiny_llama(tmp_path / "llama", gpt2_dir), change, why)
+
+
+def assert_changed_config_refused(directory: Path, change: dict, why: str) -> None:
+    """The native decoder takes ``directory``, and refuses it once config.json has the keys of ``change``."""
     assert native_config(directory) is not None
     _change_config(directory, change)
     assert native_config(directory) is None, why
