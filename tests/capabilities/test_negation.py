@@ -147,3 +147,22 @@ def test_repaired_lc8_to_lc11_quote_clauses_after_that(analyser):
         assert texts and all(t.startswith(frames) for t in texts)
         # repaired: S and the other opinion O are clauses, never the noun phrase "A bad film"
         assert any('"A bad film"' in t for t in texts) == (templates == "paper")
+
+
+@pytest.mark.parametrize("text", [
+    "This feature is about as necessary as a hole in the head",
+    "These two are generating about as much chemistry as an Iraqi factory.",
+    "This is amusing for about three minutes.",
+    "This is almost unwatchable.",
+    "This is nearly perfect.",
+])
+def test_approximators_after_the_verb_are_refused(analyser, text):
+    # negated, they deny the approximation or make an idiom ("not nearly") instead of reversing the claim
+    analysis = analyser.analyse_one(text)
+    with pytest.raises(CannotNegate, match="approximator"):
+        negate(analysis, _verb(analysis))
+
+
+def test_about_as_a_preposition_is_negated(analyser):
+    analysis = analyser.analyse_one("This is a film about love.")
+    assert negate(analysis, _verb(analysis)) == "This is not a film about love."

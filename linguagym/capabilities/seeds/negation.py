@@ -29,6 +29,10 @@ _BREAKS = frozenset({",", ";", ":", "...", "…", "--", "-", "(", ")"})
 # words after the verb that a negation would double or clash with ("is not in biography but ...", "will do little")
 NEGATIONS = frozenset({"not", "n't", "never", "no", "nothing", "neither", "nor", "hardly", "barely", "scarcely",
                        "little", "few", "nobody", "none", "nowhere"})
+# approximators after the verb: negated, the sentence denies the approximation or becomes an idiom instead of
+# reversing the claim ("is not about as necessary as a hole in the head" is still sarcastic and not English,
+# "isn't amusing for about three minutes" still says it is not amusing, "is not nearly perfect" is far from it)
+APPROXIMATORS = frozenset({"about", "almost", "nearly", "roughly", "approximately", "practically", "virtually"})
 
 
 class CannotNegate(ValueError):
@@ -47,6 +51,8 @@ def negate(analysis: Analysis, verb_start: int, short: bool = False) -> str:
     word = verb.lower
     if any(t.lower in NEGATIONS for t in tokens[index + 1:]):
         raise CannotNegate(f"{text!r} already has a negation after {verb.text!r}")
+    if (approximator := _approximator(tokens, index)) is not None:
+        raise CannotNegate(f"{text!r} has the approximator {approximator!r} after {verb.text!r}")
     if word.startswith("'"):  # a clitic: "That's" -> "That's not" / "That isn't"
         return _negate_clitic(analysis, index, short)
     if word in _BE or word in _MODALS or (word in _HAVE and _is_auxiliary(tokens, index)) or (
@@ -79,6 +85,22 @@ def _negate_clitic(analysis: Analysis, index: int, short: bool) -> str:
     if short:
         return text[:verb.start] + " " + contracted + text[verb.end:]
     return text[:verb.end] + " not" + text[verb.end:]
+
+
+def _approximator(tokens: tuple[Token, ...], index: int) -> str | None:
+    """The first approximator after the verb, or None. "about" only before "as" or a number, or tagged as an
+    adverb: elsewhere it is the preposition ("a film about love"), and the tagger takes "about as" for one too."""
+    for at in range(index + 1, len(tokens)):
+        token = tokens[at]
+        if token.lower not in APPROXIMATORS:
+            continue
+        following = tokens[at + 1] if at + 1 < len(tokens) else None
+        if token.lower != "about" and token.tag.startswith("RB"):
+            return token.text
+        if token.lower == "about" and (token.tag == "RB" or (
+                following is not None and (following.lower == "as" or following.tag == "CD"))):
+            return token.text
+    return None
 
 
 def _negated_auxiliary(verb: Token, short: bool) -> str:
