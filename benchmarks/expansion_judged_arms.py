@@ -13,7 +13,10 @@ Per arm: grammatical (the whole text), grammatical counting only the errors the 
 correct; then, over both arms, by the fill's rank among its masked sentence's kept fills and by the kind of
 insertion (the masks' tags). ``--rescore`` scores every kept fill of each judged row's masked sentence with the
 other model of the filler file (smollm2-135m <-> gemma-3-270m, whole filled sentences) and tabulates the rate by
-the two models' ranks: whether a second model's agreement picks the grammatical fills.
+the two models' ranks: whether a second model's agreement picks the grammatical fills. ``--gradability`` asks
+smollm2-135m how gradable each inserted adjective is (bits "very X", "more X than", "the most X" cost against the
+bare X, averaged over three frames; classifying adjectives such as "female", "annual", "second" are not gradable)
+and tabulates the adjectives' rate by quartile of it.
 """
 
 from __future__ import annotations
@@ -95,12 +98,40 @@ def rescore(rows: list[dict]) -> list[str]:
     return lines
 
 
+GRADABLE_FRAMES = (("It is very {}.", "It is {}."), ("It was more {} than I expected.", "It was {}."),
+                   ("the most {} one", "the {} one"))
+
+
+def gradability(rows: list[dict]) -> list[str]:
+    """Inserted adjectives by quartile of how gradable smollm2-135m finds them, with their insertion-alone rate."""
+    from linguagym.scoring.registry import load_scorer
+
+    adjectives = [r for r in rows if kind(r) == "adjective"]
+    words = sorted({r["fills"][0].lower() for r in adjectives})
+    texts = sorted({frame.format(w) for w in words for pair in GRADABLE_FRAMES for frame in pair})
+    bits = {t: sum(x.surprisal for x in scored.tokens)
+            for t, scored in zip(texts, load_scorer("smollm2-135m", device="cpu").score(texts), strict=True)}
+    score = {w: sum(bits[bare.format(w)] - bits[graded.format(w)] for graded, bare in GRADABLE_FRAMES)
+             / len(GRADABLE_FRAMES) for w in words}
+    ordered = sorted((score[r["fills"][0].lower()], not r["insertion_error"]) for r in adjectives)
+    lines = ["| quartile (least gradable first) | score (bits) | insertion alone |", "| ---: | --- | ---: |"]
+    for q in range(4):
+        part = ordered[q * len(ordered) // 4:(q + 1) * len(ordered) // 4]
+        good = sum(g for _, g in part)
+        lines.append(f"| {q + 1} | {part[0][0]:.1f} .. {part[-1][0]:.1f} | {rate(good, len(part))} |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--judged", nargs="+", type=Path, default=list(SAMPLES))
     parser.add_argument("--rescore", action="store_true",
                         help="rank each masked sentence's kept fills by the other model too (loads both models)")
+    parser.add_argument("--gradability", action="store_true",
+                        help="the adjectives' rate by how gradable smollm2-135m finds them, over every file given")
     args = parser.parse_args(argv)
+    if args.gradability:
+        print("\n".join(gradability([row for path in args.judged for row in load(path)])))
     for path in args.judged:
         rows = load(path)
         print(f"\n{path.name} ({rows[0]['reader']} reader, {len(rows)} expansions)")
