@@ -119,6 +119,8 @@ class ExpansionOptions:
     # or induced:PATH (see ``syntax.grammar``)
     filler: str = "smollm2-135m"  # a causal or masked LM (named, path, hub id); masked:MODEL forces a masked LM
     settings: ExpansionSettings = field(default_factory=ExpansionSettings)
+    # the causal filler's work kept under <cache>/fills: a run that stops resumes, a later run reuses what it shares
+    fill_cache: bool = True
 
 
 def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
@@ -140,7 +142,7 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
     parser = load_parser(options.parser, spacy_model=analyser.model)
     grammar = _reference_grammar(reference, data, parser, cache_dir)
     accept = prefilter(analyser.lexicon)
-    filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept)
+    filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept, disk_cache=options.fill_cache)
     setup = time.perf_counter() - started
     expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
     expanded = expander.expand(results, data, analyses, progress=tick)
@@ -157,4 +159,6 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
         "validation": {**expander.validator.identity, "refused_early": dict(accept.refused)},
         "seconds": {"setup": round(setup, 2), **{k: round(v, 2) for k, v in report.timings.items()}},
     }
+    if (cache_use := getattr(filler, "cache_use", None)) is not None:  # what came from an earlier run's fills
+        block["fill_cache"] = cache_use
     return expanded, block

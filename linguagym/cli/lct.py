@@ -123,6 +123,9 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
                    "adjective or verb phrase, a coordinated adjective; the others were mostly ungrammatical when "
                    "judged) or all (every insertion the reference grammar allows, as in the paper)")
     x.add_argument("--max-masks", type=int, default=2, metavar="N", help="masks per expansion, 1 or more (2)")
+    x.add_argument("--no-fill-cache", dest="fill_cache", action="store_false",
+                   help="compute every fill anew: the filler's work is kept under the cache directory's fills/ "
+                   "(a run that stops resumes there, a later run reuses what it shares) unless this is given")
     p.set_defaults(func=cmd_lct_generate)
     return p
 
@@ -173,6 +176,7 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
         raise LinguagymError(f"--max-masks must be 1 or more, not {args.max_masks}")
     expansion = ExpansionOptions(
         enabled=args.expand, parser=args.parser, reference=args.reference, filler=args.filler,
+        fill_cache=args.fill_cache,
         settings=ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
                                    fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
                                    max_masks=args.max_masks, selection=args.selection,

@@ -149,6 +149,27 @@ def test_cli_passes_the_cap_to_the_library_and_says_where_it_cut(tmp_path, monke
     assert "--max-seeds all keeps every match" in said[5] and "drawn" not in said[120]
 
 
+def test_the_fill_cache_is_on_unless_the_command_says_no(tmp_path, monkeypatch):
+    """``lct generate`` keeps the filler's work (``fill_store``) unless ``--no-fill-cache``; the library's
+    ``ExpansionOptions`` says the same by default, and the command hands the choice to the library."""
+    from linguagym.capabilities import pipeline
+
+    dataset, seen = _dataset(3), []
+
+    def fake_generate(*args, expansion, **kwargs) -> CapabilityTestFile:
+        seen.append(expansion.fill_cache)
+        return _document(dataset, 50)
+
+    monkeypatch.setattr(pipeline, "generate_suite", fake_generate)
+    monkeypatch.setattr("linguagym.cli.lct.require_extra", lambda *args, **kwargs: None)  # no spaCy needed here
+    assert pipeline.ExpansionOptions().fill_cache is True
+    for extra in ((), ("--no-fill-cache",)):
+        args = _generate_args(*extra)
+        args.output = tmp_path / "t.json"
+        assert args.func(args) == 0
+    assert seen == [True, False]
+
+
 def test_every_seed_is_expanded_with_the_three_best_expansions_per_masked_sentence_by_default():
     """#21 item 1, expansion half: the library and the command line share one set of defaults: the paper's, but for
     the 3 best fills of each masked sentence in place of its 20 (defaults.py says why)."""

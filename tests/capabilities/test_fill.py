@@ -412,3 +412,93 @@ def test_the_kept_contexts_are_bounded(tiny_causal, monkeypatch):
     assert same([filler.fill([m], 3)[0] for m in masked] + [filler.fill(masked[:1], 3)[0]], unbounded + unbounded[:1])
     assert len(filler._contexts) <= 2 < len(masked)
     assert same(filler.fill(masked, 3), unbounded)  # more contexts in one call than the bound: all computed
+
+
+def _masked_for_store() -> list[MaskedSentence]:
+    masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)
+              for s in SENTENCES]
+    return masked + [MaskedSentence("The plot is long.", (Mask("JJ", 4, False), Mask("RB", 12, False)), "NP",
+                                    ("DT",), ("DT", "JJ", "RB"), 0.01)]
+
+
+def test_a_later_filler_reads_the_fills_from_disk_without_the_model(tiny_causal, tmp_path, monkeypatch):
+    """``disk_cache``: the ranked contexts and scored windows go to <cache>/fills as they are computed; a new
+    filler (a later run) gets exactly the same fills from there without loading the model or scoring anything."""
+    from linguagym.scoring.causal import CausalScorer
+
+    masked = _masked_for_store()
+    first = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5, cache_dir=tmp_path, disk_cache=True)
+    fills = first.fill(masked, 4)
+    assert first.found_on_disk == {"contexts": 0, "windows": 0} and (tmp_path / "fills").is_dir()
+
+    def no_scoring(self, texts):
+        assert not texts, "a window was scored again"
+        return []
+
+    monkeypatch.setattr(CausalScorer, "score", no_scoring)
+    later = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5, cache_dir=tmp_path, disk_cache=True)
+    assert later.fill(masked, 4) == fills  # the same words, confidences and disruptions, to the last bit
+    assert later.lm._loaded is None  # the weights were never needed
+    assert later.found_on_disk["contexts"] > 0 and later.found_on_disk["windows"] > 0
+    assert later.cache_use == {"path": str(tmp_path / "fills"), "found": later.found_on_disk}
+
+
+def test_a_run_that_stops_keeps_its_contexts_and_the_fills_match_a_fresh_run(tiny_causal, tmp_path, monkeypatch):
+    """A run stopped while the windows are scored resumes from the contexts it kept; a filler with another pool
+    ranks again (its contexts keep more words) but reuses the windows; both give a fresh run's fills."""
+    from linguagym.scoring.causal import CausalScorer
+
+    masked = _masked_for_store()
+    fresh = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5).fill(masked, 4)
+    real_score = CausalScorer.score
+
+    def stopped(self, texts):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(CausalScorer, "score", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5, cache_dir=tmp_path, disk_cache=True).fill(masked, 4)
+    monkeypatch.setattr(CausalScorer, "score", real_score)
+    resumed = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5, cache_dir=tmp_path, disk_cache=True)
+    got = resumed.fill(masked, 4)
+    assert resumed.found_on_disk["contexts"] > 0 and resumed.found_on_disk["windows"] == 0
+    wider = CausalFiller(str(tiny_causal), beam=2, pool=6, last_pool=6, cache_dir=tmp_path, disk_cache=True)
+    wide = wider.fill(masked, 4)
+    assert wider.found_on_disk["contexts"] == 0 and wider.found_on_disk["windows"] > 0
+    wide_fresh = CausalFiller(str(tiny_causal), beam=2, pool=6, last_pool=6).fill(masked, 4)
+    for a, b in ((got, fresh), (wide, wide_fresh)):
+        assert [[f.words for f in x] for x in a] == [[f.words for f in x] for x in b]
+        assert all(f.confidence == pytest.approx(g.confidence, abs=1e-4) for x, y in zip(a, b, strict=True)
+                   for f, g in zip(x, y, strict=True))
+
+
+def test_without_disk_cache_nothing_is_written(tiny_causal, tmp_path):
+    filler = CausalFiller(str(tiny_causal), beam=2, pool=5, cache_dir=tmp_path)
+    filler.fill(_masked_for_store(), 2)
+    assert filler.cache_use is None and not (tmp_path / "fills").exists()
+
+
+@pytest.mark.usefixtures("spacy_ready")
+def test_lct_generate_records_the_fill_cache_and_a_second_run_reads_it(tiny_causal, rt_file, swn_file, tmp_path):
+    """``generate_suite`` keeps the filler's work under its cache directory by default and says in the file's
+    expansion block what came from there; a second run writes the same tests from it."""
+    from linguagym.capabilities import pipeline
+    from linguagym.capabilities.data.datasets import read_rotten_tomatoes
+    from linguagym.capabilities.expansion.expand import ExpansionSettings
+
+    options = pipeline.ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal),
+                                        settings=ExpansionSettings())
+
+    def run() -> dict:
+        return pipeline.generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC4",
+                                       cache_dir=tmp_path, expansion=options).to_json()
+
+    first, second = run(), run()
+    assert first["expansion"]["fill_cache"] == {"path": str(tmp_path / "fills"),
+                                                "found": {"contexts": 0, "windows": 0}}
+    assert second["expansion"]["fill_cache"]["found"]["contexts"] > 0
+    assert second["tests"] == first["tests"]
+    off = pipeline.generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC4",
+                                  cache_dir=tmp_path, expansion=pipeline.ExpansionOptions(
+                                      parser="spacy", reference="induced", filler=str(tiny_causal), fill_cache=False))
+    assert "fill_cache" not in off.to_json()["expansion"]

@@ -12,6 +12,8 @@
   again: the candidates of a mask share its left context, each candidate and the words after it is a branch),
   and contexts and windows already computed are kept for later calls (another capability's copy of a seed).
   The numbers are those of each window computed alone, up to float rounding (``tests/capabilities/test_fill.py``).
+  With ``disk_cache`` the contexts and windows are also kept on disk (``fill_store``): a run that stops resumes,
+  and a later run reuses what it shares with this one (``lct generate`` turns it on).
 - ``MaskedLMFiller`` (any BERT-class masked LM by hub id or directory): the masks become the model's mask
   token, filled left to right with whole-word vocabulary entries. Confidence: ``sum log2 p(word | context)``.
 
@@ -36,6 +38,7 @@ from typing import Any, Protocol
 
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, render
+from linguagym.capabilities.expansion.fill_store import FillStore, pools_fingerprint
 from linguagym.capabilities.expansion.next_words import tree_next_logprobs
 from linguagym.scoring.causal import CausalScorer
 from linguagym.scoring.causal_lm import CausalLM, NotCausalError
@@ -88,14 +91,16 @@ class MaskedModelError(CapabilityError):
     """A masked LM was given to the causal filler (``load_filler`` hands it to ``MaskedLMFiller`` instead)."""
 
 
-def load_filler(model: str, *, cache_dir: Path | None = None, accept: Accept | None = None) -> Filler:
+def load_filler(model: str, *, cache_dir: Path | None = None, accept: Accept | None = None,
+                disk_cache: bool = False) -> Filler:
     """The filler for ``model``: ``masked:MODEL`` or a masked LM (found from its config.json) fills with
     ``MaskedLMFiller``, a causal LM with ``CausalFiller``; anything else is a CapabilityError saying what is
-    accepted. A causal LM's weights load at the first ``fill``; a masked LM's load here."""
+    accepted. A causal LM's weights load at the first ``fill``; a masked LM's load here. ``disk_cache``: the
+    causal filler keeps its work under ``cache_dir`` (``fill_store``)."""
     if model.startswith("masked:"):
         return MaskedLMFiller(model.split(":", 1)[1], accept=accept)
     try:
-        return CausalFiller(model, cache_dir=cache_dir, accept=accept)
+        return CausalFiller(model, cache_dir=cache_dir, accept=accept, disk_cache=disk_cache)
     except MaskedModelError:  # a masked LM fills masks itself
         return MaskedLMFiller(model, accept=accept)
 
@@ -108,7 +113,7 @@ class CausalFiller:
 
     def __init__(self, model: str = "smollm2-135m", *, cache_dir: Path | None = None, beam: int = 4,
                  pool: int = 20, last_pool: int | None = None, accept: Accept | None = None, left_words: int = 12,
-                 right_words: int = 8) -> None:
+                 right_words: int = 8, disk_cache: bool = False) -> None:
         self.model = model
         self.beam = beam
         self.pool = max(pool, beam)
@@ -126,11 +131,28 @@ class CausalFiller:
         self._vocab: tuple[list[int], list[str], list[int], list[str]] | None = None
         self._contexts: dict[str, tuple[Any, Any]] = {}  # left context -> ranked next words (tensors)
         self._texts: dict[str, tuple[tuple[int, float], ...]] = {}  # window text -> its tokens' surprisals
+        self.cache_dir = cache_dir
+        self.disk_cache = disk_cache
+        self._store: FillStore | None = None  # opened at the first fill: the model's identity reads its tokenizer
+        self.found_on_disk = {"contexts": 0, "windows": 0}
 
     @property
     def identity(self) -> dict:
         return {"filler": "causal", "model": self.model, "beam": self.beam, "pool": self.pool,
                 "last_pool": self.last_pool, "window_words": [self.left_words, self.right_words]}
+
+    @property
+    def cache_use(self) -> dict | None:
+        """Where the disk cache is and what this filler found there (contexts, windows), or None without one."""
+        if self._store is None:
+            return None
+        store_path = self._store.cache_dir / "fills"
+        return {"path": str(store_path), "found": dict(self.found_on_disk)}
+
+    def _disk(self) -> FillStore | None:
+        if self.disk_cache and self._store is None:
+            self._store = FillStore(self.scorer.identity, self.cache_dir)
+        return self._store
 
     def _words(self):
         """Vocabulary entries that are whole words: (ids, words) after a space, and (ids, words) without."""
@@ -174,11 +196,18 @@ class CausalFiller:
         (a few kilobytes each)."""
         import torch
 
-        spaced_ids, _, bare_ids, _ = self._words()
+        spaced_ids, spaced, bare_ids, bare = self._words()
         todo = sorted({c for c in contexts if c not in self._contexts})
         if len(self._contexts) + len(todo) > _MAX_CONTEXTS:  # bounded: about 6 KB a context
             self._contexts.clear()
             todo = sorted(set(contexts))
+        store, ranked_words = self._disk(), 40 * self.pool
+        pools = pools_fingerprint(spaced, bare) if store is not None else ""
+        if store is not None and todo:
+            found = store.contexts(todo, ranked_words, pools)
+            self._contexts.update(found)
+            self.found_on_disk["contexts"] += len(found)
+            todo = [c for c in todo if c not in found]
         for at_start, ids in ((True, bare_ids), (False, spaced_ids)):
             group = [c for c in todo if (not c.strip()) == at_start]
             # sorted, so contexts that share a prefix stay together; 512 at a time bounds the full
@@ -192,6 +221,8 @@ class CausalFiller:
                 indices, values = top.indices.to(torch.int32), top.values
                 for row, c in enumerate(chunk):
                     self._contexts[c] = (indices[row].clone(), values[row].clone())
+                if store is not None:  # committed chunk by chunk: a run that stops keeps them
+                    store.keep_contexts({c: self._contexts[c] for c in chunk}, ranked_words, pools)
         return {c: self._contexts[c] for c in contexts}
 
     def _next_logprobs(self, sequences: list[list[int]], columns):
@@ -282,8 +313,18 @@ class CausalFiller:
         todo = list(dict.fromkeys(t for t in texts if t not in self._texts))
         if len(self._texts) + len(todo) > 50_000:  # bounded: about a kilobyte a text
             self._texts.clear()
-        for text, scored in zip(todo, self.scorer.score(todo), strict=True):
-            self._texts[text] = tuple((x.start, x.surprisal) for x in scored.tokens)
+            todo = list(dict.fromkeys(texts))
+        store = self._disk()
+        if store is not None and todo:
+            found = store.windows(todo)
+            self._texts.update(found)
+            self.found_on_disk["windows"] += len(found)
+            todo = [t for t in todo if t not in found]
+        computed = {text: tuple((x.start, x.surprisal) for x in scored.tokens)
+                    for text, scored in zip(todo, self.scorer.score(todo), strict=True)}
+        self._texts.update(computed)
+        if store is not None and computed:
+            store.keep_windows(computed)
         return [self._texts[t] for t in texts]
 
 
