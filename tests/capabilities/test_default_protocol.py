@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+from dataclasses import replace
 
 import pytest
 
@@ -149,7 +150,7 @@ def test_cli_passes_the_cap_to_the_library_and_says_where_it_cut(tmp_path, monke
     assert "--max-seeds all keeps every match" in said[5] and "drawn" not in said[120]
 
 
-def test_the_fill_cache_is_on_unless_the_command_says_no(tmp_path, monkeypatch):
+def test_the_fill_cache_is_on_unless_the_command_says_no(tmp_path, monkeypatch, capsys):
     """``lct generate`` keeps the filler's work (``fill_store``) unless ``--no-fill-cache``; the library's
     ``ExpansionOptions`` says the same by default, and the command hands the choice to the library."""
     from linguagym.capabilities import pipeline
@@ -158,16 +159,24 @@ def test_the_fill_cache_is_on_unless_the_command_says_no(tmp_path, monkeypatch):
 
     def fake_generate(*args, expansion, **kwargs) -> CapabilityTestFile:
         seen.append(expansion.fill_cache)
-        return _document(dataset, 50)
+        document = _document(dataset, 50)
+        if expansion.fill_cache:  # what a run that read an earlier run's fills records
+            document = replace(document, expansion={"fill_cache": {"path": "/c/fills",
+                                                                   "found": {"contexts": 7, "windows": 9}}})
+        return document
 
     monkeypatch.setattr(pipeline, "generate_suite", fake_generate)
     monkeypatch.setattr("linguagym.cli.lct.require_extra", lambda *args, **kwargs: None)  # no spaCy needed here
     assert pipeline.ExpansionOptions().fill_cache is True
+    said = []
     for extra in ((), ("--no-fill-cache",)):
         args = _generate_args(*extra)
         args.output = tmp_path / "t.json"
         assert args.func(args) == 0
+        said.append(" ".join(capsys.readouterr().err.split()))
     assert seen == [True, False]
+    assert "7 left contexts and 9 scored windows came from the fill cache (/c/fills; --no-fill-cache" in said[0]
+    assert "fill cache" not in said[1]
 
 
 def test_every_seed_is_expanded_with_the_three_best_expansions_per_masked_sentence_by_default():
