@@ -145,7 +145,11 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
     filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept, disk_cache=options.fill_cache)
     setup = time.perf_counter() - started
     expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
-    expanded = expander.expand(results, data, analyses, progress=tick)
+    try:
+        expanded = expander.expand(results, data, analyses, progress=tick)
+    finally:
+        if (close := getattr(filler, "close", None)) is not None:  # the causal filler's cache files
+            close()
     report = expander.report
     block = {
         "parser": parser.identity,

@@ -146,8 +146,12 @@ class CausalFiller:
         """Where the disk cache is and what this filler found there (contexts, windows), or None without one."""
         if self._store is None:
             return None
-        store_path = self._store.cache_dir / "fills"
-        return {"path": str(store_path), "found": dict(self.found_on_disk)}
+        return {"path": str(self._store.path), "found": dict(self.found_on_disk)}
+
+    def close(self) -> None:
+        """Let the disk cache's files go (a server makes a filler per job)."""
+        if self._store is not None:
+            self._store.close()
 
     def _disk(self) -> FillStore | None:
         if self.disk_cache and self._store is None:

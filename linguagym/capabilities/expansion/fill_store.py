@@ -43,6 +43,11 @@ class FillStore:
                                          what="fill cache")
         self._contexts: dict[tuple[int, str], EntryStore] = {}
 
+    @property
+    def path(self) -> Path:
+        """The directory of the filler's cache files."""
+        return self.cache_dir / KIND
+
     def windows(self, texts: Iterable[str]) -> dict[str, Window]:
         """The windows among ``texts`` found on disk."""
         return self._windows.lookup(texts, _window)[0]
