@@ -67,10 +67,13 @@ def execute_job(context: JobContext, job_id: int) -> None:
 
 def _generate(context: JobContext, job_id: int, settings: dict, progress: JobProgress) -> None:
 
+    # a setting left blank in the form (or a job queued before the form had it) takes the library's default
+    chosen = {key: settings[key] for key in ("fills_per_mask", "masked_per_seed", "insertions")
+              if settings.get(key) is not None}
     expansion = pipeline.ExpansionOptions(
         enabled=bool(settings.get("expand")),
         settings=ExpansionSettings(seeds_per_capability=settings.get("expand_seeds"),
-                                   per_seed=settings.get("per_seed")))  # None (blank in the form): the library's
+                                   per_seed=settings.get("per_seed"), **chosen))  # None (blank): the library's
     progress.say("loading the dataset and the lexicon")
     document = pipeline.generate_suite(
         settings.get("dataset") or "rotten-tomatoes", lcs=settings.get("lcs") or "all",

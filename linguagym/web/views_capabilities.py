@@ -12,6 +12,13 @@ from flask import Blueprint, Response, flash, jsonify, redirect, render_template
 
 from linguagym.capabilities.classifiers.registry import describe_classifiers
 from linguagym.capabilities.data.datasets import parse_label_map
+from linguagym.capabilities.expansion.defaults import (
+    DEFAULT_INSERTIONS,
+    FILLS_PER_MASK,
+    INSERTION_SETS,
+    MASKED_PER_SEED,
+    PAPER_FILLS_PER_MASK,
+)
 from linguagym.capabilities.reports.html import failure_chart
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.specs import load_specs
@@ -133,6 +140,9 @@ def jobs():
     return render_template("capability_jobs.html", jobs=list_jobs(session), files=list_test_files(session),
                            chosen=request.args.get("file", type=int), specs=_shipped_specs(),
                            default_lcs=DEFAULT_LCS, default_max_seeds=DEFAULT_MAX_SEEDS, datasets=DATASETS,
+                           fills_per_mask=FILLS_PER_MASK, paper_fills_per_mask=PAPER_FILLS_PER_MASK,
+                           masked_per_seed=MASKED_PER_SEED, insertion_sets=INSERTION_SETS,
+                           default_insertions=DEFAULT_INSERTIONS,
                            classifiers=_named_classifiers(),
                            devices=DEVICES, python_allowed=config().allow_python_classifiers)
 
@@ -158,10 +168,17 @@ def start_generate():
     templates = form.get("templates", "repaired")
     if templates not in ("repaired", "paper"):
         raise ConfigurationError(f"unknown template set {templates!r}", hint="choose repaired or paper")
+    insertions = form.get("insertions", DEFAULT_INSERTIONS)
+    if insertions not in INSERTION_SETS:
+        raise ConfigurationError(f"unknown kind of insertion {insertions!r}",
+                                 hint=f"choose {' or '.join(INSERTION_SETS)}")
     settings = {"name": clean_text(form.get("name", "")).strip()[:300], "dataset": dataset, "lcs": ",".join(lcs),
                 "max_seeds": _number("max_seeds", 1, 1_000_000), "seed": _number("seed", 0, 2**31 - 1, blank=0),
                 "expand": expand, "expand_seeds": _number("expand_seeds", 0, 100_000) if expand else None,
                 "per_seed": _number("per_seed", 1, 1000), "templates": templates,
+                # blank: the library's defaults (the command line's); the paper's protocol is 20 fills a mask
+                "fills_per_mask": _number("fills_per_mask", 1, PAPER_FILLS_PER_MASK),
+                "masked_per_seed": _number("masked_per_seed", 1, 100), "insertions": insertions,
                 "test_types": ",".join(["mft", *(t for t in ("inv", "dir") if t in form.getlist("test_type"))])}
     session = db_session()
     job = create_generate_job(session, settings)

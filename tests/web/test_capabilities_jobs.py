@@ -154,7 +154,8 @@ def test_a_generate_job_stores_the_test_file_it_made(app, client, monkeypatch):
     monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", fake)
     response = client.post("/capabilities/jobs/generate", data={
         "name": "small <one>", "dataset": "rotten-tomatoes", "lc": ["LC2", "LC4", "LC99"], "max_seeds": "20",
-        "seed": "3", "expand": "on", "expand_seeds": "2", "per_seed": "2", "templates": "paper"})
+        "seed": "3", "expand": "on", "expand_seeds": "2", "per_seed": "2", "templates": "paper",
+        "fills_per_mask": "1", "masked_per_seed": "8", "insertions": "all"})
     job_id = _job_id(response)
     assert app.extensions["worker"].run_next()
     job = _job(app, job_id)
@@ -165,9 +166,14 @@ def test_a_generate_job_stores_the_test_file_it_made(app, client, monkeypatch):
     assert kwargs["templates"] == "paper" and kwargs["test_types"] == "mft"  # no INV/DIR box ticked
     expansion = kwargs["expansion"]
     assert expansion.enabled and expansion.settings.seeds_per_capability == 2 and expansion.settings.per_seed == 2
+    # the best fill alone from 8 masked sentences a seed, every kind of insertion: as lct generate's flags
+    assert (expansion.settings.fills_per_mask, expansion.settings.masked_per_seed) == (1, 8)
+    assert expansion.settings.insertions == "all"
     assert job.progress_done == job.progress_total == 10
     page = client.get(f"/capabilities/jobs/{job_id}").text
     assert "Test file made" in page and "small &lt;one&gt;" in page
+    assert ("expanding 2 seeds per LC, up to 2 expansions each, 1 fill kept per masked sentence, 8 masked "
+            "sentences a seed, all insertions") in " ".join(page.split())
     assert f"/capabilities/files/{job.result_file_id}" in page
     stored = client.get(f"/capabilities/files/{job.result_file_id}/download")
     assert json.loads(stored.data) == document()
@@ -185,6 +191,12 @@ def test_generate_form_defaults_and_errors(app, client, monkeypatch):
     assert "no capability chosen" in client.post("/capabilities/jobs/generate", data={"lc": []}).text
     assert "must be between 1 and 1000" in client.post("/capabilities/jobs/generate", data={
         "lc": ["LC2"], "per_seed": "5000"}).text
+    assert "must be between 1 and 20" in client.post("/capabilities/jobs/generate", data={
+        "lc": ["LC2"], "fills_per_mask": "21"}).text  # the paper's 20 at most
+    assert "unknown kind of insertion &#39;nouns&#39;" in client.post("/capabilities/jobs/generate", data={
+        "lc": ["LC2"], "insertions": "nouns"}).text
+    assert 'name="fills_per_mask" value="" min="1" max="20" placeholder="3"' in form  # blank: the default 3
+    assert '<option value="modifiers" selected>' in form
     assert 'name="test_type" value="inv" checked' in form and 'name="test_type" value="dir" checked' in form
     fake = FakeGeneration()
     monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", fake)
@@ -192,9 +204,11 @@ def test_generate_form_defaults_and_errors(app, client, monkeypatch):
     app.extensions["worker"].run_next()
     [(args, kwargs)] = fake.calls
     assert kwargs["max_seeds"] is None and not kwargs["expansion"].enabled and args == ("rotten-tomatoes",)
-    _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC5"], "max_seeds": "50", "expand": "on",
-                                                             "test_type": ["inv", "dir"]}))  # as shown
+    expanded = _job_id(client.post("/capabilities/jobs/generate", data={
+        "lc": ["LC5"], "max_seeds": "50", "expand": "on", "test_type": ["inv", "dir"]}))  # as shown
     app.extensions["worker"].run_next()
+    described = " ".join(client.get(f"/capabilities/jobs/{expanded}").text.split())
+    assert "expanding all seeds per LC, every valid fill each" in described and "None" not in described
     kwargs = fake.calls[-1][1]
     assert kwargs["max_seeds"] == 50 and kwargs["test_types"] == "mft,inv,dir"
     assert kwargs["expansion"].settings == ExpansionSettings()  # blank fields: the library's defaults

@@ -138,3 +138,14 @@ def test_navigation_links_to_the_capability_pages(client):
     assert 'href="/capabilities"' in page and 'href="/capabilities/jobs"' in page
     assert 'class="active">Capability tests' in client.get("/capabilities").text
     assert 'class="active">Capability jobs' in client.get("/capabilities/jobs").text
+
+
+def test_a_file_page_says_how_the_expansions_were_made(client):
+    """The expansion block's settings in words: every seed and every valid fill where the file says None."""
+    data = document()
+    data["expansion"] = {"parser": {"parser": "spacy"}, "filler": {"filler": "causal", "model": "smollm2-135m"},
+                         "settings": {"seeds_per_capability": None, "per_seed": None, "fills_per_mask": 3}}
+    upload(client, data)
+    page = " ".join(client.get("/capabilities/files/1").text.split())
+    assert ("filler smollm2-135m · all seeds per capability, every valid fill each (the 3 best of each masked "
+            "sentence)") in page and "None" not in page
