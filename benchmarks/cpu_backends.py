@@ -19,6 +19,9 @@ process, timed with its peak resident memory (``wait4``):
                  once to ONNX (``torch.onnx.export``, the mask and positions as inputs) and run by an
                  ``InferenceSession`` (all graph optimisations); the projection and normaliser stay linguagym's.
                  So it computes exactly the positions torch computes, and only the engine running the body differs.
+  openvino       the same, with the same ONNX file read and compiled by OpenVINO's CPU plugin, its inference
+                 precision held at float32 (``INFERENCE_PRECISION_HINT``: on a CPU with bfloat16 instructions its
+                 default would be bfloat16), latency mode, the contenders' thread count.
 
 Every contender gets the same start token, the same token ids (linguagym's tokenizer; CTranslate2 is given the
 token pieces) and the same thread count. Repeats are interleaved (A B C, then C B A, ...) so that load on a
@@ -30,7 +33,8 @@ the largest and mean |difference| per token and per region sum (bits), and the s
 CTranslate2 backends (for accuracy over all sentences without a torch run).
 
 Extra dependencies (benchmark only): ``pip install ctranslate2``; ``pip install onnxruntime onnx`` for ``ort``
-(the export, once per model, is kept under ``<cache>/onnx/``). Its converter reads the de-quantised Hugging
+(the export, once per model, is kept under ``<cache>/onnx/``); ``pip install openvino`` (and ``onnx`` for the
+export) for ``openvino``. Its converter reads the de-quantised Hugging
 Face copy of the named model in the linguagym cache (``linguagym models --fetch smollm2-135m``) offline and
 writes the conversion once under ``<cache>/ctranslate2/``. Run from the repository root; ``--help`` lists the
 options.
@@ -57,7 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # linguagym from this checkout, whichever environment runs the script
 DEFAULT_SUITES = str(ROOT.parent / "shared" / "data" / "syntaxgym" / "suites" / "*.json")
 LN2 = math.log(2.0)
-BACKENDS = ("torch", "torch-bfloat16", "torch-bfloat16-mixed", "ct2-float32", "ct2-int8", "ort")
+BACKENDS = ("torch", "torch-bfloat16", "torch-bfloat16-mixed", "ct2-float32", "ct2-int8", "ort", "openvino")
 
 
 # -- workers (child processes) ---------------------------------------------------------------------------------
@@ -102,9 +106,10 @@ def worker_ct2(args: argparse.Namespace) -> dict:
 
 
 class _OrtModel:
-    """The loaded model with its body (``base_model``) run by an ONNX Runtime session: what the engine's tree passes
-    call, ``base(input_ids=..., attention_mask=..., position_ids=..., use_cache=False).last_hidden_state``; the rest
-    (configuration, output embeddings, parameters) is the model's own."""
+    """The loaded model with its body (``base_model``) run by an ONNX Runtime session (or anything with its ``run``):
+    what the engine's tree passes call, ``base(input_ids=..., attention_mask=..., position_ids=...,
+    use_cache=False).last_hidden_state``; the rest (configuration, output embeddings, parameters) is the model's
+    own."""
 
     def __init__(self, model: object, session: object) -> None:
         self._model, self._session = model, session
@@ -179,6 +184,44 @@ def worker_ort(args: argparse.Namespace) -> dict:
     return {"load_s": loaded - started - exported, "export_s": exported, "score_s": done - loaded,
             "score_cpu_s": time.process_time() - cpu, "values": [[t.surprisal for t in s.tokens] for s in scored],
             "version": onnxruntime.__version__}
+
+
+class _OpenVinoSession:
+    """An OpenVINO compiled model behind ONNX Runtime's ``run(None, feeds)``."""
+
+    def __init__(self, compiled: object) -> None:
+        self._request = compiled.create_infer_request()
+
+    def run(self, _outputs: object, feeds: dict) -> list:
+        self._request.infer(feeds)
+        return [self._request.get_output_tensor(0).data.copy()]
+
+
+def worker_openvino(args: argparse.Namespace) -> dict:
+    """linguagym's engine with the body run by OpenVINO from the ONNX export (see the module's doc)."""
+    import openvino
+
+    from linguagym.scoring import load_scorer
+
+    texts = json.loads(Path(args.texts).read_text())
+    started = time.perf_counter()
+    scorer = load_scorer(args.model, dtype="float32", device="cpu", score_cache=False, cache_dir=Path(args.cache))
+    scorer.warm_up()
+    path = Path(args.onnx)
+    exported = time.perf_counter()
+    if not path.is_file():
+        _export_body(scorer.loaded.model, texts, scorer.loaded.tokenizer, path)
+    exported = time.perf_counter() - exported
+    core = openvino.Core()
+    compiled = core.compile_model(core.read_model(str(path)), "CPU", {
+        "INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": args.threads, "PERFORMANCE_HINT": "LATENCY"})
+    scorer.loaded.model = _OrtModel(scorer.loaded.model, _OpenVinoSession(compiled))
+    loaded, cpu = time.perf_counter(), time.process_time()
+    scored = scorer.score(texts)
+    done = time.perf_counter()
+    return {"load_s": loaded - started - exported, "export_s": exported, "score_s": done - loaded,
+            "score_cpu_s": time.process_time() - cpu, "values": [[t.surprisal for t in s.tokens] for s in scored],
+            "version": openvino.__version__}
 
 
 def worker_convert(args: argparse.Namespace) -> dict:
@@ -336,12 +379,12 @@ def benchmark(args: argparse.Namespace) -> dict:
                     pieces_file.write_text(json.dumps([[result["bos"], *(t.token for t in s.tokens)]
                                                        for s in scored]))
                     report["tokens"] = sum(len(s.tokens) for s in scored)
-            elif backend == "ort":
-                result, wall, rss = run_worker("ort", ["--texts", str(texts_file), "--model", args.model, "--cache",
-                                                       str(cache), "--threads", str(threads), "--onnx",
-                                                       str(cache / "onnx" / model_dir.name / "body.onnx")], env)
+            elif backend in ("ort", "openvino"):
+                result, wall, rss = run_worker(backend, ["--texts", str(texts_file), "--model", args.model,
+                                                         "--cache", str(cache), "--threads", str(threads), "--onnx",
+                                                         str(cache / "onnx" / model_dir.name / "body.onnx")], env)
                 values = result["values"]
-                report["onnxruntime"] = result["version"]
+                report["onnxruntime" if backend == "ort" else "openvino"] = result["version"]
                 if result["export_s"]:
                     print(f"exported the body to ONNX in {result['export_s']:.1f} s (kept for later runs)", flush=True)
             else:
@@ -376,7 +419,8 @@ def table(report: dict) -> str:
         f"{report['threads']} threads for every contender; load average {report['load_average_start'][0]:.1f} at the "
         f"start, {report['load_average_end'][0]:.1f} at the end (a shared machine: other jobs ran beside these). "
         f"torch {report['torch']}, CTranslate2 {report.get('ctranslate2', 'absent')}, ONNX Runtime "
-        f"{report.get('onnxruntime', 'absent')}. {report['suites']} suites, "
+        f"{report.get('onnxruntime', 'absent')}, OpenVINO {report.get('openvino', 'absent')}. "
+        f"{report['suites']} suites, "
         f"{report['sentences']} unique sentences, {tokens:,} scored tokens. "
         f"Medians of {len(next(iter(report['runs'].values())))} interleaved runs.",
         "",
@@ -416,7 +460,8 @@ def main() -> None:
         parser.add_argument("--threads", type=int)
         parser.add_argument("--batch-tokens", type=int)
         args = parser.parse_args(sys.argv[3:])
-        result = {"torch": worker_torch, "ct2": worker_ct2, "ort": worker_ort, "convert": worker_convert}[kind](args)
+        result = {"torch": worker_torch, "ct2": worker_ct2, "ort": worker_ort, "openvino": worker_openvino,
+                  "convert": worker_convert}[kind](args)
         Path(args.out).write_text(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
