@@ -34,7 +34,7 @@ CTranslate2 backends (for accuracy over all sentences without a torch run).
 
 Extra dependencies (benchmark only): ``pip install ctranslate2``; ``pip install onnxruntime onnx`` for ``ort``
 (the export, once per model, is kept under ``<cache>/onnx/``); ``pip install openvino`` (and ``onnx`` for the
-export) for ``openvino``. Its converter reads the de-quantised Hugging
+export) for ``openvino``. CTranslate2's converter reads the de-quantised Hugging
 Face copy of the named model in the linguagym cache (``linguagym models --fetch smollm2-135m``) offline and
 writes the conversion once under ``<cache>/ctranslate2/``. Run from the repository root; ``--help`` lists the
 options.
