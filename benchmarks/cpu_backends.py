@@ -158,10 +158,9 @@ def _export_body(model: object, texts: list[str], tokenizer: object, path: Path)
     partial.replace(path)
 
 
-def worker_ort(args: argparse.Namespace) -> dict:
-    """linguagym's engine with the body run by ONNX Runtime (see the module's doc)."""
-    import onnxruntime
-
+def _score_with_body(args: argparse.Namespace, open_session, version: str) -> dict:
+    """linguagym's engine with the body exported to ONNX (once, kept at ``args.onnx``) and run by the session
+    ``open_session(path)`` opens (anything with ONNX Runtime's ``run``); timings split into load, export, scoring."""
     from linguagym.scoring import load_scorer
 
     texts = json.loads(Path(args.texts).read_text())
@@ -173,17 +172,26 @@ def worker_ort(args: argparse.Namespace) -> dict:
     if not path.is_file():
         _export_body(scorer.loaded.model, texts, scorer.loaded.tokenizer, path)
     exported = time.perf_counter() - exported
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = args.threads, 1
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    scorer.loaded.model = _OrtModel(scorer.loaded.model, session)
+    scorer.loaded.model = _OrtModel(scorer.loaded.model, open_session(path))
     loaded, cpu = time.perf_counter(), time.process_time()
     scored = scorer.score(texts)
     done = time.perf_counter()
     return {"load_s": loaded - started - exported, "export_s": exported, "score_s": done - loaded,
             "score_cpu_s": time.process_time() - cpu, "values": [[t.surprisal for t in s.tokens] for s in scored],
-            "version": onnxruntime.__version__}
+            "version": version}
+
+
+def worker_ort(args: argparse.Namespace) -> dict:
+    """linguagym's engine with the body run by ONNX Runtime (see the module's doc)."""
+    import onnxruntime
+
+    def open_session(path: Path) -> object:
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads, options.inter_op_num_threads = args.threads, 1
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    return _score_with_body(args, open_session, onnxruntime.__version__)
 
 
 class _OpenVinoSession:
@@ -201,27 +209,12 @@ def worker_openvino(args: argparse.Namespace) -> dict:
     """linguagym's engine with the body run by OpenVINO from the ONNX export (see the module's doc)."""
     import openvino
 
-    from linguagym.scoring import load_scorer
+    def open_session(path: Path) -> object:
+        core = openvino.Core()
+        return _OpenVinoSession(core.compile_model(core.read_model(str(path)), "CPU", {
+            "INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": args.threads, "PERFORMANCE_HINT": "LATENCY"}))
 
-    texts = json.loads(Path(args.texts).read_text())
-    started = time.perf_counter()
-    scorer = load_scorer(args.model, dtype="float32", device="cpu", score_cache=False, cache_dir=Path(args.cache))
-    scorer.warm_up()
-    path = Path(args.onnx)
-    exported = time.perf_counter()
-    if not path.is_file():
-        _export_body(scorer.loaded.model, texts, scorer.loaded.tokenizer, path)
-    exported = time.perf_counter() - exported
-    core = openvino.Core()
-    compiled = core.compile_model(core.read_model(str(path)), "CPU", {
-        "INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": args.threads, "PERFORMANCE_HINT": "LATENCY"})
-    scorer.loaded.model = _OrtModel(scorer.loaded.model, _OpenVinoSession(compiled))
-    loaded, cpu = time.perf_counter(), time.process_time()
-    scored = scorer.score(texts)
-    done = time.perf_counter()
-    return {"load_s": loaded - started - exported, "export_s": exported, "score_s": done - loaded,
-            "score_cpu_s": time.process_time() - cpu, "values": [[t.surprisal for t in s.tokens] for s in scored],
-            "version": openvino.__version__}
+    return _score_with_body(args, open_session, openvino.__version__)
 
 
 def worker_convert(args: argparse.Namespace) -> dict:
