@@ -155,7 +155,9 @@ class CausalFiller:
 
     def _disk(self) -> FillStore | None:
         if self.disk_cache and self._store is None:
-            self._store = FillStore(self.scorer.identity, self.cache_dir)
+            _, spaced, _, bare = self._words()
+            self._store = FillStore(self.scorer.identity, self.cache_dir, top=40 * self.pool,
+                                    pools=pools_fingerprint(spaced, bare))
         return self._store
 
     def _words(self):
@@ -200,15 +202,14 @@ class CausalFiller:
         (a few kilobytes each)."""
         import torch
 
-        spaced_ids, spaced, bare_ids, bare = self._words()
+        spaced_ids, _, bare_ids, _ = self._words()
         todo = sorted({c for c in contexts if c not in self._contexts})
         if len(self._contexts) + len(todo) > _MAX_CONTEXTS:  # bounded: about 6 KB a context
             self._contexts.clear()
             todo = sorted(set(contexts))
-        store, ranked_words = self._disk(), 40 * self.pool
-        pools = pools_fingerprint(spaced, bare) if store is not None else ""
+        store = self._disk()
         if store is not None and todo:
-            found = store.contexts(todo, ranked_words, pools)
+            found = store.contexts(todo)
             self._contexts.update(found)
             self.found_on_disk["contexts"] += len(found)
             todo = [c for c in todo if c not in found]
@@ -226,7 +227,7 @@ class CausalFiller:
                 for row, c in enumerate(chunk):
                     self._contexts[c] = (indices[row].clone(), values[row].clone())
                 if store is not None:  # committed chunk by chunk: a run that stops keeps them
-                    store.keep_contexts({c: self._contexts[c] for c in chunk}, ranked_words, pools)
+                    store.keep_contexts({c: self._contexts[c] for c in chunk})
         return {c: self._contexts[c] for c in contexts}
 
     def _next_logprobs(self, sequences: list[list[int]], columns):

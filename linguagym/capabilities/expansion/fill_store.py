@@ -34,14 +34,17 @@ def pools_fingerprint(spaced: Sequence[str], bare: Sequence[str]) -> str:
 
 
 class FillStore:
-    """The filler's entries for one model (``scorer_identity``) under ``cache_dir`` (default: the user cache)."""
+    """The filler's entries for one model (``scorer_identity``) under ``cache_dir`` (default: the user cache); its
+    contexts keep the ``top`` best words, indices into the pools ``pools`` (``pools_fingerprint``) names."""
 
-    def __init__(self, scorer_identity: Mapping[str, Any], cache_dir: Path | None = None) -> None:
+    def __init__(self, scorer_identity: Mapping[str, Any], cache_dir: Path | None = None, *, top: int,
+                 pools: str) -> None:
         self.cache_dir = resolve_cache_dir(cache_dir)
-        self.base = {"format": FORMAT, "scorer": dict(scorer_identity)}
-        self._windows = EntryStore.under(self.cache_dir, KIND, {**self.base, "entries": "window surprisals"},
+        base = {"format": FORMAT, "scorer": dict(scorer_identity)}
+        self._windows = EntryStore.under(self.cache_dir, KIND, {**base, "entries": "window surprisals"},
                                          what="fill cache")
-        self._contexts: dict[tuple[int, str], EntryStore] = {}
+        self._contexts = EntryStore.under(self.cache_dir, KIND, {**base, "entries": "ranked next words",
+                                                                 "top": top, "pools": pools}, what="fill cache")
 
     @property
     def path(self) -> Path:
@@ -56,25 +59,17 @@ class FillStore:
         self._windows.put({"text": text, "starts": [start for start, _ in values],
                            "bits": [bits for _, bits in values]} for text, values in scored.items())
 
-    def contexts(self, texts: Iterable[str], top: int, pools: str) -> dict[str, tuple[Any, Any]]:
+    def contexts(self, texts: Iterable[str]) -> dict[str, tuple[Any, Any]]:
         """The ranked next words (int32 indices, float32 log2 p) of the contexts among ``texts`` found on disk."""
-        return self._context_store(top, pools).lookup(texts, _ranked)[0]
+        return self._contexts.lookup(texts, _ranked)[0]
 
-    def keep_contexts(self, ranked: Mapping[str, tuple[Any, Any]], top: int, pools: str) -> None:
-        self._context_store(top, pools).put(
-            {"text": text, "indices": _bytes(indices), "logp": _bytes(values)}
-            for text, (indices, values) in ranked.items())
+    def keep_contexts(self, ranked: Mapping[str, tuple[Any, Any]]) -> None:
+        self._contexts.put({"text": text, "indices": _bytes(indices), "logp": _bytes(values)}
+                           for text, (indices, values) in ranked.items())
 
     def close(self) -> None:
         self._windows.close()
-        for store in self._contexts.values():
-            store.close()
-
-    def _context_store(self, top: int, pools: str) -> EntryStore:
-        if (top, pools) not in self._contexts:
-            identity = {**self.base, "entries": "ranked next words", "top": top, "pools": pools}
-            self._contexts[(top, pools)] = EntryStore.under(self.cache_dir, KIND, identity, what="fill cache")
-        return self._contexts[(top, pools)]
+        self._contexts.close()
 
 
 def _window(entry: dict[str, Any]) -> Window:
