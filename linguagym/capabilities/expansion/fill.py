@@ -160,6 +160,15 @@ class CausalFiller:
                                     pools=pools_fingerprint(spaced, bare))
         return self._store
 
+    def _not_on_disk(self, kind: str, todo: list[str], memory: dict, lookup: Callable) -> list[str]:
+        """The texts of ``todo`` the disk cache lacks; those it has (``lookup``) go into ``memory``, counted."""
+        if not todo:
+            return todo
+        found = lookup(todo)
+        memory.update(found)
+        self.found_on_disk[kind] += len(found)
+        return [t for t in todo if t not in found]
+
     def _words(self):
         """Vocabulary entries that are whole words: (ids, words) after a space, and (ids, words) without."""
         if self._vocab is None:
@@ -208,11 +217,8 @@ class CausalFiller:
             self._contexts.clear()
             todo = sorted(set(contexts))
         store = self._disk()
-        if store is not None and todo:
-            found = store.contexts(todo)
-            self._contexts.update(found)
-            self.found_on_disk["contexts"] += len(found)
-            todo = [c for c in todo if c not in found]
+        if store is not None:
+            todo = self._not_on_disk("contexts", todo, self._contexts, store.contexts)
         for at_start, ids in ((True, bare_ids), (False, spaced_ids)):
             group = [c for c in todo if (not c.strip()) == at_start]
             # sorted, so contexts that share a prefix stay together; 512 at a time bounds the full
@@ -320,11 +326,8 @@ class CausalFiller:
             self._texts.clear()
             todo = list(dict.fromkeys(texts))
         store = self._disk()
-        if store is not None and todo:
-            found = store.windows(todo)
-            self._texts.update(found)
-            self.found_on_disk["windows"] += len(found)
-            todo = [t for t in todo if t not in found]
+        if store is not None:
+            todo = self._not_on_disk("windows", todo, self._texts, store.windows)
         computed = {text: tuple((x.start, x.surprisal) for x in scored.tokens)
                     for text, scored in zip(todo, self.scorer.score(todo), strict=True)}
         self._texts.update(computed)
