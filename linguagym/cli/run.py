@@ -60,6 +60,10 @@ def model_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
                    "lm-eval's auto:N is taken as auto (default: 16)")
     g.add_argument("--pll", choices=("original", "within_word_l2r"), default=None,
                    help="pseudo-log-likelihood variant for masked LMs (default: original)")
+    g.add_argument("--bow-correction", "--bow_correction", action="store_true",
+                   help="word-boundary correction for causal LMs whose tokens carry their leading space (GPT-2, "
+                   "Llama, Gemma...): a region's surprisal includes the probability that the next token begins a "
+                   "new word, as minicons' bow_correction (default: off, the token sums published results use)")
     g.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                    help="score cache (default: $LINGUAGYM_CACHE_DIR, else the user cache directory)")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
@@ -150,6 +154,7 @@ def _settings(args: argparse.Namespace):
         policy=getattr(args, "policy", None) or "all", cache=not args.no_cache,
         cache_dir=str(args.cache_dir) if args.cache_dir else None, model_args=args.model_args,
         limit=getattr(args, "limit", None), compat=getattr(args, "compat", None),
+        bow_correction=getattr(args, "bow_correction", False),
     )
 
 

@@ -65,6 +65,9 @@ class RunSettings:
     # Hugging Face model arguments (revision, trust_remote_code, dtype, peft, ...: scoring/model_args.py): a dict
     # or "k=v,..." is accepted and kept as sorted (key, value) pairs, so that the settings stay frozen and hashable
     model_args: ModelArgPairs = ()
+    # word-boundary correction of causal LMs (minicons' bow_correction; docs/scoring.md): off, as in the published
+    # numbers, lm-eval and minicons; the identity and the score cache tell corrected scores apart
+    bow_correction: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "model_args", model_arg_pairs(self.model_args))
@@ -73,7 +76,8 @@ class RunSettings:
         """The scorer these settings describe (the evaluation options aside)."""
         return ScorerSpec(self.model, bos=self.bos, dtype=self.dtype, device=self.device,
                           batch_size=self.resolved_batch_size(), pll=self.pll, cache_dir=self.cache_dir,
-                          score_cache=self.cache, model_args=self.model_args)
+                          score_cache=self.cache, model_args=self.model_args,
+                          bow_correction=self.bow_correction)
 
     def resolved_batch_size(self) -> int:
         """The batch size a run uses: ``batch_size``, or the one ``auto`` (lm-eval's ``auto:N`` too) picks. Scores do

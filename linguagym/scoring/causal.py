@@ -10,7 +10,8 @@ from typing import Any
 from linguagym.scoring import device as devices
 from linguagym.scoring.causal_lm import CausalLM
 from linguagym.scoring.hf_base import Encoded, Loaded, batch_budget, encode_many, library_versions, too_long
-from linguagym.scoring.prefix import batches, supports_tree, tree_surprisals
+from linguagym.scoring.prefix import batches, supports_tree, tree_scores
+from linguagym.scoring.prefix import start_bias as prefix_start_bias
 from linguagym.scoring.protocol import ScoredText, TokenScore, maybe_held
 from linguagym.scoring.shared_work import encode_texts
 from linguagym.scoring.sources import ModelSource
@@ -32,6 +33,13 @@ class CausalScorer:
     several texts is computed once (see ``linguagym.scoring.prefix``); models outside its list, or with it
     off, are scored in plain length-sorted batches. Both give the same numbers within float rounding.
     ``progress``, if set, is called with the number of text tokens scored after each forward pass.
+
+    ``bow_correction`` (minicons' name): word-boundary correction. Each token's value becomes its surprisal plus
+    the boundary term after it minus the one before it, the boundary term being -log2 of the probability that the
+    next token begins a word (``word_starts``; 0 at the text's start, where every token begins one). Summed over a
+    region or a word the inner terms cancel, leaving -log2 p(the tokens, then a word start) + log2 p(a word start
+    before them): the probability of the words themselves under a tokenizer whose tokens carry their leading space
+    (Pimentel & Meister 2024). docs/scoring.md, "Word-boundary correction".
     """
 
     def __init__(
@@ -45,8 +53,11 @@ class CausalScorer:
         batch_tokens: int | None = None,
         prefix_sharing: bool = True,
         progress: Callable[[int], None] | None = None,
+        bow_correction: bool = False,
     ) -> None:
         self.batch_tokens = batch_budget(batch_size, batch_tokens)
+        self.bow_correction = bool(bow_correction)
+        self._word_starts: list[int] | None = None
         self.lm = CausalLM(source, bos=bos, dtype=dtype, device=device, native=True)
         self.owns_lm = True  # False for a scorer made ``on`` a shared lm
         self.batch_size = batch_size
@@ -62,10 +73,12 @@ class CausalScorer:
         batch_tokens: int | None = None,
         prefix_sharing: bool = True,
         progress: Callable[[int], None] | None = None,
+        bow_correction: bool = False,
     ) -> CausalScorer:
         """A scorer running ``lm`` (its start token, dtype and device), which others may use too."""
         scorer = cls(lm.source, bos=lm.bos_policy, dtype=lm.dtype, device=lm.device, batch_size=batch_size,
-                     batch_tokens=batch_tokens, prefix_sharing=prefix_sharing, progress=progress)
+                     batch_tokens=batch_tokens, prefix_sharing=prefix_sharing, progress=progress,
+                     bow_correction=bow_correction)
         scorer.lm = lm  # shared: its weights load once for every user
         scorer.owns_lm = False
         return scorer
@@ -81,8 +94,21 @@ class CausalScorer:
             **self.lm.identity,
             "bos": self.lm.bos_policy,
             "pll": None,
+            # only when on, so that the identity (and the score cache) of uncorrected scores stays what it was
+            **({"bow_correction": WORD_STARTS_RULE} if self.bow_correction else {}),
             "versions": library_versions(),
         }
+
+    def word_starts(self) -> list[int]:
+        """The ids that begin a word (``word_starts.word_start_ids``), found once: what ``bow_correction`` sums."""
+        if self._word_starts is None:
+            from linguagym.scoring.word_starts import word_start_ids
+
+            eos = self.source.specials.eos
+            vocab = int(self.loaded.model.get_output_embeddings().weight.shape[0])
+            self._word_starts = word_start_ids(self.lm.encoder, vocab, eos_id=None if eos is None else eos[1],
+                                               name=repr(self.source.name))
+        return self._word_starts
 
     @property
     def loaded(self) -> Loaded:
@@ -139,6 +165,10 @@ class CausalScorer:
             if loaded.max_length is not None and length > loaded.max_length:
                 raise too_long(self.source, index, text, length, loaded.max_length)
         surprisals: list[list[float]] = [[] for _ in texts]
+        # With the correction, the distribution after each text's last token is needed too: a token appended to
+        # each sequence makes the pass compute it (that token's own surprisal is dropped).
+        correct = self.bow_correction
+        after = [0] if correct else []
         # Identical texts are scored once; a text needs the model when some token of it is predicted.
         first: dict[str, int] = {}
         todo: list[int] = []
@@ -147,19 +177,22 @@ class CausalScorer:
             if text in first or not encoded[i].ids:
                 continue
             first[text] = i
-            if len(prefix) + len(encoded[i].ids) >= 2:
+            if len(prefix) + len(encoded[i].ids) + len(after) >= 2:
                 todo.append(i)
             else:  # one token and no start token: nothing predicts it
                 surprisals[i] = [0.0]
                 done += 1
         if done and self.progress is not None:
             self.progress(done)
-        sequences = [prefix + encoded[i].ids for i in todo]
+        sequences = [prefix + encoded[i].ids + after for i in todo]
         counted = [len(encoded[i].ids) for i in todo]
+        word_starts = self.word_starts() if correct and todo else None
+        rows: list[list[float]] = [[] for _ in todo]
+        bounds: list[list[float]] | None = [[] for _ in todo] if correct else None
         if not todo:
-            rows: list[list[float]] = []
+            pass
         elif self.prefix_sharing and supports_tree(loaded.model, max(len(s) for s in sequences)):
-            rows = tree_surprisals(
+            rows, bounds = tree_scores(
                 loaded.model,
                 loaded.device,
                 sequences,
@@ -167,23 +200,33 @@ class CausalScorer:
                 batch_tokens=self.batch_tokens,
                 progress=self.progress,
                 counted=counted,
+                word_starts=word_starts,
             )
         else:
-            rows = [[] for _ in todo]
+            start_bias = None if word_starts is None else prefix_start_bias(
+                word_starts, int(loaded.model.get_output_embeddings().weight.shape[0]), loaded.device)
             for group in batches([len(s) - 1 for s in sequences], self.batch_tokens):
-                for j, row in zip(group, self._surprisals([sequences[j] for j in group]), strict=True):
-                    rows[j] = row
+                found, found_bounds = self._surprisals([sequences[j] for j in group], start_bias)
+                for k, j in enumerate(group):
+                    rows[j] = found[k]
+                    if bounds is not None and found_bounds is not None:
+                        bounds[j] = found_bounds[k]
                 if self.progress is not None:
                     self.progress(sum(counted[j] for j in group))
-        for i, row in zip(todo, rows, strict=True):
-            surprisals[i] = row if prefix else [0.0, *row]
+        for k, (i, row) in enumerate(zip(todo, rows, strict=True)):
+            values = row[: len(row) - len(after)] if prefix else [0.0, *row[: len(row) - len(after)]]
+            if bounds is not None:
+                values = corrected(values, bounds[k][len(prefix) : len(prefix) + len(values)])
+            surprisals[i] = values
         for i, text in enumerate(texts):
             if text in first and first[text] != i:
                 surprisals[i] = surprisals[first[text]]
         return _scored(texts, encoded, surprisals, encoder)
 
-    def _surprisals(self, sequences: list[list[int]]) -> list[list[float]]:
-        """Plain batched scoring: the surprisal of each token after the first, right padding."""
+    def _surprisals(self, sequences: list[list[int]], start_bias: Any = None
+                    ) -> tuple[list[list[float]], list[list[float]] | None]:
+        """Plain batched scoring: the surprisal of each token after the first, right padding; with ``start_bias``,
+        the boundary term after each token but the last (see ``tree_scores``)."""
         import torch
 
         loaded = self.loaded
@@ -200,11 +243,29 @@ class CausalScorer:
             logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device)).logits
             # log p(next) in float32 whatever the weights' dtype: logit - logsumexp(logits).
             logits = logits.float()
-            logp = logits.gather(-1, targets.to(loaded.device).unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
-                logits, dim=-1
-            )
+            norm = torch.logsumexp(logits, dim=-1)
+            logp = logits.gather(-1, targets.to(loaded.device).unsqueeze(-1)).squeeze(-1) - norm
             bits = (-logp / LN2).cpu().tolist()
-        return [row[: len(sequence) - 1] for row, sequence in zip(bits, sequences, strict=True)]
+            starts = None if start_bias is None else ((norm - torch.logsumexp(logits + start_bias, dim=-1)) / LN2)
+        rows = [row[: len(sequence) - 1] for row, sequence in zip(bits, sequences, strict=True)]
+        if starts is None:
+            return rows, None
+        return rows, [row[: len(sequence) - 1] for row, sequence in zip(starts.cpu().tolist(), sequences,
+                                                                         strict=True)]
+
+
+# What the identity records of the correction: the boundary set's rule, so that a change of rule is a new cache.
+WORD_STARTS_RULE = "space-or-punctuation-or-eos/1"
+
+
+def corrected(surprisals: list[float], bounds: list[float]) -> list[float]:
+    """Each token's surprisal plus the boundary term after it, minus the one after the token before it (0 at the
+    text's start): sums over consecutive tokens telescope to the word-boundary-corrected value."""
+    values, before = [], 0.0
+    for value, after in zip(surprisals, bounds, strict=True):
+        values.append(value + after - before)
+        before = after
+    return values
 
 
 def _scored(

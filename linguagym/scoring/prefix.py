@@ -171,6 +171,27 @@ def tree_surprisals(
     """For each sequence, the surprisal in bits of each token after the first given the tokens before it.
 
     ``counted[i]`` is what sequence i adds to ``progress`` once its row is done (default: its length).
+    """
+    return tree_scores(model, device, sequences, row_tokens=row_tokens, batch_tokens=batch_tokens,
+                       progress=progress, counted=counted)[0]
+
+
+def tree_scores(
+    model: Any,
+    device: Any,
+    sequences: Sequence[Sequence[int]],
+    *,
+    row_tokens: int,
+    batch_tokens: int,
+    progress: Callable[[int], None] | None = None,
+    counted: Sequence[int] | None = None,
+    word_starts: Any = None,
+) -> tuple[list[list[float]], list[list[float]] | None]:
+    """``tree_surprisals``, and with ``word_starts`` (the ids that begin a word, ``word_starts.py``) also, for each
+    sequence, the boundary term after each of its tokens: -log2 of the probability that the next token begins a
+    word, from the distribution the pass computes there anyway. A node computes a distribution only when it has
+    children, so a caller that needs the term after a sequence's last token appends a token to it (any: its own
+    surprisal is not used); nodes without one get NaN.
 
     On a GPU the host prepares and queues pass k+1 while the device computes pass k: a pass's values are read back
     only after the next pass is queued, so the device never waits for Python between passes.
@@ -184,15 +205,23 @@ def tree_surprisals(
     for row in rows:  # set anew on every use of a shared packing
         row.member_tokens = sum(counted[i] if counted is not None else len(sequences[i]) for i in row.members)
     node_values = [np.zeros(len(row.tokens), dtype=np.float32) for row in rows]
+    node_bounds = [np.full(len(row.tokens), np.nan, dtype=np.float32) for row in rows] if word_starts is not None \
+        else None
     base = model.base_model
     projection = Projection(model, device)
+    start_bias = None if word_starts is None else projection.start_bias(word_starts)
     dtype = next(model.parameters()).dtype
-    pending: tuple[Any, _Pass, list[int]] | None = None
+    pending: tuple[Any, Any, _Pass, list[int]] | None = None
 
-    def read_back(values: Any, inputs: _Pass, group: list[int]) -> None:
+    def read_back(values: Any, bounds: Any, inputs: _Pass, group: list[int]) -> None:
         found = values.cpu().numpy()
         for r, nodes, start, end in inputs.owners:
             node_values[r][nodes] = found[start:end]
+        if bounds is not None and node_bounds is not None:  # bounds[k]: the k-th computed node, flat order
+            per_parent = bounds.cpu().numpy()
+            parents = np.unique(inputs.parent_flat)
+            for r, nodes, flat in inputs.computed:
+                node_bounds[r][nodes] = per_parent[np.searchsorted(parents, flat)]
         if progress is not None:
             progress(sum(rows[r].member_tokens for r in group))
 
@@ -205,14 +234,17 @@ def tree_surprisals(
                 position_ids=_on(device, inputs.positions),
                 use_cache=False,
             ).last_hidden_state
-            values = projection.surprisals(hidden.reshape(-1, hidden.shape[-1]), inputs.parent_flat,
-                                           inputs.child_token)
+            values, bounds = projection.scores(hidden.reshape(-1, hidden.shape[-1]), inputs.parent_flat,
+                                               inputs.child_token, start_bias)
         if pending is not None:
             read_back(*pending)
-        pending = (values, inputs, group)
+        pending = (values, bounds, inputs, group)
     if pending is not None:
         read_back(*pending)
-    return [node_values[r][path[1:]].tolist() for r, path in paths]
+    surprisals = [node_values[r][path[1:]].tolist() for r, path in paths]
+    if node_bounds is None:
+        return surprisals, None
+    return surprisals, [node_bounds[r][path].tolist() for r, path in paths]
 
 
 @dataclass
@@ -226,6 +258,7 @@ class _Pass:
     parent_flat: Any  # per predicted node: its parent's flat index into (batch x width)
     child_token: Any  # per predicted node: its token
     owners: list[tuple[int, Any, int, int]]  # per row: (row, its predicted nodes, start, end in the predictions)
+    computed: list[tuple[int, Any, Any]]  # per row: (row, its computed nodes, their flat indices)
 
 
 def _pass_inputs(rows: Sequence[Row], group: Sequence[int]) -> _Pass:
@@ -236,7 +269,7 @@ def _pass_inputs(rows: Sequence[Row], group: Sequence[int]) -> _Pass:
     ids = np.zeros((len(group), width), dtype=np.int64)
     positions = np.zeros((len(group), width), dtype=np.int64)
     up = np.tile(np.arange(width, dtype=np.int64), (len(group), 1))
-    parent_flat, child_token, owners = [], [], []
+    parent_flat, child_token, owners, computed_nodes = [], [], [], []
     offset = 0
     for b, r in enumerate(group):
         row = rows[r]
@@ -254,9 +287,10 @@ def _pass_inputs(rows: Sequence[Row], group: Sequence[int]) -> _Pass:
         parent_flat.append(b * width + column[parents[children]])
         child_token.append(tokens[children])
         owners.append((r, children, offset, offset + len(children)))
+        computed_nodes.append((r, np.flatnonzero(computed), b * width + np.arange(n)))
         offset += len(children)
     return _Pass(ids, positions, up, int(positions.max(initial=0)), np.concatenate(parent_flat),
-                 np.concatenate(child_token), owners)
+                 np.concatenate(child_token), owners, computed_nodes)
 
 
 def _on(device: Any, array: Any) -> Any:
@@ -287,6 +321,16 @@ def tree_mask(up: Any, depth: int, dtype: Any, device: Any) -> Any:
         jump = torch.gather(jump, 1, jump)
     mask = torch.zeros((batch, 1, width, width), dtype=dtype, device=device)
     return mask.masked_fill_(~allowed[:, None], torch.finfo(dtype).min)
+
+
+def start_bias(word_starts: Sequence[int], vocab: int, device: Any) -> Any:
+    """0 at the ids that begin a word, -inf elsewhere (float32, one per output row, on ``device``): added to the
+    logits, its log-sum-exp is the log of the word-start mass before normalising."""
+    import torch
+
+    bias = torch.full((vocab,), -math.inf, dtype=torch.float32)
+    bias[torch.as_tensor(list(word_starts), dtype=torch.long)] = 0.0
+    return bias.to(device)
 
 
 class Projection:
@@ -344,17 +388,26 @@ class Projection:
             logits = torch.tanh(logits / self.cap) * self.cap
         return logits
 
+    def start_bias(self, word_starts: Sequence[int]) -> Any:
+        """``start_bias`` for this head."""
+        return start_bias(word_starts, int(self.head.weight.shape[0]), self.device)
+
     def surprisals(self, hidden: Any, parent_flat: Any, child_token: Any) -> Any:
         """Bits of ``child_token[i]`` after the hidden state ``hidden[parent_flat[i]]``, as a float32 tensor on the
         model's device (not read back: the caller decides when to wait for it). Under ``bfloat16-mixed`` (autocast)
         too the projection and normaliser run in float32, from the float32 head."""
+        return self.scores(hidden, parent_flat, child_token)[0]
+
+    def scores(self, hidden: Any, parent_flat: Any, child_token: Any, start_bias: Any = None) -> tuple[Any, Any]:
+        """``surprisals``, and with ``start_bias`` (``start_bias()``) the boundary term of each parent, in the order of
+        ``numpy.unique(parent_flat)``: -log2 of the probability that the next token begins a word."""
         import torch
 
         with torch.autocast(self.device_type, enabled=False):
             return self._surprisals(hidden.float() if self.dtype == torch.float32 else hidden, parent_flat,
-                                    child_token)
+                                    child_token, start_bias)
 
-    def _surprisals(self, hidden: Any, parent_flat: Any, child_token: Any) -> Any:
+    def _surprisals(self, hidden: Any, parent_flat: Any, child_token: Any, start_bias: Any) -> tuple[Any, Any]:
         import numpy as np
         import torch
 
@@ -363,6 +416,7 @@ class Projection:
         order = np.argsort(inverse, kind="stable")  # the children of each chunk of parents, contiguous
         bounds = np.searchsorted(inverse[order], np.arange(0, len(parents) + self.chunk, self.chunk))
         values = torch.empty(len(child_token), dtype=torch.float32, device=self.device)
+        boundary = None if start_bias is None else torch.empty(len(parents), dtype=torch.float32, device=self.device)
         for c, start in enumerate(range(0, len(parents), self.chunk)):
             children = order[bounds[c] : bounds[c + 1]]
             which = _on(self.device, children)
@@ -370,13 +424,18 @@ class Projection:
             wanted = _on(self.device, child_token[children])
             rows_hidden = hidden[_on(self.device, parents[start : start + self.chunk])]
             if self.blocked:
-                picked = _target_logits(rows_hidden[local], self.head, wanted, self.cap) - _blocked_logsumexp(
-                    rows_hidden, self.head, self.cap, self.blocks)[local]
+                norm, starts = _blocked_logsumexp(rows_hidden, self.head, self.cap, self.blocks, start_bias)
+                picked = _target_logits(rows_hidden[local], self.head, wanted, self.cap) - norm[local]
             else:
                 logits = self.logits(rows_hidden)
-                picked = logits[local, wanted] - torch.logsumexp(logits, dim=-1)[local]
+                norm = torch.logsumexp(logits, dim=-1)
+                picked = logits[local, wanted] - norm[local]
+                # (in place: the logits are not read again)
+                starts = None if start_bias is None else torch.logsumexp(logits.add_(start_bias), dim=-1)
             values[which] = -picked / LN2
-        return values
+            if boundary is not None:
+                boundary[start : start + len(rows_hidden)] = (norm - starts) / LN2
+        return values, boundary
 
 
 VOCAB_BLOCK = 2048  # vocabulary columns per block of the CPU log-sum-exp: 2048 x 256 rows x 4 bytes = 2 MiB
@@ -388,15 +447,17 @@ def _packed_blocks(head: Any) -> Any:
     return onednn.head_blocks(head, VOCAB_BLOCK)
 
 
-def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None, packed: Any = None) -> Any:
+def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None, packed: Any = None,
+                       start_bias: Any = None) -> tuple[Any, Any]:
     """log-sum-exp over the vocabulary of ``head(hidden)`` (soft-capped by ``cap``), block by block; ``packed``:
-    the head's blocks in oneDNN's layout (``onednn.head_blocks``), used where given."""
+    the head's blocks in oneDNN's layout (``onednn.head_blocks``), used where given. With ``start_bias``, also the
+    log-sum-exp over the ids that begin a word (else None)."""
     import torch
 
     from linguagym.scoring.onednn import product
 
     weight, bias = head.weight, head.bias
-    parts = []
+    parts, start_parts = [], []
     for number, start in enumerate(range(0, weight.shape[0], VOCAB_BLOCK)):
         block_bias = None if bias is None else bias[start : start + VOCAB_BLOCK]
         if packed is not None:
@@ -406,7 +467,10 @@ def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None, packed: Any = 
         if cap:
             block = torch.tanh(block / cap) * cap
         parts.append(torch.logsumexp(block, dim=-1))
-    return torch.logsumexp(torch.stack(parts, dim=-1), dim=-1)
+        if start_bias is not None:
+            start_parts.append(torch.logsumexp(block + start_bias[start : start + VOCAB_BLOCK], dim=-1))
+    norm = torch.logsumexp(torch.stack(parts, dim=-1), dim=-1)
+    return norm, (torch.logsumexp(torch.stack(start_parts, dim=-1), dim=-1) if start_parts else None)
 
 
 def _target_logits(hidden: Any, head: Any, targets: Any, cap: float | None) -> Any:

@@ -38,6 +38,7 @@ def load_scorer(
     batch_tokens: int | None = None,
     prefix_sharing: bool = True,
     model_args: ModelArgs | Mapping[str, Any] | str | None = None,
+    bow_correction: bool = False,
 ) -> Scorer:
     """A scorer for ``model``: a named model, a hub id, a local directory, a ``.gguf`` file, or an lm-zoo
     ``.tsv`` of precomputed surprisals. No weights are loaded until the first texts that are not cached.
@@ -52,12 +53,19 @@ def load_scorer(
     revision, trust_remote_code, dtype (``auto``: the checkpoint's own), device_map, load_in_8bit/4bit, peft,
     subfolder, gguf_file, tokenizer. ``dtype=`` there wins over the default ``dtype``; a different non-default
     ``dtype`` is refused.
+    ``bow_correction``: word-boundary correction of causal LMs (``CausalScorer``; docs/scoring.md); refused for
+    masked LMs and precomputed surprisals, which it does not apply to.
     """
     args = parse_args(model_args)
     if model.lower().endswith(".tsv"):
         if args.pairs():
             raise ConfigurationError(f"model arguments do not apply to {model!r}: its surprisals are precomputed",
                                      hint="leave --model-args out for .tsv files")
+        if bow_correction:
+            raise ConfigurationError(
+                f"the word-boundary correction cannot be applied to {model!r}: an lm-zoo .tsv holds each token's "
+                "surprisal only, not the distribution over the next token that the correction sums",
+                hint="score the model itself with --bow-correction, or leave the correction off for .tsv files")
         from linguagym.scoring.precomputed import PrecomputedScorer  # lazy: see the module doc
 
         return PrecomputedScorer(Path(model))
@@ -75,6 +83,12 @@ def load_scorer(
                 f"bos={bos!r} applies to causal models; {model!r} is a masked LM and uses its own special tokens",
                 hint="leave bos at 'auto' for masked models",
             )
+        if bow_correction:
+            raise ConfigurationError(
+                f"the word-boundary correction applies to causal LMs; {model!r} is a masked LM, whose "
+                "pseudo-log-likelihood predicts masked tokens, not where the next word begins",
+                hint="leave the correction off; pll='within_word_l2r' already scores each word's tokens as one "
+                "word (Kauf & Ivanova 2023)")
         from linguagym.scoring.masked import MaskedScorer  # lazy: see the module doc
 
         scorer = MaskedScorer(
@@ -90,7 +104,7 @@ def load_scorer(
 
         scorer = CausalScorer(
             source, bos=bos, dtype=dtype, device=device, batch_size=batch_size, batch_tokens=batch_tokens,
-            prefix_sharing=prefix_sharing,
+            prefix_sharing=prefix_sharing, bow_correction=bow_correction,
         )
     return CachedScorer(scorer, root) if score_cache else scorer
 

@@ -30,6 +30,7 @@ class ScorerSpec:
     cache_dir: str | None = None
     score_cache: bool = True
     model_args: ModelArgPairs = ()  # Hugging Face model arguments; a dict or "k=v,..." is accepted and normalised
+    bow_correction: bool = False  # word-boundary correction (causal LMs; CausalScorer)
 
     def __post_init__(self) -> None:
         # sorted, checked (key, value) pairs: the spec stays hashable and picklable for Ray workers
@@ -41,7 +42,7 @@ class ScorerSpec:
         return load_scorer(
             self.model, bos=self.bos, dtype=self.dtype, device=self.device, batch_size=self.batch_size, pll=self.pll,
             cache_dir=Path(self.cache_dir) if self.cache_dir else None, score_cache=self.score_cache,
-            model_args=dict(self.model_args),
+            model_args=dict(self.model_args), bow_correction=self.bow_correction,
         )
 
     def uncached(self) -> ScorerSpec:
