@@ -139,6 +139,9 @@ class Summary:
     models: tuple[ModelScores, ...]
     bootstrap: int
     seed: int
+    # the models whose surprisals are word-boundary corrected (bow_correction), named beside the numbers; None where
+    # the outcomes do not say how they were made (per-item files of other tools)
+    bow_corrected: frozenset[str] | None = None
 
 
 def summarize(

@@ -17,7 +17,7 @@ from linguagym.destinations import check_file, check_folder, check_replaceable
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
-from linguagym.evaluation.tables import format_value, notes, summary_rows
+from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
 from linguagym.names import MAX_NAME, fit_name, name_digest
 from linguagym.version import __version__
 
@@ -141,6 +141,7 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
              f"</title><style>{_CSS}</style></head><body><main>",
              "<h1>linguagym report</h1>",
              f"<p class=meta>{e(summary.collection.name)} &middot; policy <code>{e(summary.policy)}</code> &middot; "
+             f"{e(surprisal_label(summary) or '')}{' &middot; ' if surprisal_label(summary) else ''}"
              f"{len(runs)} run(s) &middot; made {e(datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC'))} by linguagym "
              f"{e(__version__)}</p>",
              "<nav><a href=#summary>Summary</a><a href=#provenance>How it was made</a>"
@@ -167,7 +168,7 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
 
     parts.append("<h2 id=provenance>How it was made</h2><table><thead><tr><th>model</th><th>source</th>"
                  "<th>revision</th><th>dtype</th><th>device</th><th>start token</th><th>spacing</th>"
-                 "<th>tokens</th><th>seconds</th><th>versions</th></tr></thead><tbody>")
+                 "<th>word boundary</th><th>tokens</th><th>seconds</th><th>versions</th></tr></thead><tbody>")
     for run in runs:
         scorer, settings, record = run.record.get("scorer", {}), run.record["settings"], run.record
         versions = ", ".join(f"{k} {v}" for k, v in {"linguagym": record.get("linguagym"),
@@ -176,7 +177,9 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
             f"<tr><td>{e(run.model)}</td><td class=wrap>{e(str(scorer.get('source', '')))}</td>"
             f"<td><code>{e(str(scorer.get('revision') or '')[:12])}</code></td><td>{e(str(scorer.get('dtype')))}</td>"
             f"<td>{e(str(scorer.get('device')))}</td><td>{e(str(scorer.get('bos_token') or scorer.get('bos')))}</td>"
-            f"<td>{e(settings.get('spacing', ''))}</td><td>{record['counts']['tokens']}</td>"
+            f"<td>{e(settings.get('spacing', ''))}</td>"
+            f"<td>{'corrected' if settings.get('bow_correction') else 'token sums'}</td>"
+            f"<td>{record['counts']['tokens']}</td>"
             f"<td>{record.get('seconds')}</td><td class=wrap>{e(versions)}</td></tr>")
     parts.append("</tbody></table>")
 

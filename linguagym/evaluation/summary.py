@@ -4,13 +4,13 @@ summary of run folders as written (``items.csv`` of each), for tables and the re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, summarize
 from linguagym.evaluation.collections import Collection, covering_collection, load_collection
-from linguagym.evaluation.outputs import item_outcomes
+from linguagym.evaluation.outputs import item_outcomes, model_label
 from linguagym.evaluation.report import RunData, find_runs
 from linguagym.evaluation.run import RunResult
 
@@ -54,9 +54,12 @@ def summarize_outcomes(outcomes: Sequence[ItemOutcome], settings: SummarySetting
 def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> tuple[list[RunData], Summary]:
     """The run folders (as ``find_runs`` finds them) and the summary of every model in them."""
     runs = find_runs(list(folders))
-    return runs, summarize_outcomes([o for run in runs for o in run.outcomes], settings)
+    summary = summarize_outcomes([o for run in runs for o in run.outcomes], settings)
+    corrected = frozenset(run.model for run in runs if run.record["settings"].get("bow_correction"))
+    return runs, replace(summary, bow_corrected=corrected)
 
 
 def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:
     """The summary of runs held in memory: the same numbers ``summarize_runs`` reads from their folders."""
-    return summarize_outcomes([o for result in results for o in item_outcomes(result)], settings)
+    summary = summarize_outcomes([o for result in results for o in item_outcomes(result)], settings)
+    return replace(summary, bow_corrected=frozenset(model_label(r) for r in results if r.settings.bow_correction))

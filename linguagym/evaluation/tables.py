@@ -55,12 +55,29 @@ def format_value(value: float, interval: Interval | None = None) -> str:
     return f"{value:.3f} [{interval.low:.3f}, {interval.high:.3f}]"
 
 
+def surprisal_label(summary: Summary) -> str | None:
+    """How the surprisals behind the numbers were summed: word-boundary corrected or plain token sums, per model
+    where the models differ; None where the outcomes do not say."""
+    if summary.bow_corrected is None:
+        return None
+    names = [m.model for m in summary.models]
+    corrected = [n for n in names if n in summary.bow_corrected]
+    if not corrected:
+        return "surprisal: token sums (no word-boundary correction)"
+    if len(corrected) == len(names):
+        return "surprisal: word-boundary corrected"
+    return ("surprisal: word-boundary corrected for " + ", ".join(corrected) + "; token sums for "
+            + ", ".join(n for n in names if n not in summary.bow_corrected))
+
+
 def rich_table(summary: Summary, *, intervals: str = "aggregates"):
     """``intervals``: 'none', 'aggregates' (score and groups) or 'all'."""
     from rich.table import Table
 
     collection = summary.collection
     title = f"{collection.name}: accuracy, policy '{summary.policy}'"
+    if surprisal_label(summary):
+        title += f", {surprisal_label(summary)}"
     if summary.bootstrap and intervals != "none":
         title += f", 95% bootstrap intervals over items ({summary.bootstrap} resamples)"
     table = Table(title=title, title_justify="left")
@@ -153,7 +170,8 @@ def summary_markdown(summary: Summary, *, intervals: str = "aggregates") -> str:
         cells = [format_value(v, i if show else None) for v, i in zip(row.values, row.intervals, strict=True)]
         label = f"**{row.label}**" if row.kind == "score" else row.label
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    caveats = notes(summary)  # a withheld score must not pass for a complete table in a paper either
+    # a withheld score must not pass for a complete table in a paper either, nor token sums for words
+    caveats = [line for line in (surprisal_label(summary), *notes(summary)) if line]
     if caveats:
         lines.append("")
         lines.extend(f"_{line}_" for line in caveats)
