@@ -26,6 +26,7 @@ class RunFormValues:
     limit: str = ""
     compat: str = ""
     name: str = ""
+    bow_correction: bool = False  # word-boundary correction (a checkbox)
 
 
 def _suite_ids(values: Sequence[str]) -> set[int]:
@@ -40,6 +41,7 @@ def values_from(fields: MultiDict) -> RunFormValues:
         given = fields.get(name)
         if isinstance(given, str):
             setattr(values, name, given)
+    values.bow_correction = fields.get("bow_correction") in ("1", "on", "true")
     return values
 
 
@@ -54,7 +56,8 @@ def values_of_run(run: RunRecord, named_models: Sequence[str]) -> RunFormValues:
         suites={link.version.suite_id for link in run.suites}, models=named, other_models="\n".join(other),
         device=str(settings.get("device", "auto")), batch_size=str(settings.get("batch_size", 16)),
         policy=str(settings.get("policy", "all")), model_args=",".join(f"{k}={_arg(v)}" for k, v in model_args.items()),
-        limit="" if limit is None else str(limit), compat=str(settings.get("compat") or ""), name=run.name or "")
+        limit="" if limit is None else str(limit), compat=str(settings.get("compat") or ""), name=run.name or "",
+        bow_correction=bool(settings.get("bow_correction")))
 
 
 def _arg(value) -> str:

@@ -16,7 +16,7 @@ from linguagym.evaluation.collections import builtin_collections, covering_colle
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
 from linguagym.evaluation.report import find_runs, region_plot_names
-from linguagym.evaluation.tables import format_value, notes, summary_rows
+from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
 from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
 from linguagym.web import item_pages
@@ -104,6 +104,8 @@ def _advanced_options(form) -> dict:
     compat = form.get("compat", "")
     if compat:
         options["compat"] = compat  # checked with the rest by check_settings
+    if form.get("bow_correction") in ("1", "on", "true"):
+        options["bow_correction"] = True  # a masked or .tsv model refuses it when the run starts, with the reason
     return options
 
 
@@ -180,17 +182,19 @@ def _summary(directories: list[Path], collection_name: str, labels: list[str] | 
     only the suites every column has (Compare: like with like; the page names the others)."""
     from dataclasses import replace
 
-    runs, outcomes = [], []
+    runs, outcomes, corrected = [], [], set()
     for index, directory in enumerate(directories):
         found = find_runs([directory])
         runs += found
         for data in found:
             prefix = f"{labels[index]}: " if labels else ""
             outcomes += [replace(o, model=prefix + o.model) for o in data.outcomes]
+            if data.record["settings"].get("bow_correction"):
+                corrected.add(prefix + data.model)
     if shared_only:
         outcomes = shared_suites_outcomes(outcomes)
     collection = load_collection(collection_name) if collection_name else covering_collection(o.suite for o in outcomes)
-    return runs, summarize(outcomes, collection, bootstrap=1000)
+    return runs, replace(summarize(outcomes, collection, bootstrap=1000), bow_corrected=frozenset(corrected))
 
 
 @blueprint.get("/runs/<int:run_id>")
@@ -213,7 +217,8 @@ def show(run_id: int):
                                 if paths.get((data.model, suite)) in plots]
                         for suite in formulas}
         context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
-                       formulas=formulas, region_plots=region_plots, plots=plots, collections=choices,
+                       surprisal=surprisal_label(summary), formulas=formulas, region_plots=region_plots, plots=plots,
+                       collections=choices,
                        collection=chosen)
     return render_template("run.html", **context)
 
@@ -263,7 +268,8 @@ def compare():
         shared = {s for m in summary.models for s in m.suites}
         left_out = sorted({o.suite for data in runs for o in data.outcomes} - shared)
         context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
-                       collections=choices, collection=collection, shared=sorted(shared), left_out=left_out)
+                       surprisal=surprisal_label(summary), collections=choices, collection=collection,
+                       shared=sorted(shared), left_out=left_out)
     return render_template("compare.html", **context)
 
 

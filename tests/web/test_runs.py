@@ -224,3 +224,25 @@ def test_the_run_form_takes_model_arguments_limit_and_compat_as_the_command_line
     assert recorded["settings"]["limit"] == 1 and recorded["settings"]["compat"] == "syntaxgym-core"
     assert recorded["settings"]["model_args"] == {"dtype": "float32"}
     assert [suite["items"] for suite in recorded["suites"]] == [1] and recorded["suites"][0]["items_total"] > 1
+
+
+def test_the_run_form_takes_the_word_boundary_correction_and_the_run_page_names_it(app, client, tiny_lm_dir):
+    _upload_examples(client)
+    form = {"suite": ["1"], "other_models": str(tiny_lm_dir), "device": "cpu", "batch_size": "8", "policy": "all",
+            "limit": "1"}
+    assert 'name="bow_correction"' in client.get("/runs").text
+    runs = []
+    for extra in ({}, {"bow_correction": "1"}):
+        response = client.post("/runs", data={**form, **extra})
+        assert response.status_code == 302, response.text
+        runs.append(int(response.headers["Location"].rsplit("/", 1)[1]))
+        assert app.extensions["worker"].run_next()
+    plain, corrected = runs
+    recorded = json.loads(client.get(f"/runs/{corrected}/files/{tiny_lm_dir.name}/run.json").data)
+    assert recorded["settings"]["bow_correction"] is True and recorded["scorer"]["bow_correction"]
+    assert "Surprisal: word-boundary corrected." in client.get(f"/runs/{corrected}").text
+    assert "Surprisal: token sums (no word-boundary correction)." in client.get(f"/runs/{plain}").text
+    again = client.get(f"/runs?from={corrected}").text  # "Run again" keeps the box ticked
+    assert 'name="bow_correction" value="1" checked' in again
+    both = client.get(f"/compare?run={plain}&run={corrected}").text
+    assert f"word-boundary corrected for run {corrected}: {tiny_lm_dir.name}" in both
