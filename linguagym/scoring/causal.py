@@ -106,7 +106,8 @@ class CausalScorer:
 
             eos = self.source.specials.eos
             vocab = int(self.loaded.model.get_output_embeddings().weight.shape[0])
-            self._word_starts = word_start_ids(self.lm.encoder, vocab, eos_id=None if eos is None else eos[1],
+            self._word_starts = word_start_ids(self.lm.encoder, vocab, ends=(None if eos is None else eos[1],
+                                                                             self.lm.bos_token_id),
                                                name=repr(self.source.name))
         return self._word_starts
 

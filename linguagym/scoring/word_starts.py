@@ -13,7 +13,9 @@ The boundary set (decided for linguagym; docs/scoring.md, "Word-boundary correct
 - a token whose text starts with punctuation (Unicode category P: ``.``, ``,``, ``?``, ``'s``, ``"``): a
   SyntaxGym region ends before punctuation as often as before a space ("swim | ."), and a word before a full stop
   ends there: without these, "the dogs swim." would count the mass of "." against " swim";
-- the end-of-sequence token: the text may end after the word.
+- the end-of-sequence token, and the start token the scorer puts before each text: the text may end after the
+  word. (GPT-2-style models separate texts with one token: SmolLM2's ``<|endoftext|>``, its start token here,
+  both ends a text and begins the next, while its files name ``<|im_end|>`` as end of sequence.)
 
 Not in it: other special tokens, symbols (``$``), digits and letters, and partial UTF-8 byte tokens (decoded as
 U+FFFD), which continue a character. At the start of a text every token begins a word, so no set is needed there.
@@ -43,14 +45,17 @@ def begins_word(text: str) -> bool:
     return first.isspace() or unicodedata.category(first).startswith("P")
 
 
-def word_start_ids(tokenizer: Any, vocab_size: int, *, eos_id: int | None, name: str = "the model") -> list[int]:
-    """Ids below ``vocab_size`` (the model's output rows) that begin a word, plus ``eos_id``; special tokens other
-    than the end of sequence never do. A ConfigurationError where the tokenizer cannot decode single tokens."""
+def word_start_ids(tokenizer: Any, vocab_size: int, *, ends: Iterable[int | None] = (),
+                   name: str = "the model") -> list[int]:
+    """Ids below ``vocab_size`` (the model's output rows) that begin a word, plus the ids in ``ends`` (the end of
+    sequence, the start token); no other special token does. A ConfigurationError where the tokenizer cannot decode
+    single tokens."""
     texts = _texts_after_anchor(tokenizer, vocab_size, name)
     special = _special_ids(tokenizer)
     found = [i for i, text in enumerate(texts) if i not in special and begins_word(text)]
-    if eos_id is not None and 0 <= eos_id < vocab_size and eos_id not in found:
-        found.append(int(eos_id))
+    for end in ends:
+        if end is not None and 0 <= end < vocab_size and end not in found:
+            found.append(int(end))
     if not found:
         raise ConfigurationError(
             f"no token of {name}'s vocabulary begins a word, so the word-boundary correction is undefined for it",

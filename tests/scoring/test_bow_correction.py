@@ -32,9 +32,9 @@ def _byte_of_marker() -> dict[str, int]:
 
 
 def _marked_word_starts(tokenizer, eos_id: int) -> set[int]:
-    """The boundary set read from byte-level BPE's pieces through the byte table (not by decoding, as the library
-    does): a first byte that is ASCII white space or punctuation (a byte above 127 alone is part of a character),
-    and the end of sequence."""
+    """The boundary set read from byte-level BPE's pieces through the byte table (not by the tokenizer's decoder, as
+    the library does): a piece whose bytes begin with a whole character that is white space or punctuation, and the
+    end of sequence. (A piece that begins inside a multi-byte character begins no word.)"""
     import unicodedata
 
     byte_of = _byte_of_marker()
@@ -42,37 +42,45 @@ def _marked_word_starts(tokenizer, eos_id: int) -> set[int]:
     for piece, i in tokenizer.get_vocab().items():
         if i in tokenizer.all_special_ids:
             continue
-        first = chr(byte_of[piece[0]])
-        if first.isascii() and (first.isspace() or unicodedata.category(first).startswith("P")):
+        raw = bytes(byte_of[c] for c in piece)
+        first = raw.decode("utf-8", errors="replace")[:1]
+        if first and first != "\ufffd" and (first.isspace() or unicodedata.category(first).startswith("P")):
             found.add(i)
     return found
 
 
-def _definition(directory: Path, text: str) -> list[tuple[int, int, float]]:
-    """(start, end, bits) of each word of ``text``: the tokens from a word-starting token up to the next one,
-    their corrected surprisal from the definition, every probability in float64 from the full distributions."""
+def _definition_of(directory: Path, start_id: int | None = None, ends: tuple[int, ...] = ()):
+    """A function from a text to (start, end, bits) of each of its words: the tokens from a word-starting token up to
+    the next one, their corrected surprisal from the definition, every probability in float64 from the full
+    distributions of transformers' model (loaded once). ``start_id``: the start token (default: the tokenizer's
+    BOS); ``ends``: more ids that end a text (the start token is one)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(directory)
     model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float64).eval()
     eos = tokenizer.eos_token_id
-    starts = sorted(_marked_word_starts(tokenizer, eos))
-    encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    ids, spans = encoding["input_ids"], encoding["offset_mapping"]
-    with torch.no_grad():
-        logp = torch.log_softmax(model(torch.tensor([[tokenizer.bos_token_id, *ids]])).logits[0], -1)
-    # logp[k]: the distribution after k tokens of the text (k = 0: after the start token alone)
-    start_mass = torch.logsumexp(logp[:, starts], -1)  # log P(the next token begins a word)
-    words, begin = [], 0
-    for k in range(1, len(ids) + 1):
-        if k == len(ids) or ids[k] in starts:
-            token_logp = sum(float(logp[j, ids[j]]) for j in range(begin, k))
-            before = 0.0 if begin == 0 else float(start_mass[begin])  # the text's start: every token begins a word
-            bits = -(token_logp + float(start_mass[k]) - before) / math.log(2)
-            words.append((spans[begin][0], spans[k - 1][1], bits))
-            begin = k
-    return words
+    start_id = start_id if start_id is not None else tokenizer.bos_token_id
+    starts = sorted(_marked_word_starts(tokenizer, eos) | {start_id, *ends})
+
+    def words_of(text: str) -> list[tuple[int, int, float]]:
+        encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        ids, spans = encoding["input_ids"], encoding["offset_mapping"]
+        with torch.no_grad():
+            logp = torch.log_softmax(model(torch.tensor([[start_id, *ids]])).logits[0], -1)
+        # logp[k]: the distribution after k tokens of the text (k = 0: after the start token alone)
+        start_mass = torch.logsumexp(logp[:, starts], -1)  # log P(the next token begins a word)
+        words, begin = [], 0
+        for k in range(1, len(ids) + 1):
+            if k == len(ids) or ids[k] in starts:
+                token_logp = sum(float(logp[j, ids[j]]) for j in range(begin, k))
+                before = 0.0 if begin == 0 else float(start_mass[begin])  # at the start every token begins a word
+                bits = -(token_logp + float(start_mass[k]) - before) / math.log(2)
+                words.append((spans[begin][0], spans[k - 1][1], bits))
+                begin = k
+        return words
+
+    return words_of
 
 
 def test_the_boundary_set() -> None:
@@ -94,8 +102,9 @@ def test_the_library_finds_the_marked_word_starts(gpt2_dir: Path) -> None:
 @pytest.mark.parametrize("prefix_sharing", [True, False])
 def test_corrected_words_are_the_definition(gpt2_dir: Path, prefix_sharing: bool) -> None:
     scorer = load_scorer(str(gpt2_dir), score_cache=False, bow_correction=True, prefix_sharing=prefix_sharing)
+    definition = _definition_of(gpt2_dir)
     for scored in scorer.score(TEXTS):
-        words = _definition(gpt2_dir, scored.text)
+        words = definition(scored.text)
         assert len(words) > 1
         for start, end, bits in words:
             ours = sum(t.surprisal for t in scored.tokens if start <= t.start < end)
