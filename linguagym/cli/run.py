@@ -15,6 +15,8 @@ from linguagym.cli.results import check_table_files, print_summary, summary_opti
 from linguagym.cli.suites import cmd_show, cmd_validate, suite_paths
 from linguagym.destinations import check_file
 from linguagym.errors import ConfigurationError, LinguagymError
+from linguagym.evaluation.alignment import CROSSING_RULES
+from linguagym.evaluation.crossing_notes import crossing_note
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS, suite_sentences
 from linguagym.evaluation.limit import parse_limit
 from linguagym.evaluation.models_file import read_models_file
@@ -81,6 +83,10 @@ def add_run_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("--compat", choices=COMPAT_OPTIONS, default=None,
                    help="syntaxgym-core: count an lm-zoo TSV's <eos> as a token of the last region, as syntaxgym-core "
                    "does (its mean, median, min and range then match; sums match either way)")
+    p.add_argument("--crossing", choices=CROSSING_RULES, default="first",
+                   help="a token covering text of several regions (\"..\" over the regions . and .): first counts it "
+                   "whole in its first region, and a region it leaves with no token is undefined (default); split "
+                   "shares its surprisal between the regions by characters (an approximation, marked in regions.csv)")
     p.add_argument("--limit", type=limit_argument, default=None, metavar="N",
                    help="only the first N items of each suite, or (N below 1) that share of them, as lm-eval's "
                    "--limit: a quick look, marked as not a full run")
@@ -154,7 +160,7 @@ def _settings(args: argparse.Namespace):
         policy=getattr(args, "policy", None) or "all", cache=not args.no_cache,
         cache_dir=str(args.cache_dir) if args.cache_dir else None, model_args=args.model_args,
         limit=getattr(args, "limit", None), compat=getattr(args, "compat", None),
-        bow_correction=getattr(args, "bow_correction", False),
+        bow_correction=getattr(args, "bow_correction", False), crossing=getattr(args, "crossing", None) or "first",
     )
 
 
@@ -222,9 +228,10 @@ def _report_model_run(result, err) -> Path:
     err.print(f"{model}: {result.unique_sentences} unique sentences, {result.tokens} tokens, "
               f"{result.seconds:.1f} s; results in {result.directory}/", soft_wrap=True, highlight=False)
     for suite_result in result.suites:
-        if suite_result.crossings:
-            err.print(f"note: {suite_result.suite.name}: {len(suite_result.crossings)} tokens cross a region "
-                      "boundary (kept in the region of their first character)", highlight=False)
+        note = crossing_note(suite_result.alignment_counts(), suite_result.undefined_predictions(),
+                             result.settings.crossing)
+        if note:
+            err.print(f"note: {suite_result.suite.name}: {note}", soft_wrap=True, highlight=False)
     return result.directory
 
 

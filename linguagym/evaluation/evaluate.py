@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.alignment import Alignment, Crossing, align, count_markers
+from linguagym.evaluation.alignment import Alignment, Crossing, align, check_crossing_rule, count_markers
 from linguagym.evaluation.sentences import Sentence, build_sentence
 from linguagym.scoring.precomputed import PrecomputedScorer, SentenceMarkers
 from linguagym.scoring.protocol import ScoredText, Scorer
@@ -32,8 +32,12 @@ class ScoredCondition:
 class PredictionResult:
     item: int
     prediction: int  # index into suite.predictions
-    holds: bool
-    undefined: tuple[RegionRef, ...]  # references whose value was undefined (NaN), making a comparison false
+    holds: bool  # False where undefined: an undefined prediction never counts as holding
+    undefined: tuple[RegionRef, ...]  # references whose value was undefined (NaN): the prediction is undefined
+
+    @property
+    def defined(self) -> bool:
+        return not self.undefined
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,17 @@ class SuiteResult:
     def crossings(self) -> list[tuple[int, str, Crossing]]:
         return [(c.item, c.condition, x) for c in self.conditions for x in c.alignment.crossings]
 
+    def undefined_predictions(self, policy: str = "all") -> int:
+        """Predictions (item x prediction) that name an undefined value, among those ``policy`` counts: each makes
+        its item incorrect, neither because it failed nor because it held."""
+        return sum(1 for r in self.predictions if r.undefined and (policy == "all" or r.prediction == 0))
+
+    def alignment_counts(self) -> dict[str, int]:
+        """What the run record says of tokens that cross a region boundary (``alignment.py``)."""
+        return {"crossing_tokens": len(self.crossings),
+                "conditions_with_crossings": sum(1 for c in self.conditions if c.alignment.crossings),
+                "regions_without_token": sum(len(c.alignment.undefined_regions) for c in self.conditions)}
+
 
 def suite_sentences(suite: Suite, spacing: str = "natural") -> list[Sentence]:
     """Every sentence of the suite (item by item, condition by condition), duplicates included."""
@@ -76,7 +91,8 @@ def suite_sentences(suite: Suite, spacing: str = "natural") -> list[Sentence]:
 
 
 def region_values(alignment: Alignment, metrics: tuple[str, ...] = METRIC_NAMES) -> dict[int | None, dict[str, float]]:
-    """Every metric of every region, and of the whole sentence (key None, the formula's '*')."""
+    """Every metric of every region, and of the whole sentence (key None, the formula's '*'). A region with text but
+    no token (``AlignedRegion.undefined``) has every metric undefined (NaN), its sum too: 0 would be a lie."""
     if metrics == METRIC_NAMES:
         def of(surprisals: list[float]) -> dict[str, float]:
             return all_metrics(surprisals)
@@ -87,7 +103,7 @@ def region_values(alignment: Alignment, metrics: tuple[str, ...] = METRIC_NAMES)
     everything: list[float] = []
     for region in alignment.regions:
         surprisals = region.surprisals
-        values[region.number] = of(surprisals)
+        values[region.number] = dict.fromkeys(metrics, math.nan) if region.undefined else of(surprisals)
         everything += surprisals
     values[None] = of(everything)
     return values
@@ -107,16 +123,19 @@ def evaluate_suite(
     metric: str | None = None,
     tolerance: Tolerance | None = None,
     markers: Mapping[str, SentenceMarkers] | None = None,
+    crossing: str = "first",
 ) -> SuiteResult:
     """Evaluate every prediction on every item; ``scores`` maps each sentence text to its token scores.
     ``markers`` (``--compat syntaxgym-core``): each text's sentence markers, counted in regions as syntaxgym-core
-    counts them (``alignment.count_markers``); without it they are context, like a start token."""
+    counts them (``alignment.count_markers``); without it they are context, like a start token. ``crossing``: what
+    a token covering several regions counts for (``alignment.CROSSING_RULES``)."""
     primary = checked_metric(metric or suite.meta.primary_metric)
+    check_crossing_rule(crossing)
     scored_conditions = []
     for item in suite.items:
         for condition in item.conditions:
             sentence = build_sentence(condition, spacing)
-            alignment = align(sentence, scores[sentence.text])
+            alignment = align(sentence, scores[sentence.text], crossing)
             if markers is not None:
                 alignment = count_markers(alignment, markers.get(sentence.text, SentenceMarkers()))
             scored_conditions.append(ScoredCondition(item.number, condition.name, sentence, alignment,
@@ -145,5 +164,7 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
 
         for index, prediction in enumerate(suite.predictions):
             outcome = evaluate(prediction.tree, lookup, tolerance or Tolerance())
-            predictions.append(PredictionResult(item.number, index, outcome.holds, outcome.undefined))
+            # a prediction naming an undefined value is undefined as a whole, even where '|' lets it hold
+            holds = outcome.holds and not outcome.undefined
+            predictions.append(PredictionResult(item.number, index, holds, outcome.undefined))
     return SuiteResult(suite, metric, tuple(conditions), tuple(predictions))

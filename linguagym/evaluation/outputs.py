@@ -3,7 +3,8 @@
 - ``predictions.csv``: one row per item and prediction;
 - ``items.csv``: one row per item, ``model,suite,item,correct,correct_all``: ``correct`` means what it means in the
   Hu et al. (2020) per-item results (the item's first prediction holds), ``correct_all`` that every one holds;
-- ``regions.csv``: one row per item, condition and region, with every metric;
+- ``regions.csv``: one row per item, condition and region, with every metric (empty where undefined) and
+  ``crossing``: what a token covering several regions did to it (``alignment.region_crossings``), else empty;
 - ``tokens.csv``: one row per item, condition and scored token: its region, the text it covers and its surprisal;
 - ``suites/<name>.json``: each suite with its surprisals, syntaxgym-core compatible (every region carries
   ``metric_value`` in bits and ``oovs``; ``meta.model`` names the model);
@@ -21,6 +22,7 @@ from pathlib import Path
 from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text
 from linguagym.destinations import check_folder, check_replaceable
 from linguagym.evaluation.aggregate import ItemOutcome
+from linguagym.evaluation.alignment import region_crossings
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.scored_suites import scored_suite_dict
 from linguagym.names import safe_name, short_model_name, suite_file_name
@@ -83,16 +85,18 @@ def write_regions(result: RunResult, path: Path) -> None:
             suite_name, region_names = suite_result.suite.name, suite_result.suite.region_names
             for scored in suite_result.conditions:
                 text, spans, values = scored.sentence.text, scored.sentence.spans, scored.values
+                crossed = region_crossings(scored.alignment) if scored.alignment.crossings else {}
                 for region in scored.alignment.regions:
                     number, tokens = region.number, region.tokens
                     start, end = spans[number - 1]
                     metric = values[number]
                     yield [model, suite_name, scored.item, scored.condition, number, region_names[number - 1],
                            text[start:end], len(tokens), " ".join([t.token for t in tokens if t.unknown]),
-                           *["" if (v := metric[m]) != v else v for m in METRIC_NAMES]]  # NaN: empty
+                           *["" if (v := metric[m]) != v else v for m in METRIC_NAMES],  # NaN: empty
+                           crossed.get(number, "")]
 
     header = ["model", "suite", "item", "condition", "region", "region_name", "content", "tokens",
-              "unknown_tokens", *METRIC_NAMES]
+              "unknown_tokens", *METRIC_NAMES, "crossing"]
     _write_csv(path, header, rows())
 
 
@@ -102,8 +106,9 @@ TOKEN_COLUMNS = ("model", "suite", "item", "condition", "region", "region_name",
 
 def token_rows(results: list[RunResult]) -> Iterator[tuple]:
     """Every scored token of every sentence, in its region (assigned as the region values were: by the region of
-    its first non-space character); ``covered``: the text it covers, ``start``/``end`` its character offsets in the
-    sentence; ``surprisal`` in bits."""
+    its first non-space character; under ``--crossing split`` a crossing token is one row per region it covers,
+    each with its share); ``covered``: the text it covers, ``start``/``end`` its character offsets in the sentence;
+    ``surprisal`` in bits."""
     for result in results:
         model = model_label(result)
         for suite_result in result.suites:

@@ -40,7 +40,7 @@ _CSV_WRITERS: dict[str, Callable[[RunResult, Path], None]] = {
 }
 # columns read as text even where every value looks like a number ("1" as a suite or condition name)
 _TEXT_COLUMNS = ("model", "suite", "condition", "region_name", "content", "formula", "metric", "undefined",
-                 "unknown_tokens", "collection", "policy", "kind", "name")
+                 "unknown_tokens", "crossing", "collection", "policy", "kind", "name")
 
 
 def import_pandas(needed_by: str = "a DataFrame"):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError
+from linguagym.evaluation.alignment import CROSSING_RULES
 from linguagym.evaluation.evaluate import (
     COMPAT_OPTIONS,
     POLICIES,
@@ -68,6 +69,9 @@ class RunSettings:
     # word-boundary correction of causal LMs (minicons' bow_correction; docs/scoring.md): off, as in the published
     # numbers, lm-eval and minicons; the identity and the score cache tell corrected scores apart
     bow_correction: bool = False
+    # a token covering text of several regions: "first" (whole in its first region; a region it empties is
+    # undefined) or "split" (its surprisal shared out by characters, an approximation): evaluation/alignment.py
+    crossing: str = "first"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "model_args", model_arg_pairs(self.model_args))
@@ -129,6 +133,9 @@ class RunResult:
                  "accuracy": _json_number(result.accuracy(self.settings.policy)),
                  "accuracy_all": _json_number(result.accuracy("all")),
                  "accuracy_first": _json_number(result.accuracy("first")),
+                 # predictions naming an undefined value (counted as not holding), and crossing tokens
+                 "undefined_predictions": result.undefined_predictions(),
+                 **result.alignment_counts(),
                  "predictions": [{"formula": p.formula, "accuracy": _json_number(share)}
                                  for p, share in zip(result.suite.predictions, result.prediction_accuracy(),
                                                      strict=True)]}
@@ -157,7 +164,8 @@ def _environment(identity: dict[str, Any] | None = None) -> dict[str, str]:
 def check_settings(settings: RunSettings) -> None:
     """Refuse bad options before any model is loaded or any sentence scored."""
     choices = {"metric": (settings.metric, (None, *METRIC_NAMES)), "policy": (settings.policy, POLICIES),
-               "spacing": (settings.spacing, SPACING_OPTIONS), "compat": (settings.compat, (None, *COMPAT_OPTIONS))}
+               "spacing": (settings.spacing, SPACING_OPTIONS), "compat": (settings.compat, (None, *COMPAT_OPTIONS)),
+               "crossing rule": (settings.crossing, CROSSING_RULES)}
     for name, (value, allowed) in choices.items():
         if value not in allowed:
             shown = ", ".join(a for a in allowed if a)
@@ -258,7 +266,7 @@ def run_suites(
     tolerance = Tolerance(settings.atol, settings.rtol)
     markers = sentence_markers(scorer, texts) if settings.compat == "syntaxgym-core" else None
     results = [evaluate_suite(suite, scores, spacing=settings.spacing, metric=settings.metric, tolerance=tolerance,
-                              markers=markers) for suite in suites]
+                              markers=markers, crossing=settings.crossing) for suite in suites]
     return RunResult(
         settings=settings, scorer=scorer.identity, suites=results, sources=sources, sentences=len(texts),
         unique_sentences=unique, tokens=sum(len(s.tokens) for s in scores.values()),

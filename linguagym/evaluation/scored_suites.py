@@ -90,6 +90,8 @@ def stored_values(condition: Condition, metric: str, where: str) -> dict[int | N
                 "metric_value holds" if region.values else "only a scored suite (a run's "
                 "suites/NAME.json, or syntaxgym-core's output) holds region values; run this suite instead")
         values[region.number] = dict(region.values)
-    sums = [values[region.number].get("sum", math.nan) for region in condition.regions]
-    values[None] = {**dict.fromkeys(METRIC_NAMES, math.nan), "sum": math.fsum(sums)}
+    sums = [values[region.number].get("sum") for region in condition.regions]
+    # a sum stored as null is a region a crossing token left with no token: that token is in an earlier region's sum
+    total = math.nan if None in sums else math.fsum(x for x in sums if x is not None and not math.isnan(x))
+    values[None] = {**dict.fromkeys(METRIC_NAMES, math.nan), "sum": total}
     return values

@@ -9,10 +9,13 @@ from linguagym.scoring.protocol import ScoredText, TokenScore
 
 
 class WordScorer:
-    """One token per run of non-space characters (punctuation split off); surprisal from ``value(word)``."""
+    """One token per run of non-space characters (punctuation split off); surprisal from ``value(word)``.
+    ``pattern``: another tokenization (a regular expression each token matches, e.g. one that keeps ".." whole)."""
 
-    def __init__(self, value: Callable[[str, int], float] = lambda word, index: float(len(word))) -> None:
+    def __init__(self, value: Callable[[str, int], float] = lambda word, index: float(len(word)),
+                 pattern: str = r"\w+|[^\w\s]") -> None:
         self.value = value
+        self.pattern = re.compile(pattern)
         self.calls: list[list[str]] = []
 
     @property
@@ -24,7 +27,7 @@ class WordScorer:
         out = []
         for text in texts:
             tokens = []
-            for index, match in enumerate(re.finditer(r"\w+|[^\w\s]", text)):
+            for index, match in enumerate(self.pattern.finditer(text)):
                 word = match.group(0)
                 tokens.append(TokenScore(word, index, match.start(), match.end(), self.value(word, index), False))
             out.append(ScoredText(text, tuple(tokens)))
