@@ -34,6 +34,7 @@ class RegionScores:
     values: Mapping[str, float]  # metric -> value in bits, those the scored suite holds
     oovs: tuple[str, ...]
     tokens: tuple[TokenScore, ...] | None  # None: not asked for, or the run wrote no tokens.csv
+    crossing: str = ""  # what a token covering several regions did to this one (regions.csv's column), if any
 
 
 @dataclass(frozen=True)
@@ -85,11 +86,13 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
         for index, prediction in enumerate(suite.predictions))
     token_path = run.directory / "tokens.csv"
     by_region = _read_tokens(run, suite_name, item_number) if tokens and token_path.is_file() else None
+    crossed = _read_crossings(run, suite_name, item_number) if entry.get("crossing_tokens") else {}
     conditions = tuple(
         ConditionScores(condition.name, tuple(
             RegionScores(region.number, suite.region_names[region.number - 1], region.content,
                          dict(region.values or {}), region.oovs,
-                         None if by_region is None else tuple(by_region.get((condition.name, region.number), ())))
+                         None if by_region is None else tuple(by_region.get((condition.name, region.number), ())),
+                         crossed.get((condition.name, region.number), ""))
             for region in condition.regions))
         for condition in item.conditions)
     return ItemScores(run.model, suite_name, item_number, metric, conditions, predictions, by_region is not None)
@@ -109,6 +112,23 @@ def _recorded_outcomes(run: RunData, suite: str, item: int) -> dict[int, bool]:
     with (run.directory / "predictions.csv").open(newline="", encoding="utf-8") as handle:
         return {int(row["prediction"]): row["holds"] == "True" for row in csv.DictReader(handle)
                 if row["suite"] == suite and row["item"] == str(item)}
+
+
+def _read_crossings(run: RunData, suite: str, item: int) -> dict[tuple[str, int], str]:
+    """(condition, region) -> regions.csv's ``crossing`` note, for the regions of ``item`` a crossing token touched
+    (read only where the run record counts crossings in the suite)."""
+    found: dict[tuple[str, int], str] = {}
+    with (run.directory / "regions.csv").open(newline="", encoding="utf-8") as handle:
+        rows = csv.reader(handle)
+        column = {name: index for index, name in enumerate(next(rows, []))}
+        if "crossing" not in column:
+            return found
+        at = [column[name] for name in ("suite", "item", "condition", "region", "crossing")]
+        wanted = str(item)
+        for row in rows:
+            if row[at[1]] == wanted and row[at[0]] == suite and row[at[4]]:
+                found[(row[at[2]], int(row[at[3]]))] = row[at[4]]
+    return found
 
 
 def _read_tokens(run: RunData, suite: str, item: int) -> dict[tuple[str, int], list[TokenScore]]:

@@ -17,6 +17,7 @@ from linguagym.destinations import check_file, check_folder, check_replaceable
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
+from linguagym.evaluation.crossing_notes import crossing_note
 from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
 from linguagym.names import MAX_NAME, fit_name, name_digest
 from linguagym.version import __version__
@@ -192,6 +193,8 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
         suite = row.key[6:]
         accuracy = ", ".join(f"{e(m)}: {format_value(v)}" for m, v in zip(models, row.values, strict=True))
         parts.append(f"<h3 id='suite-{_slug(suite)}'>{e(suite)}</h3><p>accuracy {accuracy}</p>")
+        parts += [f"<p class='notes crossing'>{e(model)}: {e(note)}</p>"
+                  for model, note in _crossing_notes(runs, suite)]
         # each prediction on its own: which part of a suite's hypothesis a model gets right
         per_model = {model: found[suite] for model, found in predictions.items() if suite in found}
         if per_model:
@@ -210,6 +213,18 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
                 parts.append(f"<div class=figure>{svg}</div>")
     parts.append("</main></body></html>\n")
     return "".join(parts), figures
+
+
+def _crossing_notes(runs: list[RunData], suite: str) -> list[tuple[str, str]]:
+    """(model, note) for each run whose record counts crossing tokens or undefined predictions in ``suite``."""
+    found = []
+    for run in runs:
+        entry = next((s for s in run.record.get("suites", []) if s.get("name") == suite), None)
+        rule = run.record.get("settings", {}).get("crossing", "first")
+        note = crossing_note(entry, entry.get("undefined_predictions", 0), rule) if entry else ""
+        if note:
+            found.append((run.model, note))
+    return found
 
 
 def write_report(runs: list[RunData], out_dir: str | Path, summary: Summary) -> Path:

@@ -5,6 +5,7 @@ run.json and the console; ``--crossing split`` shares the token's surprisal out 
 import csv
 import json
 import math
+import re
 
 import pytest
 
@@ -140,3 +141,39 @@ def test_split_is_recorded_and_marked(tmp_path):
         row = rows[("1", "b", region)]
         assert row["tokens"] == "1" and float(row["sum"]) == pytest.approx(14.66 / 2)
         assert row["crossing"] == '".." over regions 3-4 split by characters: 1 of 2 here (an approximation)'
+
+
+def test_the_report_notes_the_crossing_under_the_suites_accuracy(tmp_path):
+    from linguagym.evaluation.models import run_models
+
+    suite_path = tmp_path / "dots.json"
+    suite_path.write_text(json.dumps(dotted_suite()), encoding="utf-8")
+    done = run_models([suite_path], [RunSettings(model="fake")], output=tmp_path / "out",
+                      scorers=lambda settings: scorer())
+    page = done.report.read_text(encoding="utf-8")
+    [note] = re.findall(r"<p class='notes crossing'>(.*?)</p>", page)
+    assert note == ("fake: 2 tokens cross a region boundary in 2 sentences, counted whole in their first region "
+                    "(regions.csv, column crossing); 2 regions with text but no token, undefined; 2 predictions "
+                    "name an undefined value, counted as not holding (predictions.csv, column undefined)")
+
+
+def test_the_command_line_takes_crossing_and_notes_what_it_did(tmp_path):
+    from linguagym.scoring.precomputed import write_surprisals_tsv
+    from tests.evaluation.test_cli_run import cli
+
+    data = dotted_suite()
+    suite_path = tmp_path / "dots.json"
+    suite_path.write_text(json.dumps(data), encoding="utf-8")
+    tsv = tmp_path / "dots.tsv"  # an lm-zoo file whose ".." is one token
+    write_surprisals_tsv(scorer().score([s.text for s in suite_sentences(parse_suite_data(data).suite)]), tsv)
+    first = cli("run", "--model", tsv, "--no-report", "-o", tmp_path / "first", suite_path)
+    assert first.returncode == 0, first.stderr
+    assert "tiny: 2 tokens cross a region boundary in 2 sentences, counted whole in their first region" in first.stderr
+    assert "2 predictions name an undefined value" in first.stderr
+    split = cli("run", "--model", tsv, "--crossing", "split", "--no-report", "-o", tmp_path / "split", suite_path)
+    assert split.returncode == 0, split.stderr
+    assert "split between the regions they cover by characters (an approximation)" in split.stderr
+    [record] = (tmp_path / "split").glob("*/run.json")
+    assert json.loads(record.read_text())["settings"]["crossing"] == "split"
+    bad = cli("run", "--model", tsv, "--crossing", "middle", "-o", tmp_path / "bad", suite_path)
+    assert bad.returncode != 0 and "--crossing" in bad.stderr and "split" in bad.stderr
