@@ -175,7 +175,7 @@ def region_crossings(alignment: Alignment) -> dict[int, str]:
     notes: dict[int, list[str]] = {}
     undefined = set(alignment.undefined_regions)
     for crossing in alignment.crossings:
-        token, span = f'"{crossing.text.strip()}"', _span(crossing.regions)
+        token, span = f"'{crossing.text.strip()}'", _span(crossing.regions)
         total = sum(crossing.characters)
         for number, count in zip(crossing.regions, crossing.characters, strict=True):
             if crossing.split:

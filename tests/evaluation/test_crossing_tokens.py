@@ -25,7 +25,8 @@ DOTS = r"\w+|\.+|[^\w\s]"  # a run of dots is one token, as smollm2's ".."
 
 
 def dotted_suite(predictions=("(4;%a%) > (4;%b%)",), last="."):
-    """Condition a ends "laughed, ." (four tokens), b ends "laughed. ." + ``last``: one token over regions 3 and 4."""
+    """Condition a reads "The boy laughed,." (the fake scorer makes "," and "." two tokens), b "The boy laughed.." (with
+    ``last`` "..": "laughed..."): one token of dots over regions 3 and 4."""
     data = minimal_suite(predictions=[{"type": "formula", "formula": f} for f in predictions])
     data["region_meta"] = {"1": "subject", "2": "verb", "3": "mark", "4": "end"}
     for item in data["items"]:
@@ -108,8 +109,8 @@ def test_regions_csv_run_json_and_predictions_csv_report_the_crossing(tmp_path):
         rows = {(r["item"], r["condition"], r["region"]): r for r in csv.DictReader(handle)}
     emptied, holder = rows[("1", "b", "4")], rows[("1", "b", "3")]
     assert emptied["tokens"] == "0" and emptied["sum"] == "" and emptied["mean"] == ""
-    assert emptied["crossing"] == '".." over regions 3-4 counted in region 3: no token left here, values undefined'
-    assert holder["crossing"] == '".." over regions 3-4 counted here whole' and float(holder["sum"]) == 14.66
+    assert emptied["crossing"] == "'..' over regions 3-4 counted in region 3: no token left here, values undefined"
+    assert holder["crossing"] == "'..' over regions 3-4 counted here whole" and float(holder["sum"]) == 14.66
     assert rows[("1", "a", "4")]["crossing"] == "" and rows[("1", "a", "4")]["sum"] == "3.0"
     record = json.loads((out / "run.json").read_text())
     assert record["settings"]["crossing"] == "first"
@@ -140,7 +141,7 @@ def test_split_is_recorded_and_marked(tmp_path):
     for region in ("3", "4"):
         row = rows[("1", "b", region)]
         assert row["tokens"] == "1" and float(row["sum"]) == pytest.approx(14.66 / 2)
-        assert row["crossing"] == '".." over regions 3-4 split by characters: 1 of 2 here (an approximation)'
+        assert row["crossing"] == "'..' over regions 3-4 split by characters: 1 of 2 here (an approximation)"
 
 
 def test_the_report_notes_the_crossing_under_the_suites_accuracy(tmp_path):
