@@ -233,7 +233,8 @@ class LMScorer:
             text = p + separator + s
             sentences.append(Sentence(text, ((0, len(p) + len(separator)), (len(text) - len(s), len(text)))))
         alignments = self._aligned(sentences, "the prefix and its continuation", bow_correction)
-        values = [reduce([convert(t.surprisal) for t in a.regions[1].tokens]) for a in alignments]
+        values = [math.nan if a.regions[1].undefined else reduce([convert(t.surprisal) for t in a.regions[1].tokens])
+                  for a in alignments]
         if as_dataframe:
             return _frame(list(zip(prefixes, continuations, values, strict=True)), ["prefix", "stimulus", "score"])
         return values
@@ -245,9 +246,10 @@ class LMScorer:
         of its tokens' log-probabilities (or surprisals; with ``prob``, the probability of the whole word, their
         product). Words are the matches of ``pattern``: by default runs of non-space characters (``"table."``),
         ``MINICONS_WORDS`` splits punctuation off as minicons does. A token counts for the word holding its first
-        non-space character, as a run assigns tokens to regions. ``bow_correction``: each word's probability
-        includes that of the next token beginning a new word (or the text ending) and is divided by that of a word
-        beginning where it starts (Pimentel & Meister 2024); the boundary set is linguagym's (docs/scoring.md:
+        non-space character, as a run assigns tokens to regions; a word whose every character a token of an earlier
+        word covers has no score (NaN, with a warning), not the 0 of an empty sum. ``bow_correction``: each word's
+        probability includes that of the next token beginning a new word (or the text ending) and is divided by that
+        of a word beginning where it starts (Pimentel & Meister 2024); the boundary set is linguagym's (docs/scoring.md:
         space-marked tokens, punctuation, the end of sequence; minicons counts space-marked tokens only)."""
         self._minicons_options(rank)
         batch = _batch(texts)
@@ -278,7 +280,7 @@ class LMScorer:
         sentences = [Sentence(text, tuple(span for _, span in found)) for text, found in zip(batch, words,
                                                                                               strict=True)]
         alignments = self._aligned(sentences, "words", bow_correction)
-        scores = [[(word, convert(sum(t.surprisal for t in region.tokens)))
+        scores = [[(word, math.nan if region.undefined else convert(sum(t.surprisal for t in region.tokens)))
                    for (word, _), region in zip(found, a.regions, strict=True)]
                   for found, a in zip(words, alignments, strict=True)]
         if as_dataframe:
@@ -295,7 +297,7 @@ class LMScorer:
         crossing = sum(len(a.crossings) for a in alignments)
         if crossing:
             warnings.warn(f"{crossing} token(s) cross the boundary between {spans}; each counts for the span of its "
-                          "first character", stacklevel=3)
+                          "first character, and a span left with no token has no score (NaN)", stacklevel=3)
         return alignments
 
 

@@ -7,6 +7,7 @@ import csv
 import json
 import math
 import os
+import re
 import runpy
 import subprocess
 import sys
@@ -267,3 +268,14 @@ def test_the_notebook_example_runs_on_a_tiny_model(tiny_lm_dir, tmp_path, monkey
     assert [w for w, _ in done["word_scores"][0]] == done["sentences"][0].split()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]  # nothing written but the score cache
     done["scorer"].close()
+
+
+def test_a_word_a_token_of_the_word_before_covers_has_no_score(scorer):
+    text = "The keys"
+    [full] = scorer.scored(text)
+    covering = next(t for t in full.tokens if t.end - t.start > 1 and not text[t.start].isspace())
+    with pytest.warns(UserWarning, match="no token has no score"):
+        [letters] = scorer.word_score(text, pattern=r"\w")  # every letter a word: a token of two letters covers two
+    at = dict(zip([m.start() for m in re.finditer(r"\w", text)], letters, strict=True))  # offset -> (word, score)
+    assert at[covering.start + 1][0] == text[covering.start + 1] and math.isnan(at[covering.start + 1][1])
+    assert not math.isnan(at[covering.start][1])  # the word holding the token's first character has its score
