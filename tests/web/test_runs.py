@@ -246,3 +246,17 @@ def test_the_run_form_takes_the_word_boundary_correction_and_the_run_page_names_
     assert 'name="bow_correction" value="1" checked' in again
     both = client.get(f"/compare?run={plain}&run={corrected}").text
     assert f"word-boundary corrected for run {corrected}: {tiny_lm_dir.name}" in both
+
+
+def test_the_run_form_takes_the_crossing_rule(app, client, tiny_lm_dir):
+    _upload_examples(client)
+    form = {"suite": ["1"], "other_models": str(tiny_lm_dir), "device": "cpu", "batch_size": "8", "policy": "all",
+            "limit": "1"}
+    assert "unknown crossing rule &#39;halves&#39;" in client.post("/runs", data={**form, "crossing": "halves"}).text
+    response = client.post("/runs", data={**form, "crossing": "split"})
+    assert response.status_code == 302, response.text
+    run_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    assert app.extensions["worker"].run_next()
+    recorded = json.loads(client.get(f"/runs/{run_id}/files/{tiny_lm_dir.name}/run.json").data)
+    assert recorded["settings"]["crossing"] == "split"
+    assert '<option value="split" selected>' in client.get(f"/runs?from={run_id}").text
