@@ -249,6 +249,9 @@ def cmd_surprisals(args: argparse.Namespace) -> int:
     except OSError as error:
         raise output_error(error, args.output) from error
     print(f"wrote {len(texts)} sentences to {args.output}", file=sys.stderr)
+    if settings.bow_correction:  # the format has no place to say so; a run on the file will say it cannot tell
+        print("note: these surprisals are word-boundary corrected (--bow-correction); an lm-zoo TSV cannot record "
+              "that, so keep it with the file", file=sys.stderr)
     return 0
 
 

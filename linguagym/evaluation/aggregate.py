@@ -17,9 +17,10 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.collections import AD_HOC, Collection
@@ -139,9 +140,21 @@ class Summary:
     models: tuple[ModelScores, ...]
     bootstrap: int
     seed: int
-    # the models whose surprisals are word-boundary corrected (bow_correction), named beside the numbers; None where
-    # the outcomes do not say how they were made (per-item files of other tools)
-    bow_corrected: frozenset[str] | None = None
+    # model -> how its region surprisals were summed (``surprisal_sums``), named beside the numbers; None where the
+    # outcomes do not say how they were made (per-item files of other tools)
+    sums: Mapping[str, str] | None = None
+
+
+TOKEN_SUMS = "token sums (no word-boundary correction)"
+CORRECTED = "word-boundary corrected"
+PRECOMPUTED = "as the precomputed file gives them"
+
+
+def surprisal_sums(settings: Mapping[str, Any], scorer: Mapping[str, Any]) -> str:
+    """How a run's region surprisals were summed, from its settings and scorer identity (run.json's)."""
+    if scorer.get("kind") == "precomputed":
+        return PRECOMPUTED  # an lm-zoo file says nothing of how its numbers were made
+    return CORRECTED if settings.get("bow_correction") else TOKEN_SUMS
 
 
 def summarize(

@@ -16,7 +16,7 @@ from linguagym.atomic import atomic_directory, atomic_write_text
 from linguagym.destinations import check_file, check_folder, check_replaceable
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
-from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes
+from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, surprisal_sums
 from linguagym.evaluation.crossing_notes import crossing_note
 from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
 from linguagym.names import MAX_NAME, fit_name, name_digest
@@ -179,7 +179,7 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
             f"<td><code>{e(str(scorer.get('revision') or '')[:12])}</code></td><td>{e(str(scorer.get('dtype')))}</td>"
             f"<td>{e(str(scorer.get('device')))}</td><td>{e(str(scorer.get('bos_token') or scorer.get('bos')))}</td>"
             f"<td>{e(settings.get('spacing', ''))}</td>"
-            f"<td>{'corrected' if settings.get('bow_correction') else 'token sums'}</td>"
+            f"<td>{e(surprisal_sums(settings, scorer))}</td>"
             f"<td>{record['counts']['tokens']}</td>"
             f"<td>{record.get('seconds')}</td><td class=wrap>{e(versions)}</td></tr>")
     parts.append("</tbody></table>")

@@ -4,11 +4,11 @@ summary of run folders as written (``items.csv`` of each), for tables and the re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.aggregate import ItemOutcome, Summary, summarize
+from linguagym.evaluation.aggregate import ItemOutcome, Summary, summarize, surprisal_sums
 from linguagym.evaluation.collections import Collection, covering_collection, load_collection
 from linguagym.evaluation.outputs import item_outcomes, model_label
 from linguagym.evaluation.report import RunData, find_runs
@@ -55,11 +55,11 @@ def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> 
     """The run folders (as ``find_runs`` finds them) and the summary of every model in them."""
     runs = find_runs(list(folders))
     summary = summarize_outcomes([o for run in runs for o in run.outcomes], settings)
-    corrected = frozenset(run.model for run in runs if run.record["settings"].get("bow_correction"))
-    return runs, replace(summary, bow_corrected=corrected)
+    sums = {run.model: surprisal_sums(run.record["settings"], run.record.get("scorer", {})) for run in runs}
+    return runs, replace(summary, sums=sums)
 
 
 def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:
     """The summary of runs held in memory: the same numbers ``summarize_runs`` reads from their folders."""
     summary = summarize_outcomes([o for result in results for o in item_outcomes(result)], settings)
-    return replace(summary, bow_corrected=frozenset(model_label(r) for r in results if r.settings.bow_correction))
+    return replace(summary, sums={model_label(r): surprisal_sums(asdict(r.settings), r.scorer) for r in results})

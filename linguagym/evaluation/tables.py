@@ -58,16 +58,15 @@ def format_value(value: float, interval: Interval | None = None) -> str:
 def surprisal_label(summary: Summary) -> str | None:
     """How the surprisals behind the numbers were summed: word-boundary corrected or plain token sums, per model
     where the models differ; None where the outcomes do not say."""
-    if summary.bow_corrected is None:
+    if summary.sums is None:
         return None
     names = [m.model for m in summary.models]
-    corrected = [n for n in names if n in summary.bow_corrected]
-    if not corrected:
-        return "surprisal: token sums (no word-boundary correction)"
-    if len(corrected) == len(names):
-        return "surprisal: word-boundary corrected"
-    return ("surprisal: word-boundary corrected for " + ", ".join(corrected) + "; token sums for "
-            + ", ".join(n for n in names if n not in summary.bow_corrected))
+    kinds: dict[str, list[str]] = {}
+    for name in names:
+        kinds.setdefault(summary.sums.get(name, "not recorded"), []).append(name)
+    if len(kinds) == 1:
+        return f"surprisal: {next(iter(kinds))}"
+    return "surprisal: " + "; ".join(f"{kind} for {', '.join(models)}" for kind, models in kinds.items())
 
 
 def rich_table(summary: Summary, *, intervals: str = "aggregates"):

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, flash, jsonify, redirect, render_template
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
-from linguagym.evaluation.aggregate import summarize
+from linguagym.evaluation.aggregate import summarize, surprisal_sums
 from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
@@ -185,19 +185,18 @@ def _summary(directories: list[Path], collection_name: str, labels: list[str] | 
     only the suites every column has (Compare: like with like; the page names the others)."""
     from dataclasses import replace
 
-    runs, outcomes, corrected = [], [], set()
+    runs, outcomes, sums = [], [], {}
     for index, directory in enumerate(directories):
         found = find_runs([directory])
         runs += found
         for data in found:
             prefix = f"{labels[index]}: " if labels else ""
             outcomes += [replace(o, model=prefix + o.model) for o in data.outcomes]
-            if data.record["settings"].get("bow_correction"):
-                corrected.add(prefix + data.model)
+            sums[prefix + data.model] = surprisal_sums(data.record["settings"], data.record.get("scorer", {}))
     if shared_only:
         outcomes = shared_suites_outcomes(outcomes)
     collection = load_collection(collection_name) if collection_name else covering_collection(o.suite for o in outcomes)
-    return runs, replace(summarize(outcomes, collection, bootstrap=1000), bow_corrected=frozenset(corrected))
+    return runs, replace(summarize(outcomes, collection, bootstrap=1000), sums=sums)
 
 
 @blueprint.get("/runs/<int:run_id>")

@@ -53,3 +53,15 @@ def test_a_precomputed_tsv_refuses_the_correction(tmp_path) -> None:
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "word-boundary correction cannot be applied" in " ".join(done.stderr.split())
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*/run.json"))
+
+
+def test_a_run_on_precomputed_surprisals_does_not_claim_how_they_were_summed(tiny_lm_dir, tmp_path) -> None:
+    suites = example_suite_paths()[:1]
+    tsv = tmp_path / "corrected.tsv"
+    made = cli("surprisals", "--model", tiny_lm_dir, "--bow-correction", "--no-cache", "-o", tsv, *suites)
+    assert made.returncode == 0, made.stderr
+    assert "word-boundary corrected" in made.stderr and "cannot record" in made.stderr
+    done = cli("run", "--model", tsv, "-o", tmp_path / "out", *suites)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "as the precomputed file gives them" in said and "no word-boundary correction" not in said
