@@ -118,3 +118,32 @@ def test_a_run_cancelled_part_way_resumes_with_only_the_tokens_not_computed(
                        summary=None)[0]
     assert isinstance(whole, RunResult)
     assert [c.values for c in result.suites[0].conditions] == [c.values for c in whole.suites[0].conditions]
+
+
+def test_ctrl_c_during_linguagym_run_keeps_the_chunks_finished_before_it(
+        tiny_lm_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from linguagym.cli import main
+    from linguagym.scoring.causal import CausalScorer
+
+    suite = write_long_suite(tmp_path)
+    real = CausalScorer.score
+    handed: list[int] = []
+
+    def interrupted_in_the_second_chunk(self: CausalScorer, texts: Sequence[str]) -> list[ScoredText]:
+        handed.append(len(texts))
+        if len(handed) == 2:
+            raise KeyboardInterrupt  # Ctrl-C while the model scores the second chunk
+        return real(self, texts)
+
+    monkeypatch.setattr(CausalScorer, "score", interrupted_in_the_second_chunk)
+    command = ["run", "--model", str(tiny_lm_dir), "--device", "cpu", "--cache-dir", str(tmp_path / "cache"),
+               "--bootstrap", "0", "--no-report", "-o", str(tmp_path / "out"), str(suite)]
+    assert main(command) == 130  # "interrupted"
+    assert handed == [CHUNK, 2 * ITEMS - CHUNK]
+    monkeypatch.setattr(CausalScorer, "score", real)
+    assert main(command) == 0
+    [record] = (tmp_path / "out").glob("*/run.json")
+    cache = json.loads(record.read_text(encoding="utf-8"))["cache"]
+    assert (cache["hits"], cache["misses"]) == (CHUNK, 2 * ITEMS - CHUNK)  # only the interrupted chunk again
