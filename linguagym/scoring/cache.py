@@ -96,15 +96,12 @@ class CachedScorer:
             chunk = missing[start : start + self.chunk_size]
             try:
                 results = self.inner.score(chunk)
-            except BaseException:
-                if self._progress is not None:
-                    self._progress.take()  # the chunk is lost anyway: its own error is what the caller sees
-                raise
+            finally:  # a cancel that came during the chunk; where the chunk failed, its error is what is raised
+                cancelled = self._progress.take() if self._progress is not None else None
             if len(results) != len(chunk):
                 raise RuntimeError(f"scorer returned {len(results)} results for {len(chunk)} texts")
             self._store.put(r.to_json() for r in results)  # committed now: a crash later keeps it
             found.update((r.text, r) for r in results)
-            cancelled = self._progress.take() if self._progress is not None else None
             if cancelled is not None:
                 raise cancelled  # only now: the chunk the cancel came during is kept
         return [found[text] for text in texts]
