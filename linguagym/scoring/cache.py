@@ -2,8 +2,10 @@
 
 One SQLite file (WAL) per identity under ``<cache>/scores/``. Each entry is JSON with a sha256 checksum; an
 entry whose checksum, JSON or text does not match is dropped and recomputed, never trusted. Entries are
-committed after every chunk, so an interrupted run resumes where it stopped. A fully cached run asks the
-inner scorer only for its identity, which never loads a model. A damaged file is rebuilt and a file that
+committed after every chunk, so an interrupted run resumes where it stopped: a cancel asked for while a chunk is
+scored lets that chunk finish and be committed before ``Cancelled`` stops the run (``_DeferredCancel``), and an
+interruption (Ctrl-C) loses only the chunk under way. A fully cached run asks the inner scorer only for its
+identity, which never loads a model. A damaged file is rebuilt and a file that
 cannot be used (full disk, read-only) is left alone with a warning; neither stops the run (``entrystore``).
 """
 
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.entrystore import EntryStore, resolve_cache_dir  # (callers import it from here too)
+from linguagym.errors import Cancelled
 from linguagym.scoring.protocol import (
     Batches,
     CachingScorer,
@@ -44,6 +47,7 @@ class CachedScorer:
         self.path = self._store.path
         self.hits = 0
         self.misses = 0
+        self._progress: _DeferredCancel | None = None
 
     @property
     def dropped(self) -> int:
@@ -61,13 +65,15 @@ class CachedScorer:
 
     @property
     def progress(self) -> Callable[[int], None] | None:
-        """The inner scorer's progress hook (called with tokens scored); cache hits never call it."""
-        return self.inner.progress if isinstance(self.inner, ReportsProgress) else None
+        """The inner scorer's progress hook (called with tokens scored); cache hits never call it. A ``Cancelled``
+        it raises is held until the chunk under way is scored and committed (``_DeferredCancel``)."""
+        return self._progress.callback if self._progress is not None else None
 
     @progress.setter
     def progress(self, callback: Callable[[int], None] | None) -> None:
         if isinstance(self.inner, ReportsProgress):
-            self.inner.progress = callback
+            self._progress = _DeferredCancel(callback) if callback is not None else None
+            self.inner.progress = self._progress
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """The unique ``texts`` that are not in the cache (what ``score`` would hand to the model)."""
@@ -88,11 +94,16 @@ class CachedScorer:
         self.misses += len(missing)
         for start in range(0, len(missing), self.chunk_size):
             chunk = missing[start : start + self.chunk_size]
-            results = self.inner.score(chunk)
+            try:
+                results = self.inner.score(chunk)
+            finally:  # a cancel that came during the chunk; where the chunk failed, its error is what is raised
+                cancelled = self._progress.take() if self._progress is not None else None
             if len(results) != len(chunk):
                 raise RuntimeError(f"scorer returned {len(results)} results for {len(chunk)} texts")
             self._store.put(r.to_json() for r in results)  # committed now: a crash later keeps it
             found.update((r.text, r) for r in results)
+            if cancelled is not None:
+                raise cancelled  # only now: the chunk the cancel came during is kept
         return [found[text] for text in texts]
 
     def store(self, results: Sequence[ScoredText]) -> int:
@@ -108,6 +119,30 @@ class CachedScorer:
     def unload(self) -> Callable[[], bool]:
         """The scorer's weights let go; of a scorer that cannot say, assume that something still holds them."""
         return self.inner.unload() if isinstance(self.inner, Unloads) else maybe_held
+
+
+class _DeferredCancel:
+    """The progress hook handed to the inner scorer: it passes each count on to ``callback`` and holds a
+    ``Cancelled`` that ``callback`` raises (the run's ``begin`` stops work that way) instead of letting it unwind
+    through the inner scorer, which would throw away the chunk it is scoring, finished or nearly so (a web run
+    cancelled during its second chunk lost it whole: issue 36). ``CachedScorer.score`` raises it once that chunk
+    is committed, so a cancel costs at most the rest of one chunk and keeps all of it."""
+
+    def __init__(self, callback: Callable[[int], None]) -> None:
+        self.callback = callback
+        self._held: Cancelled | None = None
+
+    def __call__(self, count: int) -> None:
+        try:
+            self.callback(count)
+        except Cancelled as cancelled:
+            if self._held is None:
+                self._held = cancelled
+
+    def take(self) -> Cancelled | None:
+        """The held ``Cancelled`` (None when no cancel came), no longer held."""
+        held, self._held = self._held, None
+        return held
 
 
 def cache_stats(scorer: Scorer) -> dict[str, Any] | None:
