@@ -466,9 +466,14 @@ def _blocked_logsumexp(hidden: Any, head: Any, cap: float | None, packed: Any = 
             block = torch.nn.functional.linear(hidden, weight[start : start + VOCAB_BLOCK], block_bias)
         if cap:
             block = torch.tanh(block / cap) * cap
-        parts.append(torch.logsumexp(block, dim=-1))
-        if start_bias is not None:
-            start_parts.append(torch.logsumexp(block + start_bias[start : start + VOCAB_BLOCK], dim=-1))
+        if start_bias is None:
+            parts.append(torch.logsumexp(block, dim=-1))
+        else:  # one pass of exp for both sums: the block's, and its word starts' (bias 0, else -inf: weight 1 or 0)
+            peak = block.amax(dim=-1, keepdim=True)
+            weights = block.sub_(peak).exp_()
+            peak = peak.squeeze(-1)
+            parts.append(peak + weights.sum(dim=-1).log())
+            start_parts.append(peak + (weights @ start_bias[start : start + VOCAB_BLOCK].exp()).log())
     norm = torch.logsumexp(torch.stack(parts, dim=-1), dim=-1)
     return norm, (torch.logsumexp(torch.stack(start_parts, dim=-1), dim=-1) if start_parts else None)
 
