@@ -101,7 +101,7 @@ def _html_rows(page: str, table_id: str | None = None) -> dict[str, str]:
     if table_id is not None:
         page = re.search(rf'<table[^>]*id="{table_id}".*?</table>', page, re.S).group(0)
     rows = {}
-    for kind, body in re.findall(r"<tr class=\"?(score|group|suite)\"?>(.*?)</tr>", page, re.S):
+    for body in re.findall(r"<tr class=\"?(?:score|group|suite)\"?>(.*?)</tr>", page, re.S):
         cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
                  for c in re.findall(r"<td[^>]*>(.*?)</td>", body, re.S)]
         rows[_key(cells[0])] = cells[1].split()[0]
@@ -191,3 +191,30 @@ def test_the_web_pages_of_that_run_show_the_same_accuracies(sg_run, app, client)
 
     page = client.get(f"/runs/{run_id}/items?suite=fgd_hierarchy").text
     assert "Policy <code>first</code>" in page
+
+
+def test_the_leaderboard_marks_a_number_it_shows_under_another_policy_than_its_runs(app, client) -> None:
+    """A run given ``--policy all``: its own pages show ``all``; the leaderboard ranks every model under the
+    collection's policy (``first``) and marks the cell, saying what the run shows."""
+    with app.extensions["sessions"]() as session:
+        run = RunRecord(status="done", models=["m"], settings={"policy": "all"}, error="", progress_done=1,
+                        progress_total=1, progress_label="done", cancel_requested=False,
+                        created_at=datetime(2026, 1, 1, tzinfo=UTC), finished_at=datetime(2026, 1, 1, tzinfo=UTC))
+        session.add(run)
+        session.commit()
+        run_id = run.id
+    folder = results_directory(app.extensions["linguagym"], run_id) / "m"
+    folder.mkdir(parents=True)
+    record = {"label": "m", "settings": {"model": "m", "policy": "all"}, "suites": [{"name": "fgd_hierarchy"}],
+              "accuracy_policy": {"source": "given", "suites": {"fgd_hierarchy": "all"}}}
+    (folder / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    # four items: the first prediction holds on three, every prediction on one
+    (folder / "items.csv").write_text("model,suite,item,correct,correct_all\n" + "".join(
+        f"m,fgd_hierarchy,{i},{i < 4},{i == 1}\n" for i in range(1, 5)), encoding="utf-8")
+
+    board = client.get("/leaderboard").text
+    assert re.search(r'data-col="suite:fgd_hierarchy"><a [^>]*>0\.750</a> <span [^>]*data-other-policy="all" '
+                     r'title="its run shows 0\.250 under policy all; here under first', board)
+    assert 'id="other-policies"' in board
+    page = client.get("/model", query_string={"name": "m"}).text
+    assert re.search(r'<td class="num">0\.250</td>.*?<code>all</code>', page, re.S)
