@@ -15,7 +15,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, summarize
 from linguagym.evaluation.collections import Collection, covering_collection, load_collection
 from linguagym.evaluation.outputs import item_outcomes, model_label
-from linguagym.evaluation.policy import POLICIES, AccuracyPolicy, agreed_policy, resolve_policy
+from linguagym.evaluation.policy import POLICIES, RECORD_KEY, AccuracyPolicy, agreed_policy, resolve_policy
 from linguagym.evaluation.report import RunData, find_runs
 from linguagym.evaluation.run import RunResult, RunSettings
 
@@ -112,9 +112,8 @@ def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> 
 def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:
     """The summary of runs held in memory: the same numbers ``summarize_runs`` reads from their folders."""
     outcomes = [o for result in results for o in item_outcomes(result)]
-    collection = summary_collection(settings, [o.suite for o in outcomes])
-    policy = settings.policy or (results[0].policy if results and results[0].policy is not None else None)
-    summary = summarize(outcomes, collection, policy=policy, bootstrap=settings.bootstrap, seed=settings.seed)
+    records = [{RECORD_KEY: r.policy.record(s.suite.name for s in r.suites)} for r in results]  # as run.json keeps
+    summary = summarize_outcomes(outcomes, settings, records)
     return replace(summary, bow_corrected=frozenset(model_label(r) for r in results if r.settings.bow_correction))
 
 
