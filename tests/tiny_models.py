@@ -54,3 +54,14 @@ def save_example_suites_lm(directory: Path, *, vocab_size: int, seed: int) -> Pa
 
     texts = [s.text for p in example_suite_paths() for s in suite_sentences(read_suite(p).suite)]
     return save_byte_level_lm(directory, texts, vocab_size=vocab_size, seed=seed, n_positions=128)
+
+
+def save_suites_lm(directory: Path, suite_paths: list[Path], *, vocab_size: int, seed: int,
+                   n_positions: int = 64) -> Path:
+    """A random byte-level GPT-2 whose BPE tokenizer was trained on the sentences of ``suite_paths`` (the 34
+    SyntaxGym suites: at most 42 tokens a sentence with ``vocab_size=2000``)."""
+    from linguagym.evaluation.evaluate import suite_sentences
+    from linguagym.suites import read_suite
+
+    texts = [s.text for p in suite_paths for s in suite_sentences(read_suite(p).suite)]
+    return save_byte_level_lm(directory, texts, vocab_size=vocab_size, seed=seed, n_positions=n_positions)

@@ -19,8 +19,8 @@ def summary_options(p: argparse.ArgumentParser) -> None:
                    help="suite collection for the score and groups: syntaxgym-2020, a .toml file, or auto "
                    "(syntaxgym-2020 when every suite belongs to it; default)")
     p.add_argument("--policy", choices=("all", "first"), default=None,
-                   help="item correct when all its predictions hold, or only the first "
-                   "(default: the collection's; syntaxgym-2020 uses first, as the paper did)")
+                   help="item correct when all its predictions hold, or only the first (default: what the runs "
+                   "read recorded, else the collection's; syntaxgym-2020 uses first, as the paper did)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples over items for 95%% intervals (0: none; default 1000)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
@@ -105,12 +105,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from linguagym.evaluation.aggregate import read_item_outcomes, summarize  # off --help's path (~25 ms)
-    from linguagym.evaluation.summary import summary_collection  # off --help's path
+    from linguagym.evaluation.summary import summarize_files  # off --help's path (~25 ms)
 
-    outcomes = [o for path in args.results for o in read_item_outcomes(path)]
-    settings = summary_settings(args)
-    collection = summary_collection(settings, [o.suite for o in outcomes])
-    print_summary(summarize(outcomes, collection, policy=settings.policy, bootstrap=settings.bootstrap,
-                            seed=settings.seed), args)
+    print_summary(summarize_files(args.results, summary_settings(args)), args)
     return 0

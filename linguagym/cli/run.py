@@ -157,7 +157,7 @@ def _settings(args: argparse.Namespace):
     return RunSettings(
         model=model, bos=args.bos, spacing=args.spacing, dtype=args.dtype, device=args.device,
         batch_size=args.batch_size, pll=args.pll, metric=getattr(args, "metric", None),
-        policy=getattr(args, "policy", None) or "all", cache=not args.no_cache,
+        policy=getattr(args, "policy", None), cache=not args.no_cache,
         cache_dir=str(args.cache_dir) if args.cache_dir else None, model_args=args.model_args,
         limit=getattr(args, "limit", None), compat=getattr(args, "compat", None),
         bow_correction=getattr(args, "bow_correction", False), crossing=getattr(args, "crossing", None) or "first",

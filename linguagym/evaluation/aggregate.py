@@ -24,6 +24,7 @@ from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.collections import AD_HOC, Collection
+from linguagym.evaluation.policy import AccuracyPolicy, resolve_policy
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
@@ -136,13 +137,14 @@ class ModelScores:
 @dataclass(frozen=True)
 class Summary:
     collection: Collection
-    policy: str
+    policy: str  # the policy as shown beside the numbers: ``first``, or ``first; all: a, b`` where suites differ
     models: tuple[ModelScores, ...]
     bootstrap: int
     seed: int
     # model -> how its region surprisals were summed (``surprisal_sums``), named beside the numbers; None where the
     # outcomes do not say how they were made (per-item files of other tools)
     sums: Mapping[str, str] | None = None
+    accuracy_policy: AccuracyPolicy = AccuracyPolicy()  # each suite's policy (policy.py)
 
 
 TOKEN_SUMS = "token sums (no word-boundary correction)"
@@ -161,7 +163,7 @@ def summarize(
     outcomes: Iterable[ItemOutcome],
     collection: Collection,
     *,
-    policy: str | None = None,
+    policy: str | AccuracyPolicy | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> Summary:
@@ -169,22 +171,24 @@ def summarize(
 
     A score or group is computed only from all the suites it needs: a mean over some of them is not the published
     number, so it is NaN and ``tables.notes`` names the missing suites. The ad-hoc collection (the suites some
-    results hold) averages only the suites every model has, so that models are compared on the same suites."""
-    policy = policy or collection.policy or "all"
-    if policy not in ("all", "first"):
-        raise ConfigurationError(f"unknown policy {policy!r}", hint="use 'all' or 'first'")
+    results hold) averages only the suites every model has, so that models are compared on the same suites.
+
+    ``policy``: an ``AccuracyPolicy`` (each suite's), a policy name for every suite, or None: the collection's
+    (``policy.resolve_policy``)."""
+    chosen = policy if isinstance(policy, AccuracyPolicy) else resolve_policy(collection, policy)
     by_model: dict[str, dict[str, list[bool]]] = {}
     for outcome in outcomes:
-        value = outcome.under(policy)
+        value = outcome.under(chosen.of(outcome.suite))
         if value is None:
             raise ConfigurationError(
                 f"results of {outcome.model} on {outcome.suite} give only the first prediction's outcome, so "
-                f"policy {policy!r} cannot be computed from them", hint="use --policy first")
+                f"policy {chosen.of(outcome.suite)!r} cannot be computed from them", hint="use --policy first")
         by_model.setdefault(outcome.model, {}).setdefault(outcome.suite, []).append(value)
     if collection.name == AD_HOC:
         collection = shared_suites_only(collection, [set(suites) for suites in by_model.values()])
     models = tuple(_model_scores(model, suites, collection, bootstrap, seed) for model, suites in by_model.items())
-    return Summary(collection, policy, models, bootstrap, seed)
+    shown = chosen.describe(dict.fromkeys(s for suites in by_model.values() for s in suites))
+    return Summary(collection, shown, models, bootstrap, seed, accuracy_policy=chosen)
 
 
 def shared_suites_only(collection: Collection, suites_of_models: Sequence[set[str]]) -> Collection:

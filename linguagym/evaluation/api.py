@@ -77,7 +77,7 @@ def run(
             + (f"did you mean {', '.join(close)}? " if close and "model" not in unknown else "")
             + "valid keywords: " + ", ".join(valid),
         )
-    base = RunSettings(policy=policy or "all", **settings)
+    base = RunSettings(policy=policy, **settings)
     paths = resolve_suites(suites, collection, suites_dir, base.cache_dir)
     each = [replace(base, model=model) for model in _models(models)]
     summary_settings = SummarySettings(collection=str(collection or "auto"), policy=policy, bootstrap=bootstrap,

@@ -39,6 +39,9 @@ class Collection:
     exclude_from_score: tuple[str, ...] = ()
     groups: tuple[Group, ...] = ()
     policy: str | None = None  # the prediction policy the collection's published numbers use
+    # (suite name or pattern, policy) where a suite's differs from ``policy`` (the [policies] table); how a run
+    # uses them: policy.py
+    suite_policies: tuple[tuple[str, str], ...] = ()
     description: str = ""
     reference: str = ""
     source: dict = field(default_factory=dict, compare=False)  # url template, commit, sha256 per suite
@@ -112,9 +115,23 @@ def parse_collection(text: str, *, source: str = "<collection>") -> Collection:
         raise ConfigurationError(f"{source}: policy must be 'all' or 'first', not {policy!r}")
     return Collection(
         name=data["name"], suites=suites, exclude_from_score=exclude, groups=tuple(groups), policy=policy,
+        suite_policies=_suite_policies(data.get("policies", {}), suites, source),
         description=str(data.get("description", "")), reference=str(data.get("reference", "")),
         source=dict(data.get("source", {})),
     )
+
+
+def _suite_policies(raw: object, suites: tuple[str, ...], source: str) -> tuple[tuple[str, str], ...]:
+    """The [policies] table: suite name or pattern = "all" | "first", each matching a suite of the collection."""
+    if not isinstance(raw, dict):
+        raise ConfigurationError(f"{source}: policies must be a table of suite = policy",
+                                 hint='write [policies] with lines such as fgd_hierarchy = "first"')
+    for pattern, policy in raw.items():
+        if policy not in ("all", "first"):
+            raise ConfigurationError(f"{source}: policies.{pattern} must be 'all' or 'first', not {policy!r}")
+        if not any(fnmatch.fnmatchcase(s, pattern) for s in suites):
+            raise ConfigurationError(f"{source}: policies.{pattern} matches none of the collection's suites")
+    return tuple(raw.items())
 
 
 def suite_paths(collection: Collection, suites_dir: str | Path) -> list[Path]:

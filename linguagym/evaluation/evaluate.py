@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.alignment import Alignment, Crossing, align, check_crossing_rule, count_markers
+from linguagym.evaluation.policy import POLICIES  # item correct when all its predictions hold / prediction 0 holds
 from linguagym.evaluation.sentences import Sentence, build_sentence
 from linguagym.scoring.precomputed import PrecomputedScorer, SentenceMarkers
 from linguagym.scoring.protocol import ScoredText, Scorer
@@ -15,7 +16,6 @@ from linguagym.suites.formula import RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite
 
-POLICIES = ("all", "first")  # item correct when all its predictions hold / when prediction 0 holds
 COMPAT_OPTIONS = ("syntaxgym-core",)  # whose way of counting sentence markers (<eos>) in regions to follow
 
 

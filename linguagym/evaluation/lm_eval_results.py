@@ -3,10 +3,10 @@
 scripts written for it read a linguagym run as they read an lm-eval run.
 
 The field names follow lm-eval's ``evaluator.simple_evaluate`` and ``loggers.EvaluationTracker``; the numbers are
-ours: ``acc`` is the suite's accuracy under the run's policy (as in ``run.json``), ``acc_stderr`` the item-level
-standard error lm-eval computes for a mean (sample standard deviation over sqrt(n)), and ``acc_ci_low`` /
-``acc_ci_high`` the 95% bootstrap interval over items of the summary. With a collection (syntaxgym-2020), its score
-and groups are lm-eval groups of the suites.
+ours: ``acc`` is the suite's accuracy under the run's policy (``RunResult.policy``, as in ``run.json``),
+``acc_stderr`` the item-level standard error lm-eval computes for a mean (sample standard deviation over
+sqrt(n)), and ``acc_ci_low`` / ``acc_ci_high`` the 95% bootstrap interval over items of the summary. With a
+collection (syntaxgym-2020), its score and groups are lm-eval groups of the suites.
 """
 
 from __future__ import annotations
@@ -51,14 +51,14 @@ def write_lm_eval_results(result: RunResult, directory: str | Path, summary: Sum
 def lm_eval_results(result: RunResult, summary: SummarySettings | None = None) -> dict[str, Any]:
     """The results dict lm-eval's ``simple_evaluate`` returns and its ``EvaluationTracker`` saves."""
     settings = summary or SummarySettings(bootstrap=0)
-    policy = result.settings.policy
+    policy = result.policy  # the run's: the numbers of run.json and of the printed table
     outcomes = item_outcomes(result)
     collection = summary_collection(settings, [s.suite.name for s in result.suites])
     scores = summarize(outcomes, collection, policy=policy, bootstrap=settings.bootstrap, seed=settings.seed).models
     model = scores[0] if scores else None
     correct: dict[str, list[bool]] = {}
     for outcome in outcomes:
-        correct.setdefault(outcome.suite, []).append(bool(outcome.under(policy)))
+        correct.setdefault(outcome.suite, []).append(bool(outcome.under(policy.of(outcome.suite))))
     results: dict[str, dict[str, Any]] = {}
     configs: dict[str, dict[str, Any]] = {}
     versions: dict[str, str] = {}
@@ -66,12 +66,12 @@ def lm_eval_results(result: RunResult, summary: SummarySettings | None = None) -
     for suite_result, source in zip(result.suites, result.sources, strict=True):
         name = suite_result.suite.name
         values = correct.get(name, [])
-        results[name] = {"alias": name, **_metric(suite_result.accuracy(policy), _stderr(values),
+        results[name] = {"alias": name, **_metric(result.accuracy(suite_result), _stderr(values),
                                                    model.intervals.get(f"suite:{name}") if model else None)}
         sha = source.get("sha256") or ""
         configs[name] = {"task": name, "output_type": "loglikelihood", "num_fewshot": 0,
                          "metric_list": [{"metric": METRIC, "aggregation": "mean", "higher_is_better": True}],
-                         "linguagym": {"surprisal_metric": suite_result.metric, "policy": policy,
+                         "linguagym": {"surprisal_metric": suite_result.metric, "policy": policy.of(name),
                                        "items": len(suite_result.suite.items), "path": source.get("path")},
                          "metadata": {"version": sha[:12], "sha256": sha}}
         versions[name] = sha[:12]

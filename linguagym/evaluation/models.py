@@ -21,6 +21,7 @@ from linguagym.evaluation.aggregate import Summary
 from linguagym.evaluation.limit import limit_suite
 from linguagym.evaluation.lm_eval_results import write_lm_eval_results
 from linguagym.evaluation.outputs import check_run_destination, write_run
+from linguagym.evaluation.policy import AccuracyPolicy
 from linguagym.evaluation.prefetch import Prefetcher, prefetch_wanted
 from linguagym.evaluation.report import RunData, check_report_destination, write_report
 from linguagym.evaluation.run import (
@@ -32,7 +33,13 @@ from linguagym.evaluation.run import (
     settings_scorer,
     suite_texts,
 )
-from linguagym.evaluation.summary import SummarySettings, check_summary_settings, summarize_results, summarize_runs
+from linguagym.evaluation.summary import (
+    SummarySettings,
+    check_summary_settings,
+    run_policy,
+    summarize_results,
+    summarize_runs,
+)
 from linguagym.executors.base import SideBySide
 from linguagym.executors.local import LocalExecutor
 from linguagym.names import model_folders, model_labels
@@ -131,6 +138,8 @@ def run_models(
     if summary is not None:
         check_summary_settings(summary)
     loaded = load_suites(suites)
+    # one policy decides accuracy in every output of every model of the run (policy.py)
+    policy = run_policy(settings, summary, [suite.name for suite in loaded[0]])
     labels = model_labels([one.model for one in settings])  # checkpoint-1000 of two runs: full names, not one
     folders = model_folders(labels.values())
     if output is not None:
@@ -164,7 +173,8 @@ def run_models(
                 with reporting_stages(progress, cancelled,
                                       partial(_stage_label, index, len(settings), labels[one.model])):
                     outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress,
-                                       cancelled, executor, partial(ahead.ready, index, scorer) if ahead else None)
+                                       cancelled, executor, partial(ahead.ready, index, scorer) if ahead else None,
+                                       policy)
                 release_scorer(scorer)
                 del scorer
                 if isinstance(outcome, RunResult):
@@ -227,7 +237,8 @@ def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequenc
 
 def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Suite], list[dict[str, str]]],
              error: LinguagymError | None, label: str, progress: Progress | None, cancelled: IsCancelled | None,
-             executor: Executor, ready: Callable[[], None] | None = None) -> RunResult | LinguagymError:
+             executor: Executor, ready: Callable[[], None] | None = None,
+             policy: AccuracyPolicy | None = None) -> RunResult | LinguagymError:
     """One model's run, or the error that stopped it. ``ready()`` loads its weights first (and starts loading the
     next model's: prefetch.py)."""
     if error is not None:
@@ -240,7 +251,7 @@ def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Su
         if ready is not None:
             ready()
         return run_suites([], settings, scorer=scorer, progress=announce if progress or cancelled else None,
-                          executor=executor, loaded_suites=loaded)
+                          executor=executor, loaded_suites=loaded, policy=policy)
     except (OutputError, Cancelled):
         raise
     except LinguagymError as failure:

@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.alignment import CROSSING_RULES
+from linguagym.evaluation.collections import covering_collection
 from linguagym.evaluation.evaluate import (
     COMPAT_OPTIONS,
-    POLICIES,
     SuiteResult,
     evaluate_suite,
     sentence_markers,
     suite_sentences,
 )
 from linguagym.evaluation.limit import check_limit, limit_suite
+from linguagym.evaluation.policy import POLICIES, RECORD_KEY, AccuracyPolicy, resolve_policy
 from linguagym.evaluation.sentences import SPACING_OPTIONS
 from linguagym.executors.local import LocalExecutor
 from linguagym.scoring.cache import cache_stats as _cache_stats
@@ -56,7 +57,7 @@ class RunSettings:
     batch_size: int | str = 16  # or "auto": chosen from the GPU's free memory (16 on a CPU); see resolved_batch_size
     pll: str | None = None
     metric: str | None = None  # None: each suite's own primary metric
-    policy: str = "all"
+    policy: str | None = None  # None: the collection's (policy.py); what decided accuracy is in RunResult.policy
     atol: float = Tolerance.atol
     rtol: float = Tolerance.rtol
     cache: bool = True
@@ -110,6 +111,12 @@ class RunResult:
     executor: dict[str, Any] = field(default_factory=lambda: {"name": "local"})  # where texts were scored
     batch_size: int | None = None  # the batch size used (settings.batch_size may be "auto")
     items_total: dict[str, int] = field(default_factory=dict)  # suite -> its items, where settings.limit cut some
+    # the policy that decides each suite's accuracy, in every output of the run (run_policy in summary.py)
+    policy: AccuracyPolicy = field(default_factory=AccuracyPolicy)
+
+    def accuracy(self, suite: SuiteResult) -> float:
+        """The suite's accuracy under the run's policy: the number every output shows."""
+        return suite.accuracy(self.policy.of(suite.suite.name))
 
     def record(self) -> dict[str, Any]:
         """The JSON run record: how every number of this run was made."""
@@ -125,12 +132,14 @@ class RunResult:
             "counts": {"suites": len(self.suites), "sentences": self.sentences,
                        "unique_sentences": self.unique_sentences, "tokens": self.tokens},
             "cache": self.cache,
+            RECORD_KEY: self.policy.record(result.suite.name for result in self.suites),
             "suites": [
                 {**source, "name": result.suite.name, "metric": result.metric,
                  "items": len(result.suite.items),
                  **({"items_total": self.items_total[result.suite.name]}
                     if result.suite.name in self.items_total else {}),
-                 "accuracy": _json_number(result.accuracy(self.settings.policy)),
+                 "policy": self.policy.of(result.suite.name),
+                 "accuracy": _json_number(self.accuracy(result)),
                  "accuracy_all": _json_number(result.accuracy("all")),
                  "accuracy_first": _json_number(result.accuracy("first")),
                  # predictions naming an undefined value (counted as not holding), and crossing tokens
@@ -163,7 +172,7 @@ def _environment(identity: dict[str, Any] | None = None) -> dict[str, str]:
 
 def check_settings(settings: RunSettings) -> None:
     """Refuse bad options before any model is loaded or any sentence scored."""
-    choices = {"metric": (settings.metric, (None, *METRIC_NAMES)), "policy": (settings.policy, POLICIES),
+    choices = {"metric": (settings.metric, (None, *METRIC_NAMES)), "policy": (settings.policy, (None, *POLICIES)),
                "spacing": (settings.spacing, SPACING_OPTIONS), "compat": (settings.compat, (None, *COMPAT_OPTIONS)),
                "crossing rule": (settings.crossing, CROSSING_RULES)}
     for name, (value, allowed) in choices.items():
@@ -238,11 +247,13 @@ def run_suites(
     progress: Callable[[int, str], Callable[[int], None]] | None = None,
     executor: Executor | None = None,
     loaded_suites: tuple[list[Suite], list[dict[str, str | None]]] | None = None,
+    policy: AccuracyPolicy | None = None,
 ) -> RunResult:
     """Score and evaluate suites with one model. ``scorer`` overrides the one ``settings.model`` names;
     ``progress(total, unit)`` is told the work to do (tokens not yet cached, or sentences) and may return a
     callback advanced as it is done. ``executor`` scores the texts (default: ``LocalExecutor``, in this
-    process); it changes no number, and is recorded apart from the settings."""
+    process); it changes no number, and is recorded apart from the settings. ``policy``: what decides accuracy
+    (``run_models`` gives the run's; None: ``settings.policy``, else the built-in collection holding the suites)."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.perf_counter()
     check_settings(settings)
@@ -274,4 +285,5 @@ def run_suites(
         environment=_environment(scorer.identity if isinstance(executor, LocalExecutor) else None),
         cache=_cache_stats(scorer), executor=executor.describe(), batch_size=settings.resolved_batch_size(),
         items_total=items_total,
+        policy=policy or resolve_policy(covering_collection(s.name for s in suites), settings.policy),
     )

@@ -1,20 +1,23 @@
 """How the models of a run are summarized (collection, policy, bootstrap), checked before any work, and the
-summary of run folders as written (``items.csv`` of each), for tables and the report."""
+summary of run folders as written (``items.csv`` of each), for tables and the report. Which policy decides each
+suite's accuracy is settled here for runs (``run_policy``) and for results read again (``summary_policy``), both
+by ``policy.resolve_policy``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.aggregate import ItemOutcome, Summary, summarize, surprisal_sums
+from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, summarize, surprisal_sums
 from linguagym.evaluation.collections import Collection, covering_collection, load_collection
 from linguagym.evaluation.outputs import item_outcomes, model_label
+from linguagym.evaluation.policy import POLICIES, RECORD_KEY, AccuracyPolicy, agreed_policy, resolve_policy
 from linguagym.evaluation.report import RunData, find_runs
-from linguagym.evaluation.run import RunResult
-
-POLICIES = ("all", "first")
+from linguagym.evaluation.run import RunResult, RunSettings
 
 
 @dataclass(frozen=True)
@@ -46,20 +49,86 @@ def summary_collection(settings: SummarySettings, suites: Sequence[str]) -> Coll
     return load_collection(settings.collection)
 
 
-def summarize_outcomes(outcomes: Sequence[ItemOutcome], settings: SummarySettings) -> Summary:
+def run_policy(settings: Sequence[RunSettings], summary: SummarySettings | None,
+               suites: Sequence[str]) -> AccuracyPolicy:
+    """The one policy of a run (every model, every output): the one given (``RunSettings.policy`` or the
+    summary's, which must agree), else the collection's (``summary.collection``; ``auto``: the built-in one that
+    holds every suite), else ``all``."""
+    given = {one.policy for one in settings if one.policy is not None}
+    if summary is not None and summary.policy is not None:
+        given.add(summary.policy)
+    if len(given) > 1:
+        raise ConfigurationError(f"one run is given two policies ({' and '.join(sorted(given))})",
+                                 hint="a run gives one accuracy per suite: give one --policy, or none to use the "
+                                 "collection's")
+    return resolve_policy(summary_collection(summary or SummarySettings(), suites), given.pop() if given else None)
+
+
+def summary_policy(settings: SummarySettings, collection: Collection,
+                   records: Iterable[Mapping[str, Any]] = ()) -> AccuracyPolicy:
+    """The policy of results read again: the one given; else what their runs recorded (``run.json``), for the
+    suites they recorded, where the runs agree; else the collection's. So re-reading a run shows its numbers."""
+    resolved = resolve_policy(collection, settings.policy)
+    if settings.policy is not None:
+        return resolved
+    recorded, clash = agreed_policy(records)
+    if recorded is None:
+        where = f"the policy of {resolved.source}" if resolved.source != "default" else f"policy {resolved.default}"
+        return replace(resolved, note=f"{clash}; all are shown here under {where}" if clash else "")
+    return AccuracyPolicy(resolved.default, recorded.rules + resolved.rules, source=recorded.source)
+
+
+def folder_policy(directory: str | Path) -> AccuracyPolicy:
+    """The policy of the runs in a run folder (``DIR`` or ``DIR/<model>/``), as a run's page shows them: what their
+    ``run.json`` recorded, else (runs of earlier versions) that of the built-in collection holding their suites."""
+    folder = Path(directory)
+    paths = [folder / "run.json"] if (folder / "run.json").is_file() else sorted(folder.glob("*/run.json"))
+    records = []
+    for path in paths:
+        try:
+            records.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            raise ConfigurationError(f"cannot read {path}: {error}", hint="run it again: scores are cached") from None
+    suites = [str(s.get("name")) for record in records for s in record.get("suites", []) if isinstance(s, dict)]
+    return summary_policy(SummarySettings(), covering_collection(suites), records)
+
+
+def summarize_outcomes(outcomes: Sequence[ItemOutcome], settings: SummarySettings,
+                       records: Iterable[Mapping[str, Any]] = ()) -> Summary:
+    """``records``: the ``run.json`` of the runs the outcomes come from (their policy: ``summary_policy``)."""
     collection = summary_collection(settings, [o.suite for o in outcomes])
-    return summarize(outcomes, collection, policy=settings.policy, bootstrap=settings.bootstrap, seed=settings.seed)
+    return summarize(outcomes, collection, policy=summary_policy(settings, collection, records),
+                     bootstrap=settings.bootstrap, seed=settings.seed)
 
 
 def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> tuple[list[RunData], Summary]:
     """The run folders (as ``find_runs`` finds them) and the summary of every model in them."""
     runs = find_runs(list(folders))
-    summary = summarize_outcomes([o for run in runs for o in run.outcomes], settings)
+    summary = summarize_outcomes([o for run in runs for o in run.outcomes], settings, [run.record for run in runs])
     sums = {run.model: surprisal_sums(run.record["settings"], run.record.get("scorer", {})) for run in runs}
     return runs, replace(summary, sums=sums)
 
 
 def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:
     """The summary of runs held in memory: the same numbers ``summarize_runs`` reads from their folders."""
-    summary = summarize_outcomes([o for result in results for o in item_outcomes(result)], settings)
+    outcomes = [o for result in results for o in item_outcomes(result)]
+    records = [{RECORD_KEY: r.policy.record(s.suite.name for s in r.suites)} for r in results]  # as run.json keeps
+    summary = summarize_outcomes(outcomes, settings, records)
     return replace(summary, sums={model_label(r): surprisal_sums(asdict(r.settings), r.scorer) for r in results})
+
+
+def summarize_files(paths: Sequence[str | Path], settings: SummarySettings) -> Summary:
+    """The summary of per-item results (``items.csv`` files, run folders, per-item files of other tools), as
+    ``linguagym score`` prints it: a run's own ``run.json`` (beside its ``items.csv``) gives its policy."""
+    outcomes: list[ItemOutcome] = []
+    records: list[dict] = []
+    for path in map(Path, paths):
+        outcomes += read_item_outcomes(path)
+        record_path = (path if path.is_dir() else path.parent) / "run.json"
+        if record_path.is_file():
+            try:
+                records.append(json.loads(record_path.read_text(encoding="utf-8")))
+            except (OSError, ValueError) as error:
+                raise ConfigurationError(f"cannot read {record_path}: {error}",
+                                         hint="pass the items.csv alone, or mend or remove run.json") from None
+    return summarize_outcomes(outcomes, settings, records)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from linguagym.atomic import atomic_open
 from linguagym.evaluation.aggregate import Interval, Summary, missing_suites
 from linguagym.evaluation.collections import AD_HOC, Collection
+from linguagym.evaluation.policy import explain
 
 _LISTED = 6  # suite names a note spells out before "..."
 
@@ -69,6 +70,21 @@ def surprisal_label(summary: Summary) -> str | None:
     return "surprisal: " + "; ".join(f"{kind} for {', '.join(models)}" for kind, models in kinds.items())
 
 
+def policy_sentence(summary: Summary) -> str:
+    """The policy beside the numbers, where it comes from and what it means: ``Policy first (collection
+    syntaxgym-2020): an item is correct when its first prediction holds.``"""
+    chosen = summary.accuracy_policy
+    suites = dict.fromkeys(s for model in summary.models for s in model.suites)
+    by_policy: dict[str, list[str]] = {}
+    for suite, policy in chosen.for_suites(suites).items():
+        by_policy.setdefault(policy, []).append(suite)
+    main = summary.policy.split(";")[0]
+    meaning = f"an item is correct when {explain(main)}" + "".join(
+        f"; on {', '.join(names)}, when {explain(policy)}" for policy, names in by_policy.items() if policy != main)
+    source = {"given": "as given", "default": "the default"}.get(chosen.source, chosen.source)
+    return f"Policy {summary.policy} ({source}): {meaning}."
+
+
 def rich_table(summary: Summary, *, intervals: str = "aggregates"):
     """``intervals``: 'none', 'aggregates' (score and groups) or 'all'."""
     from rich.table import Table
@@ -94,20 +110,23 @@ def rich_table(summary: Summary, *, intervals: str = "aggregates"):
 
 
 def notes(summary: Summary) -> list[str]:
-    """What a reader must know to trust the table: scores left out for missing suites, suites outside the mean."""
+    """What a reader must know to trust the table: scores left out for missing suites, suites outside the mean,
+    runs read together that recorded different policies."""
+    policy_note = [summary.accuracy_policy.note] if summary.accuracy_policy.note else []
     collection, models = summary.collection, summary.models
     label = score_label(collection)
     if collection.name == AD_HOC:  # summarize averaged only the suites every model has
         unshared = collection.exclude_from_score
         if not unshared:
-            return []
+            return policy_note
         if collection.score_suites:
             shared = len(collection.score_suites)
-            return [f"{label}: mean over the {_count(shared, 'suite')} all models share; {len(unshared)} "
-                    f"other{'s are' if len(unshared) != 1 else ' is'} shown but not averaged (marked *): "
-                    f"{_listing(unshared)}"]
-        return [f"no {label}: no suite has results for every model; {len(unshared)} suites are shown but not averaged"]
-    lines = []
+            return [*policy_note, f"{label}: mean over the {_count(shared, 'suite')} all models share; "
+                    f"{len(unshared)} other{'s are' if len(unshared) != 1 else ' is'} shown but not averaged (marked "
+                    f"*): {_listing(unshared)}"]
+        return [*policy_note, f"no {label}: no suite has results for every model; {len(unshared)} suites are shown "
+                "but not averaged"]
+    lines = list(policy_note)
     expected = len(collection.score_suites)
     by_missing: dict[tuple[str, ...], list[str]] = {}
     for model in models:
@@ -152,8 +171,10 @@ def write_summary_csv(summary: Summary, path) -> None:
         writer.writerow(["collection", "policy", "model", "kind", "name", "accuracy", "ci_low", "ci_high", "items"])
         for row in summary_rows(summary):
             name = row.key.split(":", 1)[-1]
+            # a suite's row names its own policy; the score and groups, the summary's (``first; all: x`` if mixed)
+            policy = summary.accuracy_policy.of(name) if row.kind == "suite" else summary.policy
             for model, value, interval in zip(summary.models, row.values, row.intervals, strict=True):
-                writer.writerow([summary.collection.name, summary.policy, model.model, row.kind, name,
+                writer.writerow([summary.collection.name, policy, model.model, row.kind, name,
                                  "" if value != value else round(value, 6),
                                  "" if interval is None else round(interval.low, 6),
                                  "" if interval is None else round(interval.high, 6),

@@ -28,6 +28,7 @@ from linguagym.evaluation.aggregate import ItemOutcome, ModelScores, Summary, mi
 from linguagym.evaluation.collections import Collection
 from linguagym.evaluation.report import find_runs
 from linguagym.evaluation.run import RunSettings
+from linguagym.evaluation.summary import folder_policy
 from linguagym.web.config import WebConfig
 from linguagym.web.store import list_runs
 from linguagym.web.worker import results_directory
@@ -42,7 +43,7 @@ class SuiteResult:
     version: int | None  # the suite's stored version the run used (None: not in the database any more)
     run_id: int
     finished_at: datetime | None
-    policy: str  # the run's prediction policy: ``accuracy`` is under it, as on the run's page
+    policy: str  # the suite's policy in its run (summary.folder_policy): ``accuracy`` is under it, as on the run's page
     all_hold: tuple[bool | None, ...]  # per item: every prediction holds (None: the source does not say)
     first_holds: tuple[bool | None, ...]  # per item: the first prediction holds
     limited: bool = False  # a --limit run: only the first items, never a leaderboard entry
@@ -99,7 +100,7 @@ _FOLDERS_LOCK = threading.Lock()
 # The same, kept on disk in each results folder, so that a server just started reads one small file per run
 # instead of parsing every model's items.csv (50 runs x 4 models: a first view in 0.68 s instead of 4.1 s).
 INDEX_FILE = ".results-index.json"
-_INDEX_VERSION = 1
+_INDEX_VERSION = 2  # 2: each suite's policy as its run recorded it (1: the policy given to the run)
 _ENCODED = {True: "1", False: "0", None: "-"}
 _DECODED = {value: key for key, value in _ENCODED.items()}
 
@@ -183,14 +184,15 @@ def _decode(text: str) -> tuple[bool | None, ...]:
 
 def _parse_folder(directory: Path) -> list[_FolderResult]:
     results = []
+    policy = folder_policy(directory)  # as the run's page shows it
     for data in find_runs([directory]):
         settings = data.record.get("settings", {})
         model = model_key(settings) if settings.get("model") else data.model
-        policy, limited = settings.get("policy", "all"), settings.get("limit") is not None
+        limited = settings.get("limit") is not None
         by_suite: dict[str, list[ItemOutcome]] = {}
         for outcome in data.outcomes:
             by_suite.setdefault(outcome.suite, []).append(outcome)
-        results += [_FolderResult(model, data.model, policy, suite, tuple(o.correct_all for o in outcomes),
+        results += [_FolderResult(model, data.model, policy.of(suite), suite, tuple(o.correct_all for o in outcomes),
                                   tuple(o.correct_first for o in outcomes), limited)
                     for suite, outcomes in by_suite.items()]
     return results
@@ -225,6 +227,18 @@ class Leaderboard:
     suites: tuple[str, ...]  # the suite columns: the collection's suites any model has, then any others
     latest: dict[tuple[str, str], SuiteResult]
     run_names: dict[int, str] = field(default_factory=dict)  # run id -> its name, for the runs that have one
+
+    def run_policy(self, model: str, suite: str) -> str | None:
+        """The policy the result's own run shows for it, where it is not the one the leaderboard uses (the
+        collection's, so that every model is ranked alike); None where they agree."""
+        result = self.latest.get((model, suite))
+        if result is None or result.policy == self.summary.accuracy_policy.of(suite):
+            return None
+        return result.policy
+
+    @property
+    def other_policies(self) -> bool:
+        return any(self.run_policy(model, suite) for model, suite in self.latest)
 
     def missing_for_group(self, row: LeaderboardRow, short: str) -> list[str]:
         group = next(g for g in self.summary.collection.groups if g.short == short)

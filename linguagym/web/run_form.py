@@ -21,7 +21,7 @@ class RunFormValues:
     other_models: str = ""  # one model per line: paths, hub ids
     device: str = "auto"
     batch_size: str = "16"
-    policy: str = "all"
+    policy: str = ""  # "": the collection's (policy.py), as `linguagym run` without --policy
     model_args: str = ""
     limit: str = ""
     compat: str = ""
@@ -56,7 +56,7 @@ def values_of_run(run: RunRecord, named_models: Sequence[str]) -> RunFormValues:
     return RunFormValues(
         suites={link.version.suite_id for link in run.suites}, models=named, other_models="\n".join(other),
         device=str(settings.get("device", "auto")), batch_size=str(settings.get("batch_size", 16)),
-        policy=str(settings.get("policy", "all")), model_args=",".join(f"{k}={_arg(v)}" for k, v in model_args.items()),
+        policy=str(settings.get("policy") or ""), model_args=",".join(f"{k}={_arg(v)}" for k, v in model_args.items()),
         limit="" if limit is None else str(limit), compat=str(settings.get("compat") or ""), name=run.name or "",
         crossing=str(settings.get("crossing") or "first"),
         bow_correction=bool(settings.get("bow_correction")))

@@ -24,7 +24,7 @@ MAX_MODELS = 8
 def default_settings() -> dict:
     """The options of a run started without the form: the run form's defaults."""
     form = RunFormValues()
-    return {"device": form.device, "policy": form.policy, "batch_size": int(form.batch_size)}
+    return {"device": form.device, "policy": form.policy or None, "batch_size": int(form.batch_size)}
 
 
 def check_models(config: WebConfig, models: Sequence[str], settings: dict) -> list[str]:

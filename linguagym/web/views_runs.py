@@ -16,7 +16,8 @@ from linguagym.evaluation.collections import builtin_collections, covering_colle
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
 from linguagym.evaluation.report import find_runs, region_plot_names
-from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
+from linguagym.evaluation.summary import SummarySettings, folder_policy, summary_policy
+from linguagym.evaluation.tables import format_value, notes, policy_sentence, summary_rows, surprisal_label
 from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
 from linguagym.web import item_pages
@@ -76,7 +77,7 @@ def _start(form):
     versions = [get_suite(session, parse_id(value, "suite")).latest for value in form.getlist("suite")]
     device = device_choice(form)
     batch_size = whole_number(form.get("batch_size", "16"), "batch size", 1, 4096)
-    settings = {"device": device, "policy": form.get("policy", "all"), "batch_size": batch_size,
+    settings = {"device": device, "policy": form.get("policy") or None, "batch_size": batch_size,
                 **_advanced_options(form)}
     run = queue_run(session, config(), models, versions, settings, name=run_name(form.get("name")))
     session.commit()
@@ -196,7 +197,8 @@ def _summary(directories: list[Path], collection_name: str, labels: list[str] | 
     if shared_only:
         outcomes = shared_suites_outcomes(outcomes)
     collection = load_collection(collection_name) if collection_name else covering_collection(o.suite for o in outcomes)
-    return runs, replace(summarize(outcomes, collection, bootstrap=1000), sums=sums)
+    policy = summary_policy(SummarySettings(), collection, [data.record for data in runs])  # what the runs recorded
+    return runs, replace(summarize(outcomes, collection, policy=policy, bootstrap=1000), sums=sums)
 
 
 @blueprint.get("/runs/<int:run_id>")
@@ -219,7 +221,8 @@ def show(run_id: int):
                                 if paths.get((data.model, suite)) in plots]
                         for suite in formulas}
         context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
-                       surprisal=surprisal_label(summary), formulas=formulas, region_plots=region_plots, plots=plots,
+                       surprisal=surprisal_label(summary), policy_line=policy_sentence(summary), formulas=formulas,
+                       region_plots=region_plots, plots=plots,
                        collections=choices,
                        collection=chosen)
     return render_template("run.html", **context)
@@ -230,8 +233,9 @@ def items(run_id: int):
     """Item-level results of one suite: each item's outcome per model, and each prediction's; ``show``: all items,
     the failing ones or those the models disagree on."""
     run = get_run(db_session(), run_id)
-    context = item_pages.items_context(run_id, results_directory(config(), run_id), request.args.get("suite", ""),
-                                       item_pages.item_filter(request.args.get("show")), _policy(run))
+    suite = request.args.get("suite", "")
+    context = item_pages.items_context(run_id, results_directory(config(), run_id), suite,
+                                       item_pages.item_filter(request.args.get("show")), _policy(run_id, suite))
     return render_template("items.html", run=run, **context)
 
 
@@ -241,13 +245,14 @@ def item(run_id: int, suite: str, item: int):
     each prediction's terms evaluated, the regions it names marked."""
     run = get_run(db_session(), run_id)
     context = item_pages.item_context(run_id, results_directory(config(), run_id), suite, item,
-                                      item_pages.item_filter(request.args.get("show")), _policy(run),
+                                      item_pages.item_filter(request.args.get("show")), _policy(run_id, suite),
                                       tokens=request.args.get("tokens") == "1")
     return render_template("item.html", run=run, **context)
 
 
-def _policy(run) -> str:
-    return run.settings.get("policy", "all") if isinstance(run.settings, dict) else "all"
+def _policy(run_id: int, suite: str) -> str:
+    """The suite's policy in this run: the one its accuracy on the run's page is under."""
+    return folder_policy(results_directory(config(), run_id)).of(suite)
 
 
 @blueprint.get("/runs/<int:run_id>/files/<path:relative>")
@@ -270,8 +275,8 @@ def compare():
         shared = {s for m in summary.models for s in m.suites}
         left_out = sorted({o.suite for data in runs for o in data.outcomes} - shared)
         context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
-                       surprisal=surprisal_label(summary), collections=choices, collection=collection,
-                       shared=sorted(shared), left_out=left_out)
+                       surprisal=surprisal_label(summary), policy_line=policy_sentence(summary), collections=choices,
+                       collection=collection, shared=sorted(shared), left_out=left_out)
     return render_template("compare.html", **context)
 
 

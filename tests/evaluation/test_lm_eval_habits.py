@@ -213,7 +213,7 @@ def test_the_results_file_has_lm_eval_s_layout_and_our_numbers(tiny_lm_dir, tmp_
     for suite, result_suite in zip(record["suites"], result.suites, strict=True):
         entry = data["results"][suite["name"]]
         assert entry["alias"] == suite["name"] and entry["acc,none"] == suite["accuracy"]
-        correct = [bool(v) for v in result_suite.item_correct(record["settings"]["policy"]).values()]
+        correct = [bool(v) for v in result_suite.item_correct(suite["policy"]).values()]
         n, p = len(correct), sum(correct) / len(correct)
         assert entry["acc_stderr,none"] == pytest.approx(math.sqrt(p * (1 - p) / (n - 1)))  # lm-eval's mean_stderr
         assert entry["acc_ci_low,none"] <= entry["acc,none"] <= entry["acc_ci_high,none"]

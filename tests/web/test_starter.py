@@ -266,7 +266,7 @@ def test_run_every_suite_on_one_model_queues_one_run_with_default_options(client
     assert run.models == [str(tiny_lm_dir)]  # a typed model wins over the list
     assert run_suites(run) == sorted([*EXAMPLES, "one"])
     assert {link.version.number for link in run.suites if link.version.suite.name == "one"} == {2}  # latest
-    assert run.settings == default_settings() == {"device": "auto", "policy": "all", "batch_size": 16}
+    assert run.settings == default_settings() == {"device": "auto", "policy": None, "batch_size": 16}
     assert run.name == f"every suite on {tiny_lm_dir}" and run.status == "queued"
 
     client.post("/runs/every-suite", data={"model": "smollm2-135m"})
