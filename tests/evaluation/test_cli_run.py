@@ -107,7 +107,7 @@ def test_two_models_one_table_and_one_report(surprisals_tsv, tiny_lm_dir, tmp_pa
     out = tmp_path / "both"
     result = cli("run", "--model", tiny_lm_dir, "--model", tsv, "--no-cache", "-o", out, *example_suite_paths())
     assert result.returncode == 0, result.stderr
-    header = next(line for line in result.stdout.splitlines() if tiny_lm_dir.name in line)
+    header = next(line for line in result.stdout.splitlines() if tiny_lm_dir.name in line and "┃" in line)
     assert "surprisals.tsv" in header  # models across, in one table
     assert "mean accuracy" in result.stdout and "npz_comma" in result.stdout
     assert sorted(p.parent.name for p in out.glob("*/run.json")) == sorted([tiny_lm_dir.name, "surprisals.tsv"])
