@@ -22,10 +22,10 @@ def tie_note(model: str, suite: str, ties: Mapping[str, int], rule: str, atol: f
     parts = []
     if exact:
         other = "lm-eval" if rule == "strict" else "strict"
-        parts.append(f"{_count(exact)} compare two equal values, counted as {_DECIDED.get(rule, rule)} "
+        parts.append(f"{_count(exact)} two equal values, counted as {_DECIDED.get(rule, rule)} "
                      f"(--ties {rule}; --ties {other} counts them as {_DECIDED[other]})")
     if near:
-        parts.append(f"{_count(near)} compare values within the tolerance ({atol:g} bits), decided by a smaller "
+        parts.append(f"{_count(near)} values within the tolerance ({atol:g} bits), decided by a smaller "
                      "difference")
     return f"ties in {suite} ({model}): " + "; ".join(parts)
 
@@ -45,4 +45,5 @@ def tie_notes(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
 
 
 def _count(number: int) -> str:
-    return f"{number} prediction{'' if number == 1 else 's'}"
+    """'1 prediction compares', '2 predictions compare'."""
+    return f"{number} prediction{'' if number == 1 else 's'} compare{'s' if number == 1 else ''}"
