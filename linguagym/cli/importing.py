@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from linguagym.destinations import check_file, check_folder
 from linguagym.errors import ConfigurationError
 from linguagym.importers import blimp, blimp_collection, hub, pairs, table
-from linguagym.importers.common import write_suites
+from linguagym.importers.common import IdenticalPairsWarning, write_suites
 from linguagym.printable import printable
 
 
@@ -60,6 +63,19 @@ def add_import_parser(commands) -> argparse.ArgumentParser:
     return p
 
 
+@contextmanager
+def _identical_pairs_reported() -> Iterator[None]:
+    """Print each ``IdenticalPairsWarning`` of an import as one line on stderr (not Python's warning format)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IdenticalPairsWarning)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, IdenticalPairsWarning):
+            print(f"warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+
+
 def _output_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="folder to write the suites into")
 
@@ -76,12 +92,13 @@ def cmd_import_blimp(args: argparse.Namespace) -> int:
     if args.collection is not None:
         collection = args.output / (args.collection if args.collection.endswith(".toml") else f"{args.collection}.toml")
         check_file(collection)
-    if args.hf:
-        suites = hub.blimp_from_hub(args.inputs)
-    elif not args.inputs:
+    if not args.hf and not args.inputs:
         raise ConfigurationError("no BLiMP files given", hint="pass .jsonl files, or --hf to load from the hub")
-    else:
-        suites = [suite for path in args.inputs for suite in blimp.read_blimp(path)]
+    with _identical_pairs_reported():
+        if args.hf:
+            suites = hub.blimp_from_hub(args.inputs)
+        else:
+            suites = [suite for path in args.inputs for suite in blimp.read_blimp(path)]
     _report(write_suites(suites, args.output), args.output)
     if collection is not None:
         name = collection.name[: -len(".toml")]
@@ -96,7 +113,8 @@ def cmd_import_pairs(args: argparse.Namespace) -> int:
         raise ConfigurationError("--name names one suite, but several files were given",
                                  hint="leave --name out (each suite is named after its file), or import one file")
     check_folder(args.output)
-    suites = [pairs.read_pairs(path, name=args.name) for path in args.inputs]
+    with _identical_pairs_reported():
+        suites = [pairs.read_pairs(path, name=args.name) for path in args.inputs]
     _report(write_suites(suites, args.output), args.output)
     return 0
 

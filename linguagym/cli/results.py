@@ -89,6 +89,13 @@ def print_summary(summary, args: argparse.Namespace) -> None:
         print(f"wrote {args.markdown}", file=sys.stderr)
 
 
+def print_tie_notes(notes: list[str]) -> None:
+    """Below the table: the suites whose accuracy counts ties (``evaluation/ties.py``)."""
+    out = console(wide=True)
+    for line in notes:
+        out.print(line, style="yellow", highlight=False)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from linguagym.evaluation.report import check_report_destination, write_report  # off --help's path (~40 ms)
     from linguagym.evaluation.summary import summarize_runs  # off --help's path
@@ -98,6 +105,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         check_report_destination(args.report)
     runs, summary = summarize_runs(args.runs, summary_settings(args))
     print_summary(summary, args)
+    from linguagym.evaluation.ties import tie_notes  # off --help's path
+
+    print_tie_notes(tie_notes((run.model, run.record) for run in runs))
     if args.report:
         path = write_report(runs, args.report, summary)
         print(f"report: {path}", file=sys.stderr)

@@ -11,7 +11,13 @@ from linguagym import assets
 from linguagym.atomic import output_error
 from linguagym.cli.output import console, styled
 from linguagym.cli.progress import ProgressBars, scoring_announcement
-from linguagym.cli.results import check_table_files, print_summary, summary_options, summary_settings
+from linguagym.cli.results import (
+    check_table_files,
+    print_summary,
+    print_tie_notes,
+    summary_options,
+    summary_settings,
+)
 from linguagym.cli.suites import cmd_show, cmd_validate, suite_paths
 from linguagym.destinations import check_file
 from linguagym.errors import ConfigurationError, LinguagymError
@@ -26,6 +32,7 @@ from linguagym.scoring.cache import resolve_cache_dir
 from linguagym.scoring.memory import is_auto_batch_size
 from linguagym.scoring.order import score_texts
 from linguagym.suites.examples import example_suite_paths
+from linguagym.suites.formula import TIE_RULES
 
 # -------------------------------------------------------------------------------------------- parsers
 
@@ -87,6 +94,10 @@ def add_run_parser(commands) -> argparse.ArgumentParser:
                    help="a token covering text of several regions (\"..\" over the regions . and .): first counts it "
                    "whole in its first region, and a region it leaves with no token is undefined (default); split "
                    "shares its surprisal between the regions by characters (an approximation, marked in regions.csv)")
+    p.add_argument("--ties", choices=TIE_RULES, default="strict",
+                   help="how '<' and '>' decide two equal sides: strict, a tie fails (default); lm-eval, a tie holds, "
+                   "as lm-evaluation-harness's argmax scores a BLiMP pair of two identical sentences. Ties are "
+                   "counted either way (predictions.csv, run.json)")
     p.add_argument("--limit", type=limit_argument, default=None, metavar="N",
                    help="only the first N items of each suite, or (N below 1) that share of them, as lm-eval's "
                    "--limit: a quick look, marked as not a full run")
@@ -161,6 +172,7 @@ def _settings(args: argparse.Namespace):
         cache_dir=str(args.cache_dir) if args.cache_dir else None, model_args=args.model_args,
         limit=getattr(args, "limit", None), compat=getattr(args, "compat", None),
         bow_correction=getattr(args, "bow_correction", False), crossing=getattr(args, "crossing", None) or "first",
+        ties=getattr(args, "ties", "strict"),
     )
 
 
@@ -210,6 +222,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           finished=finished, executor=executor, keep_scores=False)
     if done.summary is not None:
         print_summary(done.summary, args)
+    print_tie_notes(_tie_notes(done))
     if done.report is not None:
         err.print(f"report: {done.report}", soft_wrap=True, highlight=False)
     if done.failed:
@@ -220,6 +233,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise LinguagymError(f"{len(done.failed)} of {len(models)} models failed{note}\n  {lines}",
                              hint="mend the cause and run the same command again: finished scores are cached")
     return 0
+
+
+def _tie_notes(done) -> list[str]:
+    """The tie notes of the models that ran (``evaluation/ties.py``)."""
+    from linguagym.evaluation.outputs import model_label  # off --help's path
+    from linguagym.evaluation.ties import tie_note
+
+    notes = []
+    for result in done:
+        if isinstance(result, LinguagymError):
+            continue
+        for suite_result in result.suites:
+            note = tie_note(model_label(result), suite_result.suite.name, suite_result.ties(), result.settings.ties,
+                            result.settings.atol)
+            if note:
+                notes.append(note)
+    return notes
 
 
 def _report_model_run(result, err) -> Path:

@@ -12,7 +12,7 @@ from linguagym.evaluation.policy import POLICIES  # item correct when all its pr
 from linguagym.evaluation.sentences import Sentence, build_sentence
 from linguagym.scoring.precomputed import PrecomputedScorer, SentenceMarkers
 from linguagym.scoring.protocol import ScoredText, Scorer
-from linguagym.suites.formula import RegionRef, Tolerance, evaluate
+from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite
 
@@ -34,6 +34,7 @@ class PredictionResult:
     prediction: int  # index into suite.predictions
     holds: bool  # False where undefined: an undefined prediction never counts as holding
     undefined: tuple[RegionRef, ...]  # references whose value was undefined (NaN): the prediction is undefined
+    tie: str = ""  # a '<' or '>' of it was a tie: "exact" (decided by the tie rule), "near" (within tolerance), ""
 
     @property
     def defined(self) -> bool:
@@ -68,6 +69,11 @@ class SuiteResult:
             outcomes = [r.holds for r in self.predictions if r.prediction == index]
             shares.append(sum(outcomes) / len(outcomes) if outcomes else math.nan)
         return shares
+
+    def ties(self) -> dict[str, int]:
+        """How many predictions (item x prediction) had a tied '<' or '>': "exact" (two equal sides, decided by
+        the run's tie rule) and "near" (sides within the tolerance, decided by a difference below it)."""
+        return {kind: sum(1 for r in self.predictions if r.tie == kind) for kind in TIE_KINDS}
 
     @property
     def crossings(self) -> list[tuple[int, str, Crossing]]:
@@ -166,5 +172,5 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
             outcome = evaluate(prediction.tree, lookup, tolerance or Tolerance())
             # a prediction naming an undefined value is undefined as a whole, even where '|' lets it hold
             holds = outcome.holds and not outcome.undefined
-            predictions.append(PredictionResult(item.number, index, holds, outcome.undefined))
+            predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie))
     return SuiteResult(suite, metric, tuple(conditions), tuple(predictions))

@@ -72,7 +72,8 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
     entry = next(s for s in run.record["suites"] if s["name"] == suite_name)
     metric = entry.get("metric") or suite.meta.primary_metric
     settings = run.record.get("settings", {})
-    tolerance = Tolerance(settings.get("atol", Tolerance.atol), settings.get("rtol", Tolerance.rtol))
+    tolerance = Tolerance(settings.get("atol", Tolerance.atol), settings.get("rtol", Tolerance.rtol),
+                          settings.get("ties", "strict"))  # runs made before the tie rule were strict
     where = f"{run.directory}: suite {suite_name!r}, item {item_number}"
     values = {condition.name: stored_values(condition, metric, where) for condition in item.conditions}
 

@@ -1,6 +1,7 @@
 """The files a run writes; each is written whole or not at all, and the run record last.
 
-- ``predictions.csv``: one row per item and prediction;
+- ``predictions.csv``: one row per item and prediction; ``tie``: ``exact`` where a ``<`` or ``>`` of it had two
+  equal sides (decided by the run's tie rule, ``settings.ties``), ``near`` where they were within the tolerance;
 - ``items.csv``: one row per item, ``model,suite,item,correct,correct_all``: ``correct`` means what it means in the
   Hu et al. (2020) per-item results (the item's first prediction holds), ``correct_all`` that every one holds;
 - ``regions.csv``: one row per item, condition and region, with every metric (empty where undefined) and
@@ -54,9 +55,10 @@ def write_predictions(result: RunResult, path: Path) -> None:
             suite = suite_result.suite
             for p in suite_result.predictions:
                 yield [model, suite.name, p.item, p.prediction, suite.predictions[p.prediction].formula,
-                       suite_result.metric, p.holds, " ".join(map(str, p.undefined))]
+                       suite_result.metric, p.holds, " ".join(map(str, p.undefined)), p.tie]
 
-    _write_csv(path, ["model", "suite", "item", "prediction", "formula", "metric", "holds", "undefined"], rows())
+    _write_csv(path, ["model", "suite", "item", "prediction", "formula", "metric", "holds", "undefined", "tie"],
+               rows())
 
 
 def item_outcomes(result: RunResult) -> list[ItemOutcome]:

@@ -19,6 +19,7 @@ from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, surprisal_sums
 from linguagym.evaluation.crossing_notes import crossing_note
 from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
+from linguagym.evaluation.ties import tie_notes
 from linguagym.names import MAX_NAME, fit_name, name_digest
 from linguagym.version import __version__
 
@@ -163,6 +164,7 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
         parts.append(f"<p class=notes>Brackets: 95% bootstrap intervals over items ({summary.bootstrap} resamples, "
                      f"seed {summary.seed}).</p>")
     parts += [f"<p class=notes>{e(line)}</p>" for line in notes(summary)]
+    parts += [f"<p class=notes>{e(line)}</p>" for line in tie_notes((run.model, run.record) for run in runs)]
     for name in ("scores.svg", "suite_accuracy.svg"):
         if name in figures:
             parts.append(f"<div class=figure>{figures[name]}</div>")

@@ -39,7 +39,7 @@ _CSV_WRITERS: dict[str, Callable[[RunResult, Path], None]] = {
     "items": write_items, "predictions": write_predictions, "regions": write_regions,
 }
 # columns read as text even where every value looks like a number ("1" as a suite or condition name)
-_TEXT_COLUMNS = ("model", "suite", "condition", "region_name", "content", "formula", "metric", "undefined",
+_TEXT_COLUMNS = ("model", "suite", "condition", "region_name", "content", "formula", "metric", "undefined", "tie",
                  "unknown_tokens", "crossing", "collection", "policy", "kind", "name")
 
 

@@ -32,7 +32,7 @@ from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
 from linguagym.scoring.order import load_weights, work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.spec import ScorerSpec
-from linguagym.suites.formula import Tolerance
+from linguagym.suites.formula import TIE_RULES, Tolerance
 from linguagym.suites.load import read_suite
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.model import Suite
@@ -60,6 +60,9 @@ class RunSettings:
     policy: str | None = None  # None: the collection's (policy.py); what decided accuracy is in RunResult.policy
     atol: float = Tolerance.atol
     rtol: float = Tolerance.rtol
+    # how '<' and '>' decide two equal sides: "strict" (a tie fails) or "lm-eval" (a tie holds, as lm-eval's argmax
+    # scores a BLiMP pair of two identical sentences); docs/scoring.md, "Ties"
+    ties: str = "strict"
     cache: bool = True
     cache_dir: str | None = None
     limit: int | float | None = None  # only the first items of each suite (a number, or a share below 1): see limit.py
@@ -145,6 +148,7 @@ class RunResult:
                  # predictions naming an undefined value (counted as not holding), and crossing tokens
                  "undefined_predictions": result.undefined_predictions(),
                  **result.alignment_counts(),
+                 "ties": result.ties(),  # predictions with a tied '<' or '>' (settings.ties decided the exact ones)
                  "predictions": [{"formula": p.formula, "accuracy": _json_number(share)}
                                  for p, share in zip(result.suite.predictions, result.prediction_accuracy(),
                                                      strict=True)]}
@@ -174,7 +178,8 @@ def check_settings(settings: RunSettings) -> None:
     """Refuse bad options before any model is loaded or any sentence scored."""
     choices = {"metric": (settings.metric, (None, *METRIC_NAMES)), "policy": (settings.policy, (None, *POLICIES)),
                "spacing": (settings.spacing, SPACING_OPTIONS), "compat": (settings.compat, (None, *COMPAT_OPTIONS)),
-               "crossing rule": (settings.crossing, CROSSING_RULES)}
+               "crossing rule": (settings.crossing, CROSSING_RULES),
+               "tie rule": (settings.ties, TIE_RULES)}
     for name, (value, allowed) in choices.items():
         if value not in allowed:
             shown = ", ".join(a for a in allowed if a)
@@ -274,7 +279,7 @@ def run_suites(
             load_weights(scorer)  # before the count starts: loading is reported as its own stages
         advance = progress(total, unit)
     scores = executor.score(scorer, texts, settings.scorer_spec(), advance)
-    tolerance = Tolerance(settings.atol, settings.rtol)
+    tolerance = Tolerance(settings.atol, settings.rtol, settings.ties)
     markers = sentence_markers(scorer, texts) if settings.compat == "syntaxgym-core" else None
     results = [evaluate_suite(suite, scores, spacing=settings.spacing, metric=settings.metric, tolerance=tolerance,
                               markers=markers, crossing=settings.crossing) for suite in suites]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -139,9 +140,29 @@ def whole_number(value: object) -> int | None:
     return None
 
 
+class IdenticalPairsWarning(UserWarning):
+    """A minimal-pair suite holds pairs whose two sentences are the same text (BLiMP has 7): their prediction is a
+    tie, scored by the run's tie rule (``--ties``), so the importer names them."""
+
+
+def warn_identical_pairs(name: str, pairs: Sequence[tuple[int, str, str]]) -> list[int]:
+    """Warn (``IdenticalPairsWarning``) about the items whose good and bad sentences are one text; returns them."""
+    same = [number for number, good, bad in pairs if good == bad]
+    if same:
+        shown = ", ".join(map(str, same[:20])) + (", ..." if len(same) > 20 else "")
+        warnings.warn(
+            f"{printable(name)}: {len(same)} pair{'s' if len(same) != 1 else ''} with two identical sentences "
+            f"(item{'s' if len(same) != 1 else ''} {shown}): a tie, counted as incorrect under --ties strict "
+            "(the default) and as correct under --ties lm-eval (lm-evaluation-harness's argmax)",
+            IdenticalPairsWarning, stacklevel=3)
+    return same
+
+
 def pair_suite(name: str, pairs: Sequence[tuple[int, str, str]], extra: dict) -> Suite:
     """The minimal-pair suite: an item per ``(number, good, bad)``, conditions ``good`` and ``bad``, one region
-    (the whole sentence) and one prediction, that the good sentence is the less surprising."""
+    (the whole sentence) and one prediction, that the good sentence is the less surprising. Pairs of two identical
+    sentences are kept (they are part of the data, BLiMP's among them) and named in an ``IdenticalPairsWarning``."""
+    warn_identical_pairs(name, pairs)
     items = tuple(
         Item(number, (Condition("good", (Region(1, good),)), Condition("bad", (Region(1, bad),))))
         for number, good, bad in pairs

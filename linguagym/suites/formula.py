@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from linguagym.errors import FormulaError
+from linguagym.errors import ConfigurationError, FormulaError
 
 # ---------------------------------------------------------------------------------------------- tree
 
@@ -364,20 +364,38 @@ def region_refs(node: Expr) -> tuple[RegionRef, ...]:
 # ------------------------------------------------------------------------------------------ evaluator
 
 
+# How '<' and '>' decide two equal sides (docs/scoring.md, "Ties"): "strict", a tie fails (a < b is false when
+# a == b); "lm-eval", a tie holds, as lm-evaluation-harness's argmax over [good, bad] log-likelihoods picks the
+# first (good) choice on a tie, so a BLiMP pair with two identical sentences is correct there.
+TIE_RULES = ("strict", "lm-eval")
+# What a tied comparison was: its two sides equal ("exact": decided by the tie rule), or apart by no more than the
+# tolerance '=' uses ("near": decided by the values, a difference below the precision the scores are stated to)
+TIE_KINDS = ("exact", "near")
+
+
 @dataclass(frozen=True)
 class Tolerance:
-    """'=' holds when |a - b| <= atol + rtol * |b|."""
+    """'=' holds when |a - b| <= atol + rtol * |b|; ``ties``: how '<' and '>' decide two equal sides (TIE_RULES).
+    A '<' or '>' whose sides are that close is a tie, and is reported (``Outcome.tie``)."""
 
     atol: float = 1e-3
     rtol: float = 1e-5
+    ties: str = "strict"
+
+    def __post_init__(self) -> None:
+        if self.ties not in TIE_RULES:
+            raise ConfigurationError(f"unknown tie rule {self.ties!r}", hint="use one of " + ", ".join(TIE_RULES))
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The truth of a formula for one item, and the references whose value was undefined (NaN)."""
+    """The truth of a formula for one item, the references whose value was undefined (NaN), and whether a '<' or
+    '>' of it was a tie: "exact" (two equal sides, decided by the tie rule), "near" (sides within the tolerance,
+    none equal) or "" (no tie)."""
 
     holds: bool
     undefined: tuple[RegionRef, ...] = ()
+    tie: str = ""
 
 
 def evaluate(
@@ -385,18 +403,32 @@ def evaluate(
 ) -> Outcome:
     """Evaluate a truth-valued tree; a comparison involving an undefined (NaN) value is false."""
     undefined: list[RegionRef] = []
+    ties: set[str] = set()
 
     def truth(n: Expr) -> bool:
         if isinstance(n, Logical):
-            # both sides are always evaluated, so every undefined reference is reported
+            # both sides are always evaluated, so every undefined reference and every tie is reported
             a, b = truth(n.left), truth(n.right)
             return (a and b) if n.op == "&" else (a or b)
         if isinstance(n, Comparison):
-            return _compare(n.op, _number(n.left, lookup, undefined), _number(n.right, lookup, undefined), tolerance)
+            a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
+            if kind := tie_kind(n.op, a, b, tolerance):
+                ties.add(kind)
+            return _compare(n.op, a, b, tolerance)
         raise TypeError(f"not a truth-valued node: {n!r}")
 
     holds = truth(node)
-    return Outcome(holds, tuple(undefined))
+    return Outcome(holds, tuple(undefined), "exact" if "exact" in ties else ("near" if ties else ""))
+
+
+def tie_kind(op: str, a: float, b: float, tolerance: Tolerance = Tolerance()) -> str:
+    """Whether ``a op b`` is a tie: "exact" (a == b), "near" (apart by no more than '=' allows), else ""; only
+    '<' and '>' tie ('=' is meant to hold on equal sides)."""
+    if op == "=" or math.isnan(a) or math.isnan(b):
+        return ""
+    if a == b:
+        return "exact"
+    return "near" if _within(a, b, tolerance) else ""
 
 
 def _number(n: Expr, lookup: Callable[[RegionRef], float], undefined: list[RegionRef]) -> float:
@@ -419,10 +451,16 @@ def _number(n: Expr, lookup: Callable[[RegionRef], float], undefined: list[Regio
 def _compare(op: str, a: float, b: float, tolerance: Tolerance) -> bool:
     if math.isnan(a) or math.isnan(b):
         return False
+    if a == b and op != "=":  # a tie: decided by the rule, not by the values
+        return tolerance.ties == "lm-eval"
     if op == "<":
         return a < b
     if op == ">":
         return a > b
+    return _within(a, b, tolerance)
+
+
+def _within(a: float, b: float, tolerance: Tolerance) -> bool:
     return abs(a - b) <= tolerance.atol + tolerance.rtol * abs(b)
 
 
@@ -435,6 +473,7 @@ class ComparisonTerms:
     left: float
     right: float
     holds: bool
+    tie: str = ""  # "exact", "near" or "" (tie_kind)
 
 
 @dataclass(frozen=True)
@@ -467,6 +506,7 @@ def explain(node: Expr, lookup: Callable[[RegionRef], float], tolerance: Toleran
     terms = []
     for comparison in comparisons(node):
         a, b = _number(comparison.left, remembered, []), _number(comparison.right, remembered, [])
-        terms.append(ComparisonTerms(format_formula(comparison), comparison.op, a, b,
-                                     _compare(comparison.op, a, b, tolerance)))
+        op = comparison.op
+        terms.append(ComparisonTerms(format_formula(comparison), op, a, b, _compare(op, a, b, tolerance),
+                                     tie_kind(op, a, b, tolerance)))
     return Explanation(outcome, tuple(values.items()), tuple(terms))

@@ -78,7 +78,7 @@ class _FolderResult:
 
 
 # Settings that change a model's numbers: results differing in one of them are not the same model's results.
-_NUMBER_SETTINGS = ("bos", "spacing", "dtype", "pll", "metric", "atol", "rtol", "compat", "crossing")
+_NUMBER_SETTINGS = ("bos", "spacing", "dtype", "pll", "metric", "atol", "rtol", "ties", "compat", "crossing")
 
 
 def model_key(settings: dict) -> str:
