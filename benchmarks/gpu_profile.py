@@ -106,9 +106,10 @@ def profile_run(run: Callable[[], Any], model: Any, on_cuda: bool, unprofiled_s:
     ranges: dict[str, list[Any]] = {}
     gpu: list[tuple[float, float]] = []
     for event in events:
-        if event.name.startswith("lg: "):
-            ranges.setdefault(event.name, []).append(event)
-        elif event.device_type == DeviceType.CUDA:
+        if event.name.startswith("lg: "):  # the ranges: the host's (the GPU's copies of them are only spans)
+            if event.device_type == DeviceType.CPU:
+                ranges.setdefault(event.name, []).append(event)
+        elif event.device_type == DeviceType.CUDA:  # kernels, copies, sets
             gpu.append((event.time_range.start, event.time_range.end))
     lines = [f"profiled run: {wall:.3f} s wall with the profiler"
              + (f" (unprofiled, same setting: {unprofiled_s:.3f} s)" if unprofiled_s is not None else "")]
@@ -120,11 +121,11 @@ def profile_run(run: Callable[[], Any], model: Any, on_cuda: bool, unprofiled_s:
     lines.append(f"GPU busy (union of kernels and copies): {busy / 1e3:.1f} ms of {span / 1e3:.1f} ms "
                  f"= {100 * busy / span:.1f} %; GPU idle {100 - 100 * busy / span:.1f} %"
                  if on_cuda else "no GPU: host times only")
-    lines.append(f"{'phase':34} {'calls':>5} {'host ms':>9} {'host %':>7} {'GPU ms':>8}")
+    lines.append(f"{'phase':46} {'calls':>5} {'host ms':>9} {'host %':>7} {'GPU ms':>8}")
 
     def row(label: str, calls: int, host_us: float, gpu_us: float | None) -> None:
         gpu_text = "" if gpu_us is None else f"{gpu_us / 1e3:8.1f}"
-        lines.append(f"{label[4:] if label.startswith('lg: ') else label:34} {calls:5d} {host_us / 1e3:9.1f} "
+        lines.append(f"{label[4:] if label.startswith('lg: ') else label:46} {calls:5d} {host_us / 1e3:9.1f} "
                      f"{100 * host_us / span:6.1f}% {gpu_text}")
 
     named = [label for _, _, label in PHASES]
@@ -148,6 +149,9 @@ def profile_run(run: Callable[[], Any], model: Any, on_cuda: bool, unprofiled_s:
     lines.append(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12, max_name_column_width=55))
     if on_cuda:
         lines.append("top GPU kernels by GPU time:")
-        lines.append(prof.key_averages().table(sort_by="self_cuda_time_total", row_limit=10,
-                                               max_name_column_width=55))
+        averages = prof.key_averages()
+        try:
+            lines.append(averages.table(sort_by="self_cuda_time_total", row_limit=10, max_name_column_width=55))
+        except (KeyError, AttributeError, ValueError):  # a torch that knows only the newer name
+            lines.append(averages.table(sort_by="self_device_time_total", row_limit=10, max_name_column_width=55))
     return "\n".join(lines)

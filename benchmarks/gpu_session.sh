@@ -9,6 +9,8 @@
 #
 #   GPU_SESSION_DRY=1 OUT=/tmp/gpu-dry PY=/path/to/python bash benchmarks/gpu_session.sh
 #
+# Some stages only (stage a installs the wheels the others need): GPU_SESSION_STAGES="a e" bash ...
+#
 # Stages: a env (nvidia-smi, versions, the carried wheels installed, bf16 matmul rate); b large (1B and 8B:
 # linguagym, the plain batched loop, minicons); c profile (torch profiler of linguagym's 1B run, per phase);
 # d native (linguagym's own decoders against transformers, float32 and bfloat16); e e2e (an 8B model saved, then
@@ -23,6 +25,7 @@ PY=${PY:-python3}
 G=${GPU_DIR:-$ROOT/.gpu}
 DRY=${GPU_SESSION_DRY:-0}
 DEADLINE=$((SECONDS + ${GPU_SESSION_SECONDS:-570}))  # stop starting stages after this (the call allows 600 s)
+STAGES=${GPU_SESSION_STAGES:-a b c d e f}  # a rerun of some: GPU_SESSION_STAGES="a e" (a installs the wheels)
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/session.log") 2>&1
 
@@ -48,6 +51,10 @@ export PYTHONPATH="$SITE:$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 stage() {  # stage NAME CAP_SECONDS COMMAND...: run it under a time limit, record its status and time
   local name=$1 cap=$2 left=$((DEADLINE - SECONDS))
   shift 2
+  if [[ " $STAGES " != *" ${name%%-*} "* ]]; then
+    SUMMARY+="$name: not asked for (GPU_SESSION_STAGES)"$'\n'
+    return 0
+  fi
   if [ "$left" -lt 20 ]; then
     echo "=== stage $name: SKIPPED, ${left}s left before the deadline ==="
     SUMMARY+="$name: skipped (deadline)"$'\n'
