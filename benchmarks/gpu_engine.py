@@ -3,6 +3,10 @@ plain batched loop, in one process per invocation so that every contender scores
 
   python benchmarks/gpu_engine.py attention --model-dir DIR      # per dtype: seconds, which attention kernels ran
   python benchmarks/gpu_engine.py large --tokenizer-dir DIR      # ~1B, ~3B and ~8B Llama-style models, bfloat16
+  python benchmarks/gpu_engine.py native --tokenizer-dir DIR --configs CONFIG_DIR...  # own decoders vs transformers
+  python benchmarks/gpu_engine.py save --tokenizer-dir DIR --out MODEL_DIR   # a random-weight model for the CLI
+
+``benchmarks/gpu_session.sh`` runs them all in one call of a lent GPU (issue 42).
 
 ``attention`` scores the unique sentences of the suites with linguagym's prefix trees in float32, bfloat16 and
 float16 (``DIR`` holds a config and tokenizer; its weights if it has them, else random ones), each after a
@@ -19,6 +23,12 @@ trained weights; correctness is checked on real small models elsewhere), then sc
 and reports, for each contender at its best setting: seconds, scored tokens per second, peak GPU memory, and the
 fraction of the GPU's bfloat16 dense peak (``--peak-tflops``, 989 for an H100 SXM) that 2 x parameters x tokens
 is. Each timed run follows an untimed one of the same setting (kernels chosen, memory pools grown).
+``--torch-profile FILE`` then profiles one run of linguagym's best setting and writes where its time goes, per
+phase (``gpu_profile.py``); ``--bow`` times linguagym's best setting with the word-boundary correction too.
+
+``native`` compares linguagym's own Llama and Gemma 3 decoders with transformers' on the same random weights and
+device (``gpu_native.py``). ``save`` writes a model of a ``LLAMA`` shape with random weights in bfloat16, with
+the tokenizer files, for timing ``linguagym run`` end to end on it.
 """
 
 from __future__ import annotations
@@ -78,8 +88,9 @@ def synced(function):
     return time.perf_counter() - clock, result
 
 
-def scorer_on(model, tokenizer, model_dir: Path, dtype: str, budget: int):
-    """linguagym's causal scorer running ``model`` (already on the GPU) instead of loading one."""
+def scorer_on(model, tokenizer, model_dir: Path, dtype: str, budget: int, bow: bool = False):
+    """linguagym's causal scorer running ``model`` (already on the GPU) instead of loading one; ``bow``: with the
+    word-boundary correction."""
     import torch
 
     from linguagym.scoring.cache import resolve_cache_dir
@@ -88,7 +99,7 @@ def scorer_on(model, tokenizer, model_dir: Path, dtype: str, budget: int):
     from linguagym.scoring.sources import resolve_source
 
     scorer = CausalScorer(resolve_source(str(model_dir), resolve_cache_dir()), dtype=dtype, device=DEVICE,
-                          batch_tokens=budget)
+                          batch_tokens=budget, **({"bow_correction": True} if bow else {}))
     scorer.lm._loaded = Loaded(model, tokenizer, torch.device(DEVICE), None)
     return scorer
 
@@ -231,7 +242,7 @@ def large(args: argparse.Namespace) -> None:
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    texts = sentences(args.suites)
+    texts = sentences(args.suites)[: args.sample or None]
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_dir)
     tokenizer.bos_token = tokenizer.bos_token or tokenizer.eos_token  # minicons prepends this text
     bos = tokenizer.convert_tokens_to_ids(tokenizer.bos_token) if tokenizer.bos_token else 0
@@ -273,6 +284,26 @@ def large(args: argparse.Namespace) -> None:
             profiler = cProfile.Profile()
             profiler.runcall(linguagym_run, best)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        if args.torch_profile:  # where the wall time of linguagym's best run goes, per phase
+            from gpu_profile import profile_run
+
+            best = rows["linguagym"]["setting"]
+            text = f"== {name}, linguagym at {best} tokens a pass, bfloat16, {DEVICE} ==\n" + profile_run(
+                lambda b=best: linguagym_run(b), model, DEVICE == "cuda", rows["linguagym"]["seconds"])
+            print(text, flush=True)
+            with open(args.torch_profile, "a", encoding="utf-8") as handle:
+                handle.write(text + "\n\n")
+        if args.bow:  # the word-boundary correction's cost, same model and setting
+            best = rows["linguagym"]["setting"]
+            corrected: dict[int, object] = {}
+
+            def bow_run(budget: int, model=model, corrected=corrected):
+                if budget not in corrected:
+                    corrected[budget] = scorer_on(model, tokenizer, Path(args.tokenizer_dir), "bfloat16", budget,
+                                                  bow=True)
+                return corrected[budget].score(texts)
+
+            rows["linguagym, bow-corrected"] = best_of("linguagym bow-corrected budget", [best], bow_run)
         if args.linguagym_only:
             pass
         elif args.profile:
@@ -299,6 +330,51 @@ def large(args: argparse.Namespace) -> None:
         Path(args.json).write_text(json.dumps(report, indent=1))
 
 
+# -- linguagym's own decoders; a saved model for the CLI -----------------------------------------------------------
+
+
+def native(args: argparse.Namespace) -> None:
+    import platform
+
+    import torch
+    import transformers
+    from gpu_native import native as compare
+
+    texts = sentences(args.suites)[: args.sample or None]
+    device = torch.cuda.get_device_name() if DEVICE == "cuda" else DEVICE
+    print(f"{len(texts)} sentences; {device}; torch {torch.__version__}, transformers {transformers.__version__}, "
+          f"Python {platform.python_version()}", flush=True)
+    report = {"device": device, **compare(args, texts, synced)}
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+
+
+def save(args: argparse.Namespace) -> None:
+    """``args.model``'s shape, random weights in bfloat16, saved with the tokenizer files of ``--tokenizer-dir``."""
+    import shutil
+
+    import torch
+    from gpu_native import TOKENIZER_FILES
+    from transformers import AutoModelForCausalLM, LlamaConfig
+
+    specials = json.loads((Path(args.tokenizer_dir) / "config.json").read_text(encoding="utf-8"))
+    common = {**LLAMA_COMMON, **{k: specials.get(k) for k in ("bos_token_id", "eos_token_id", "pad_token_id")}}
+    config = LlamaConfig(**common, **LLAMA[args.model])
+    torch.manual_seed(0)
+    with torch.device(DEVICE):  # drawn on the GPU: 8 B random numbers take minutes on the host
+        seconds, model = synced(lambda: AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16))
+    out = Path(args.out)
+    clock = time.perf_counter()
+    model.save_pretrained(out)
+    for name in TOKENIZER_FILES:
+        if (Path(args.tokenizer_dir) / name).is_file():
+            shutil.copy(Path(args.tokenizer_dir) / name, out / name)
+    size = sum(f.stat().st_size for f in out.iterdir())
+    params = sum(p.numel() for p in model.parameters())
+    print(f"{args.model}: {params / 1e9:.2f} B parameters built in {seconds:.1f} s, saved to {out} "
+          f"({size / 2**30:.1f} GiB) in {time.perf_counter() - clock:.1f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -323,12 +399,33 @@ def main() -> None:
                      "best run (Python's profiler)")
     two.add_argument("--linguagym-only", action="store_true", help="time linguagym alone")
     two.add_argument("--json")
-    for command in (one, two):
+    two.add_argument("--sample", type=int, default=0, help="the first N sentences only (to try the script out)")
+    two.add_argument("--torch-profile", metavar="FILE", help="profile one run of linguagym's best setting per "
+                     "model; append the summary (per phase: host and GPU time; GPU idle) to FILE")
+    two.add_argument("--bow", action="store_true", help="also time linguagym's best setting with the "
+                     "word-boundary correction")
+    three = commands.add_parser("native", help="linguagym's own decoders against transformers, same weights")
+    three.add_argument("--tokenizer-dir", required=True, help="tokenizer files and a config.json (its special ids)")
+    three.add_argument("--configs", nargs="+", required=True, help="directories holding a config.json each")
+    three.add_argument("--suites", nargs="+", default=[DEFAULT_SUITES])
+    three.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"])
+    three.add_argument("--budget", type=int, default=16384, help="tokens a pass (default 16384)")
+    three.add_argument("--repeat", type=int, default=2)
+    three.add_argument("--init-std", type=float, default=0.1)
+    three.add_argument("--sample", type=int, default=0, help="the first N sentences only (to try the script out)")
+    three.add_argument("--shrink", action="store_true", help="tiny layers of the same kind (to try it out on a CPU)")
+    three.add_argument("--work-dir", default=None, help="where the random models are saved (default: $TMPDIR)")
+    three.add_argument("--json")
+    four = commands.add_parser("save", help="a random-weight model of a LLAMA shape in bfloat16, with a tokenizer")
+    four.add_argument("--tokenizer-dir", required=True, help="tokenizer files and a config.json (its special ids)")
+    four.add_argument("--model", default="llama-8b", choices=list(LLAMA))
+    four.add_argument("--out", required=True)
+    for command in (one, two, three, four):
         command.add_argument("--device", default="cuda", help="cuda (cpu: only to try the script out)")
     args = parser.parse_args()
     global DEVICE
     DEVICE = args.device
-    {"attention": attention, "large": large}[args.command](args)
+    {"attention": attention, "large": large, "native": native, "save": save}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,11 @@ self times (wall microseconds). The load (``/proc/loadavg`` and what other proce
 
     python benchmarks/startup.py                       # smollm2-135m, 2 runs
     python benchmarks/startup.py --repeat 3 --json startup.json --suite ../shared/data/syntaxgym/suites/cleft.json
+    python benchmarks/startup.py --model DIR --suite SUITES_DIR --limit 0 --device auto --dtype bfloat16 --report \
+        --repeat 1        # a whole run end to end (the 8B model on a GPU: benchmarks/gpu_session.sh)
+
+``--dtype``, ``--model-args``, ``--bow-correction`` are passed to the command; ``--report`` keeps its HTML report
+(off by default: the start-up is measured). On a GPU the child also records torch's peak GPU memory.
 
 The named model must already be in the linguagym cache (``linguagym models --fetch smollm2-135m``). Run from the
 repository root.
@@ -79,7 +84,7 @@ def child(args: argparse.Namespace) -> None:
     mark("cli_imported")
     from linguagym.scoring import causal, device, hf_base
 
-    load_tokenizer, load_hf, tree_surprisals = hf_base.load_tokenizer, hf_base.load_hf, causal.tree_surprisals
+    load_tokenizer, load_hf = hf_base.load_tokenizer, hf_base.load_hf
 
     def timed_tokenizer(*a, **k):
         mark("tokenizer_start")
@@ -99,21 +104,31 @@ def child(args: argparse.Namespace) -> None:
         body.register_forward_hook(lambda module, inputs, output: mark("forward_done"))
         return loaded
 
-    def timed_trees(*a, progress=None, **k):
-        def first(count: int) -> None:
-            mark("first_scored")
-            if progress is not None:
-                progress(count)
+    def first_scored(function):
+        def timed(*a, progress=None, **k):
+            def first(count: int) -> None:
+                mark("first_scored")
+                if progress is not None:
+                    progress(count)
 
-        return tree_surprisals(*a, progress=first, **k)
+            return function(*a, progress=first, **k)
 
-    hf_base.load_tokenizer, hf_base.load_hf, causal.tree_surprisals = timed_tokenizer, timed_load, timed_trees
+        return timed
+
+    hf_base.load_tokenizer, hf_base.load_hf = timed_tokenizer, timed_load
+    # the causal scorer calls tree_scores (tree_surprisals in checkpoints before the word-boundary correction)
+    for name in ("tree_surprisals", "tree_scores"):
+        if hasattr(causal, name):
+            setattr(causal, name, first_scored(getattr(causal, name)))
     # causal_lm imported load_hf by name
     from linguagym.scoring import causal_lm
 
     causal_lm.load_hf = timed_load
     with tempfile.TemporaryDirectory() as out:
-        argv = ["run", "--model", args.model, "--no-cache", "--device", args.device, "--no-report", "-o", out,
+        argv = ["run", "--model", args.model, "--no-cache", "--device", args.device, "-o", out,
+                *([] if args.report else ["--no-report"]), *(["--dtype", args.dtype] if args.dtype else []),
+                *(["--model-args", args.model_args] if args.model_args else []),
+                *(["--bow-correction"] if args.bow_correction else []),
                 *(["--limit", str(args.limit)] if args.limit else []), args.suite]
         status = main(argv)
     mark("run_done")
@@ -121,8 +136,9 @@ def child(args: argparse.Namespace) -> None:
 
     # (last_thread_choice: absent from checkouts before it, which this script also measures for comparisons)
     choice = getattr(device, "last_thread_choice", lambda: None)()
+    gpu_peak = torch.cuda.max_memory_allocated() if torch.cuda.is_initialized() else None
     Path(args.child_out).write_text(json.dumps({
-        "status": status, "marks": marks,
+        "status": status, "marks": marks, "gpu_peak_bytes": gpu_peak,
         "threads": {"threads": torch.get_num_threads(), "reason": None if choice is None else choice.reason},
     }))
 
@@ -162,6 +178,10 @@ def run_once(args: argparse.Namespace) -> dict:
         out = Path(work) / "marks.json"
         command = [sys.executable, "-X", "importtime", str(Path(__file__).resolve()), "--child", "--child-out",
                    str(out), "--model", args.model, "--suite", args.suite, "--device", args.device]
+        for flag in ("dtype", "model_args"):
+            if getattr(args, flag):
+                command += [f"--{flag.replace('_', '-')}", getattr(args, flag)]
+        command += [f"--{flag.replace('_', '-')}" for flag in ("report", "bow_correction") if getattr(args, flag)]
         if args.limit:
             command += ["--limit", str(args.limit)]
         load = load_now()
@@ -192,6 +212,7 @@ def run_once(args: argparse.Namespace) -> dict:
         "imports_s": {k: round(v, 3) for k, v in sorted(imports_by_package(done.stderr).items(),
                                                           key=lambda kv: -kv[1])[:8]},
         "threads": record["threads"],
+        "gpu_peak_bytes": record.get("gpu_peak_bytes"),
     }
 
 
@@ -212,9 +233,12 @@ def show(index: int, result: dict) -> None:
     print(f"  {'phase':38s} {'wall s':>8s} {'CPU s':>8s}")
     for phase in result["phases"]:
         print(f"  {phase['phase']:38s} {phase['wall_s']:8.2f} {phase['cpu_s']:8.2f}")
-    print(f"  {'time to first scored token':38s} {result['time_to_first_scored_token_s']:8.2f} "
-          f"{result['cpu_to_first_scored_token_s']:8.2f}")
+    if result["time_to_first_scored_token_s"] is not None:
+        print(f"  {'time to first scored token':38s} {result['time_to_first_scored_token_s']:8.2f} "
+              f"{result['cpu_to_first_scored_token_s']:8.2f}")
     print(f"  {'whole run':38s} {result['total_wall_s']:8.2f} {result['total_cpu_s']:8.2f}")
+    if result.get("gpu_peak_bytes") is not None:
+        print(f"  peak GPU memory (torch, allocated): {result['gpu_peak_bytes'] / 2**30:.2f} GiB")
     print("  imports (self time, wall s): " + ", ".join(f"{k} {v:.2f}" for k, v in result["imports_s"].items()))
 
 
@@ -226,6 +250,10 @@ def main() -> None:
                         "0 for all)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--dtype", default=None, help="passed to linguagym run (default: its own)")
+    parser.add_argument("--model-args", default=None, help="passed to linguagym run")
+    parser.add_argument("--bow-correction", action="store_true", help="passed to linguagym run")
+    parser.add_argument("--report", action="store_true", help="write the HTML report too (default: --no-report)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-out", default=None, help=argparse.SUPPRESS)
