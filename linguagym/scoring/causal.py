@@ -277,7 +277,7 @@ def _scored(
     pieces = iter(tokenizer.convert_ids_to_tokens([token_id for enc in encoded for token_id in enc.ids]))
     return [
         ScoredText(text, tuple(
-            TokenScore(str(next(pieces)), token_id, start, end, value, token_id == unk)
+            TokenScore.made(str(next(pieces)), token_id, start, end, value, token_id == unk)
             for token_id, (start, end), value in zip(enc.ids, enc.spans, row, strict=True)
         ))
         for text, enc, row in zip(texts, encoded, surprisals, strict=True)

@@ -3,6 +3,8 @@ progress; what a run records of a cache."""
 
 from __future__ import annotations
 
+import pytest
+
 from linguagym.scoring.cache import CachedScorer, cache_stats
 from linguagym.scoring.order import counts_in_tokens, work_to_do
 from linguagym.scoring.protocol import CachingScorer, Closes, CountsCacheUse, CountsTokens, ReportsProgress
@@ -41,3 +43,16 @@ def test_work_is_counted_in_tokens_only_where_the_scorer_counts_and_reports_them
     cached = CachedScorer(CountingScorer(), tmp_path)
     cached.score(texts[:1])
     assert work_to_do(cached, texts) == (4, "tokens")  # cache misses only
+
+
+def test_a_token_score_made_fast_is_the_same_frozen_object() -> None:
+    import dataclasses
+
+    from linguagym.scoring.protocol import TokenScore
+
+    plain, fast = TokenScore("Ġab", 5, 1, 4, 3.5, False), TokenScore.made("Ġab", 5, 1, 4, 3.5, False)
+    assert fast == plain and hash(fast) == hash(plain) and repr(fast) == repr(plain)
+    assert dataclasses.asdict(fast) == dataclasses.asdict(plain)
+    assert TokenScore.from_json(plain.to_json()) == plain
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.surprisal = 0.0  # type: ignore[misc]
