@@ -10,6 +10,7 @@
 #   GPU_SESSION_DRY=1 OUT=/tmp/gpu-dry PY=/path/to/python bash benchmarks/gpu_session.sh
 #
 # Some stages only (stage a installs the wheels the others need): GPU_SESSION_STAGES="a e" bash ...
+# Stage b's models: GPU_SESSION_BIG="llama-1b" (default: llama-1b llama-8b).
 #
 # Stages: a env (nvidia-smi, versions, the carried wheels installed, bf16 matmul rate); b large (1B and 8B:
 # linguagym, the plain batched loop, minicons); c profile (torch profiler of linguagym's 1B run, per phase);
@@ -29,7 +30,8 @@ STAGES=${GPU_SESSION_STAGES:-a b c d e f}  # a rerun of some: GPU_SESSION_STAGES
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/session.log") 2>&1
 
-export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# (tokenizers keeps its default, parallel encoding, as a user has it; it was off in the first H200 session)
+export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 export LINGUAGYM_CACHE_DIR=/tmp/gpu-session-cache  # a fresh score cache (and the runs pass --no-cache anyway)
 SUITES="$G/suites/*.json"
 TOK="$G/smollm2-135m"
@@ -42,7 +44,7 @@ if [ "$DRY" = 1 ]; then
   LIMIT=2
 else
   SITE=/tmp/site
-  DEVICE=cuda; BIG=(llama-1b llama-8b); ONE=llama-1b; EIGHT=llama-8b; SAMPLE=(); SHRINK=(); LIMIT=0
+  DEVICE=cuda; read -r -a BIG <<<"${GPU_SESSION_BIG:-llama-1b llama-8b}"; ONE=llama-1b; EIGHT=llama-8b; SAMPLE=(); SHRINK=(); LIMIT=0
 fi
 SUMMARY=""
 # the carried wheels (installed in stage a) and this checkout's linguagym, before anything else
