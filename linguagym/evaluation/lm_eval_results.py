@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from linguagym.atomic import atomic_write_text
-from linguagym.evaluation.aggregate import ModelScores, summarize
+from linguagym.evaluation.aggregate import ModelScores, summarize, surprisal_sums
 from linguagym.evaluation.collections import AD_HOC, Collection
 from linguagym.evaluation.outputs import item_outcomes
 from linguagym.evaluation.run import RunResult
@@ -95,6 +96,8 @@ def lm_eval_results(result: RunResult, summary: SummarySettings | None = None) -
         "transformers_version": result.environment.get("transformers")
         or (result.scorer.get("versions") or {}).get("transformers", "N/A"),
         "linguagym_version": __version__,
+        # how region surprisals were summed (lm-eval's own loglikelihoods are token sums)
+        "linguagym_surprisal": surprisal_sums(asdict(result.settings), result.scorer),
         "task_hashes": {},
         "model_source": "linguagym",
         "model_name": result.settings.model,

@@ -28,6 +28,8 @@ def test_the_flag_is_recorded_and_named_in_the_table_and_report(first_cli_run, t
     record = json.loads((folder / "run.json").read_text())
     assert record["settings"]["bow_correction"] is True and record["scorer"]["bow_correction"]
     assert "word-boundary corrected" in (tmp_path / "out" / "report.html").read_text()
+    [results] = folder.glob("results_*.json")  # lm-eval's layout
+    assert json.loads(results.read_text())["linguagym_surprisal"] == "word-boundary corrected"
     corrected, plain = _region_sums(folder), _region_sums(run_dir(plain_out))
     assert corrected.keys() == plain.keys()
     # each region gains the boundary term after it and loses the one before it: not one region stays as it was
