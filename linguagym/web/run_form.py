@@ -11,7 +11,8 @@ from werkzeug.datastructures import MultiDict
 
 from linguagym.web.db import RunRecord
 
-TEXT_FIELDS = ("other_models", "device", "batch_size", "policy", "model_args", "limit", "compat", "crossing", "name")
+TEXT_FIELDS = ("other_models", "device", "batch_size", "policy", "model_args", "limit", "compat", "crossing", "ties",
+               "name")
 
 
 @dataclass
@@ -26,6 +27,7 @@ class RunFormValues:
     limit: str = ""
     compat: str = ""
     crossing: str = "first"  # what a token covering several regions counts for (alignment.CROSSING_RULES)
+    ties: str = "strict"  # how '<' and '>' decide two equal sides (formula.TIE_RULES)
     name: str = ""
     bow_correction: bool = False  # word-boundary correction (a checkbox)
 
@@ -58,7 +60,7 @@ def values_of_run(run: RunRecord, named_models: Sequence[str]) -> RunFormValues:
         device=str(settings.get("device", "auto")), batch_size=str(settings.get("batch_size", 16)),
         policy=str(settings.get("policy") or ""), model_args=",".join(f"{k}={_arg(v)}" for k, v in model_args.items()),
         limit="" if limit is None else str(limit), compat=str(settings.get("compat") or ""), name=run.name or "",
-        crossing=str(settings.get("crossing") or "first"),
+        crossing=str(settings.get("crossing") or "first"), ties=str(settings.get("ties") or "strict"),
         bow_correction=bool(settings.get("bow_correction")))
 
 

@@ -21,7 +21,7 @@ from linguagym.web.db import RunRecord, now
 from linguagym.web.jobs import JobContext, JobProgress
 
 RUN_OPTIONS = ("bos", "spacing", "dtype", "device", "batch_size", "metric", "policy", "model_args", "limit", "compat",
-               "bow_correction", "crossing")
+               "bow_correction", "crossing", "ties")
 SUMMARY = SummarySettings()  # as `linguagym run` summarizes by default: the collection's policy for its score
 
 

@@ -105,9 +105,10 @@ def _advanced_options(form) -> dict:
     compat = form.get("compat", "")
     if compat:
         options["compat"] = compat  # checked with the rest by check_settings
-    crossing = form.get("crossing", "first")
-    if crossing != "first":
-        options["crossing"] = crossing  # checked with the rest by check_settings
+    for name, default in (("crossing", "first"), ("ties", "strict")):
+        chosen = form.get(name, default)
+        if chosen != default:
+            options[name] = chosen  # checked with the rest by check_settings
     if form.get("bow_correction") in ("1", "on", "true"):
         options["bow_correction"] = True  # a masked or .tsv model refuses it when the run starts, with the reason
     return options

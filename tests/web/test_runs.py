@@ -260,3 +260,17 @@ def test_the_run_form_takes_the_crossing_rule(app, client, tiny_lm_dir):
     recorded = json.loads(client.get(f"/runs/{run_id}/files/{tiny_lm_dir.name}/run.json").data)
     assert recorded["settings"]["crossing"] == "split"
     assert '<option value="split" selected>' in client.get(f"/runs?from={run_id}").text
+
+
+def test_the_run_form_takes_the_tie_rule(app, client, tiny_lm_dir):
+    _upload_examples(client)
+    form = {"suite": ["1"], "other_models": str(tiny_lm_dir), "device": "cpu", "batch_size": "8", "policy": "all",
+            "limit": "1"}
+    assert "unknown tie rule &#39;coin&#39;" in client.post("/runs", data={**form, "ties": "coin"}).text
+    response = client.post("/runs", data={**form, "ties": "lm-eval"})
+    assert response.status_code == 302, response.text
+    run_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    assert app.extensions["worker"].run_next()
+    recorded = json.loads(client.get(f"/runs/{run_id}/files/{tiny_lm_dir.name}/run.json").data)
+    assert recorded["settings"]["ties"] == "lm-eval"
+    assert '<option value="lm-eval" selected>' in client.get(f"/runs?from={run_id}").text
