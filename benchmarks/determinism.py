@@ -19,12 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import platform
 import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+
+from checkpoints import cpu_name  # (benchmarks/ is the script's folder, first on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES_DIR = ROOT.parent / "shared" / "data" / "syntaxgym" / "suites"
@@ -40,16 +41,6 @@ SETTINGS: list[tuple[str, dict]] = [
     ("prefix trees, batch 16 (default budget)", {"prefix_sharing": True, "batch_size": 16}),
     ("prefix trees, budget 16384", {"prefix_sharing": True, "batch_size": 64, "batch_tokens": 16384}),
 ]
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def tiny_model(directory: Path) -> Path:

@@ -158,24 +158,6 @@ def supports_tree(model: Any, max_depth: int) -> bool:
     return model.get_output_embeddings() is not None
 
 
-def tree_surprisals(
-    model: Any,
-    device: Any,
-    sequences: Sequence[Sequence[int]],
-    *,
-    row_tokens: int,
-    batch_tokens: int,
-    progress: Callable[[int], None] | None = None,
-    counted: Sequence[int] | None = None,
-) -> list[list[float]]:
-    """For each sequence, the surprisal in bits of each token after the first given the tokens before it.
-
-    ``counted[i]`` is what sequence i adds to ``progress`` once its row is done (default: its length).
-    """
-    return tree_scores(model, device, sequences, row_tokens=row_tokens, batch_tokens=batch_tokens,
-                       progress=progress, counted=counted)[0]
-
-
 def tree_scores(
     model: Any,
     device: Any,
@@ -187,11 +169,13 @@ def tree_scores(
     counted: Sequence[int] | None = None,
     word_starts: Any = None,
 ) -> tuple[list[list[float]], list[list[float]] | None]:
-    """``tree_surprisals``, and with ``word_starts`` (the ids that begin a word, ``word_starts.py``) also, for each
-    sequence, the boundary term after each of its tokens: -log2 of the probability that the next token begins a
-    word, from the distribution the pass computes there anyway. A node computes a distribution only when it has
-    children, so a caller that needs the term after a sequence's last token appends a token to it (any: its own
-    surprisal is not used); nodes without one get NaN.
+    """For each sequence, the surprisal in bits of each token after the first given the tokens before it; and with
+    ``word_starts`` (the ids that begin a word, ``word_starts.py``), for each sequence, the boundary term after each
+    of its tokens (else None): -log2 of the probability that the next token begins a word, from the distribution
+    the pass computes there anyway. A node computes a distribution only when it has children, so a caller that
+    needs the term after a sequence's last token appends a token to it (any: its own surprisal is not used); nodes
+    without one get NaN. ``counted[i]`` is what sequence i adds to ``progress`` once its row is done (default: its
+    length).
 
     On a GPU the host prepares and queues pass k+1 while the device computes pass k: a pass's values are read back
     only after the next pass is queued, so the device never waits for Python between passes.

@@ -248,29 +248,19 @@ def test_the_run_form_takes_the_word_boundary_correction_and_the_run_page_names_
     assert f"word-boundary corrected for run {corrected}: {tiny_lm_dir.name}" in both
 
 
-def test_the_run_form_takes_the_crossing_rule(app, client, tiny_lm_dir):
+@pytest.mark.parametrize(("field", "wrong", "error", "chosen"), [
+    ("crossing", "halves", "unknown crossing rule &#39;halves&#39;", "split"),
+    ("ties", "coin", "unknown tie rule &#39;coin&#39;", "lm-eval"),
+])
+def test_the_run_form_takes_the_crossing_and_tie_rules(app, client, tiny_lm_dir, field, wrong, error, chosen):
     _upload_examples(client)
     form = {"suite": ["1"], "other_models": str(tiny_lm_dir), "device": "cpu", "batch_size": "8", "policy": "all",
             "limit": "1"}
-    assert "unknown crossing rule &#39;halves&#39;" in client.post("/runs", data={**form, "crossing": "halves"}).text
-    response = client.post("/runs", data={**form, "crossing": "split"})
+    assert error in client.post("/runs", data={**form, field: wrong}).text
+    response = client.post("/runs", data={**form, field: chosen})
     assert response.status_code == 302, response.text
     run_id = int(response.headers["Location"].rsplit("/", 1)[1])
     assert app.extensions["worker"].run_next()
     recorded = json.loads(client.get(f"/runs/{run_id}/files/{tiny_lm_dir.name}/run.json").data)
-    assert recorded["settings"]["crossing"] == "split"
-    assert '<option value="split" selected>' in client.get(f"/runs?from={run_id}").text
-
-
-def test_the_run_form_takes_the_tie_rule(app, client, tiny_lm_dir):
-    _upload_examples(client)
-    form = {"suite": ["1"], "other_models": str(tiny_lm_dir), "device": "cpu", "batch_size": "8", "policy": "all",
-            "limit": "1"}
-    assert "unknown tie rule &#39;coin&#39;" in client.post("/runs", data={**form, "ties": "coin"}).text
-    response = client.post("/runs", data={**form, "ties": "lm-eval"})
-    assert response.status_code == 302, response.text
-    run_id = int(response.headers["Location"].rsplit("/", 1)[1])
-    assert app.extensions["worker"].run_next()
-    recorded = json.loads(client.get(f"/runs/{run_id}/files/{tiny_lm_dir.name}/run.json").data)
-    assert recorded["settings"]["ties"] == "lm-eval"
-    assert '<option value="lm-eval" selected>' in client.get(f"/runs?from={run_id}").text
+    assert recorded["settings"][field] == chosen
+    assert f'<option value="{chosen}" selected>' in client.get(f"/runs?from={run_id}").text  # Run again keeps it
