@@ -72,4 +72,7 @@ def item_context(run_id: int, results: Path, suite: str, item: int, show: str, p
     previous, following = table.neighbours(item, show, policy)
     return {"suite": suite, "item": item, "table": table, "details": details, "first": details[0], "named": named,
             "show": show, "policy": policy, "tokens": tokens, "previous": previous, "next": following, "bits": bits,
-            "has_tokens": all(d.has_tokens for d in details)}
+            "has_tokens": all(d.has_tokens for d in details),
+            # the models whose values carry the word-boundary terms (a token's value is then not its own surprisal)
+            "corrected": [data.model for data in runs if data.model in table.outcomes[item]
+                          and data.record["settings"].get("bow_correction")]}

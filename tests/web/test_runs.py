@@ -246,6 +246,11 @@ def test_the_run_form_takes_the_word_boundary_correction_and_the_run_page_names_
     assert 'name="bow_correction" value="1" checked' in again
     both = client.get(f"/compare?run={plain}&run={corrected}").text
     assert f"word-boundary corrected for run {corrected}: {tiny_lm_dir.name}" in both
+    record = client.get(f"/runs/{corrected}/files/{tiny_lm_dir.name}/run.json").json
+    suite = record["suites"][0]["name"]
+    item_page = client.get(f"/runs/{corrected}/suites/{suite}/items/1?tokens=1").text
+    assert 'id="bow-note"' in item_page and "a region's tokens add up to the region" in item_page
+    assert 'id="bow-note"' not in client.get(f"/runs/{plain}/suites/{suite}/items/1").text
 
 
 @pytest.mark.parametrize(("field", "wrong", "error", "chosen"), [
