@@ -59,7 +59,7 @@ def load_native(directory: Path, config: Any, dtype: torch.dtype, packed: bool =
     for name, file in names.items():
         if name not in expected:
             continue
-        if pack and name.startswith("model.layers.") and name.endswith("_proj.weight"):
+        if pack and name.startswith("model.layers.") and _packed_product(name):
             later.setdefault((".".join(name.split(".")[:3]), file), []).append(name)
         else:
             files.setdefault(file, []).append(name)
@@ -78,6 +78,14 @@ def load_native(directory: Path, config: Any, dtype: torch.dtype, packed: bool =
             for name in file_names:
                 _pack_product(model, name, handle.get_tensor(name).to(dtype))
     return model.eval()
+
+
+def _packed_product(name: str) -> bool:
+    """Whether the layer product whose weight ``name`` names goes through oneDNN (``onednn.DECODER_PRODUCTS``: not
+    the MLP's down product, for precision)."""
+    from linguagym.scoring.onednn import DECODER_PRODUCTS
+
+    return name.endswith(".weight") and name.split(".")[-2] in DECODER_PRODUCTS
 
 
 def _packs_decoder() -> bool:

@@ -7,8 +7,9 @@ the decoder's products of smollm2-135m 1.10-1.18x faster, the vocabulary project
 with its log-sum-exp 1.48x (docs/performance.md, "oneDNN products"). The values are float32's with another order
 of summation: they differ from MKL's by float32 rounding, not more (the same docs give the bits).
 
-The causal scorer uses it for float32 work on the CPU only: the products of linguagym's own Llama decoder
-(``native_llama``) and the vocabulary projection's blocks (``prefix.Projection``), for every model. It is off
+The causal scorer uses it for float32 work on the CPU only: the products of linguagym's own decoders
+(``native_llama``, ``native_gemma3``) but their MLPs' down products (``DECODER_PRODUCTS``), and the vocabulary
+projection's blocks (``prefix.Projection``), for every model. It is off
 where the CPU is not x86-64, where torch was built without oneDNN, where the packed product does not agree with
 ``nn.functional.linear`` on a small check, and where ``LINGUAGYM_ONEDNN=0``.
 """
@@ -29,6 +30,15 @@ ROWS_HINT = 4096
 
 
 PARTS = ("projection", "decoder")
+
+# The decoder layers' products that go through oneDNN: all but the MLP's down product. smollm2-135m's start token
+# gets its "massive activations" from the down products of the early layers (layer 2's writes 836 into one
+# dimension of its residual stream), and every later position attends to it: with oneDNN's summation order there, the first token's surprisal
+# was off a float64 pass by -1.6e-4 bits for every sentence (the same start state each time) and the tokens after
+# it 3x as much as with torch's products; with the down products left to torch, +2.2e-5, as torch alone
+# (docs/performance.md, "Precision against float64"; measured layer by layer, the down products of layers 1-2
+# alone give the difference). The down products are a quarter of a layer's multiply-adds.
+DECODER_PRODUCTS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj")
 
 
 def used_for(part: str) -> bool:
@@ -106,6 +116,6 @@ def head_blocks(head: nn.Linear, block: int) -> list[torch.Tensor] | None:
 
 def describe() -> str:
     """For run records: which float32 CPU products go through oneDNN on this machine (the decoder's: linguagym's
-    own Llama decoder, in float32 without autocast)."""
-    parts = [part for part in PARTS if used_for(part)]
+    own decoders, in float32 without autocast, all but the down products: ``DECODER_PRODUCTS``)."""
+    parts = [part if part != "decoder" else "decoder but its down products" for part in PARTS if used_for(part)]
     return f"oneDNN with packed weights: {', '.join(parts)}" if parts else "torch"
