@@ -32,11 +32,11 @@ ROWS_HINT = 4096
 PARTS = ("projection", "decoder")
 
 # The decoder layers' products that go through oneDNN: all but the MLP's down product. smollm2-135m's start token
-# gets its "massive activations" from the down products of the early layers (layer 2's writes 836 into one
-# dimension of its residual stream), and every later position attends to it: with oneDNN's summation order there, the first token's surprisal
-# was off a float64 pass by -1.6e-4 bits for every sentence (the same start state each time) and the tokens after
-# it 3x as much as with torch's products; with the down products left to torch, +2.2e-5, as torch alone
-# (docs/performance.md, "Precision against float64"; measured layer by layer, the down products of layers 1-2
+# gets its "massive activations" from the down products of the early layers (layer 2's writes 836 into one dimension
+# of its residual stream), and every later position attends to it: with oneDNN's summation order there, the first
+# token's surprisal was off a float64 pass by -1.6e-4 bits for every sentence (the same start state each time) and
+# the tokens after it 3x as much as with torch's products; with the down products left to torch, +2.2e-5, as torch
+# alone (docs/performance.md, "Precision against float64"; measured layer by layer, the down products of layers 1-2
 # alone give the difference). The down products are a quarter of a layer's multiply-adds.
 DECODER_PRODUCTS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj")
 
