@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call of a lent GPU for issue 42: every figure the issue asks for, each stage guarded (a failing or hanging
-# stage loses only itself), logs and JSON under $OUT. Needs the carried folder .gpu/ (its README.txt: suites,
+# stage loses only itself), logs and JSON under $OUT. Needs the carried folder .gpu/ (built by benchmarks/gpu_carry.sh: suites,
 # smollm2-135m's tokenizer and config, gemma-3-270m's config, wheels). On the device (about 6 minutes on an H200):
 #
 #   bash benchmarks/gpu_session.sh                      # with carry [".gpu"], timeout_s 600
