@@ -11,8 +11,7 @@ import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import load_scorer
-from linguagym.scoring.causal import CausalScorer, corrected
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.causal import corrected
 from linguagym.scoring.word_starts import begins_word
 
 from .conftest import SENTENCES
@@ -133,7 +132,7 @@ def test_without_a_start_token_the_first_token_is_its_boundary_term(gpt2_dir: Pa
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    scorer = CausalScorer(resolve_source(str(gpt2_dir), Path("unused")), bos="none", bow_correction=True)
+    scorer = load_scorer(str(gpt2_dir), score_cache=False, bos="none", bow_correction=True)
     [scored] = scorer.score(["The dogs swim."])
     tokenizer = AutoTokenizer.from_pretrained(gpt2_dir)
     model = AutoModelForCausalLM.from_pretrained(gpt2_dir, dtype=torch.float64).eval()
