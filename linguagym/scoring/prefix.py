@@ -201,11 +201,13 @@ def tree_scores(
         found = values.cpu().numpy()
         for r, nodes, start, end in inputs.owners:
             node_values[r][nodes] = found[start:end]
-        if bounds is not None and node_bounds is not None:  # bounds[k]: the k-th computed node, flat order
+        if bounds is not None and node_bounds is not None:
+            # one value per parent in flat order; the parents are the computed nodes, row by row, column by column
             per_parent = bounds.cpu().numpy()
-            parents = np.unique(inputs.parent_flat)
-            for r, nodes, flat in inputs.computed:
-                node_bounds[r][nodes] = per_parent[np.searchsorted(parents, flat)]
+            start = 0
+            for r, nodes in inputs.computed:
+                node_bounds[r][nodes] = per_parent[start : start + len(nodes)]
+                start += len(nodes)
         if progress is not None:
             progress(sum(rows[r].member_tokens for r in group))
 
@@ -242,7 +244,7 @@ class _Pass:
     parent_flat: Any  # per predicted node: its parent's flat index into (batch x width)
     child_token: Any  # per predicted node: its token
     owners: list[tuple[int, Any, int, int]]  # per row: (row, its predicted nodes, start, end in the predictions)
-    computed: list[tuple[int, Any, Any]]  # per row: (row, its computed nodes, their flat indices)
+    computed: list[tuple[int, Any]]  # per row: (row, its computed nodes, in column order)
 
 
 def _pass_inputs(rows: Sequence[Row], group: Sequence[int]) -> _Pass:
@@ -271,7 +273,7 @@ def _pass_inputs(rows: Sequence[Row], group: Sequence[int]) -> _Pass:
         parent_flat.append(b * width + column[parents[children]])
         child_token.append(tokens[children])
         owners.append((r, children, offset, offset + len(children)))
-        computed_nodes.append((r, np.flatnonzero(computed), b * width + np.arange(n)))
+        computed_nodes.append((r, np.flatnonzero(computed)))
         offset += len(children)
     return _Pass(ids, positions, up, int(positions.max(initial=0)), np.concatenate(parent_flat),
                  np.concatenate(child_token), owners, computed_nodes)

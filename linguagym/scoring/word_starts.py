@@ -69,7 +69,7 @@ def _texts_after_anchor(tokenizer: Any, vocab_size: int, name: str) -> list[str]
     decode_batch = _batch_decoder(tokenizer)
     anchor = _anchor_id(tokenizer, name)
     head = decode_batch([[anchor]])[0]
-    size = min(vocab_size, _vocabulary_size(tokenizer))
+    size = min(vocab_size, len(tokenizer))
     pairs = decode_batch([[anchor, i] for i in range(size)])
     texts = [pair[len(head):] if pair.startswith(head) else pair for pair in pairs]
     return texts + [""] * (vocab_size - size)  # output rows the tokenizer never produces: no word start
@@ -104,16 +104,8 @@ def _encode_plain(tokenizer: Any, text: str) -> list[int]:
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def _vocabulary_size(tokenizer: Any) -> int:
-    return int(len(tokenizer))
-
-
 def _special_ids(tokenizer: Any) -> set[int]:
     backend = getattr(tokenizer, "_tokenizer", None)
     if backend is not None and hasattr(backend, "get_added_tokens_decoder"):
         return {int(i) for i, token in backend.get_added_tokens_decoder().items() if token.special}
-    return {int(i) for i in _as_iterable(getattr(tokenizer, "all_special_ids", ()))}
-
-
-def _as_iterable(value: Any) -> Iterable[Any]:
-    return value if isinstance(value, list | tuple | set) else ()
+    return {int(i) for i in getattr(tokenizer, "all_special_ids", ())}
