@@ -34,6 +34,11 @@ class RunData:
     def model(self) -> str:
         return self.record.get("label") or self.record["settings"]["model"]
 
+    @property
+    def sums(self) -> str:
+        """How the run's region surprisals were summed (``aggregate.surprisal_sums``)."""
+        return surprisal_sums(self.record["settings"], self.record.get("scorer", {}))
+
     def region_rows(self) -> list[dict[str, str]]:
         with (self.directory / "regions.csv").open(newline="", encoding="utf-8") as handle:
             return list(csv.DictReader(handle))
@@ -181,7 +186,7 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
             f"<td><code>{e(str(scorer.get('revision') or '')[:12])}</code></td><td>{e(str(scorer.get('dtype')))}</td>"
             f"<td>{e(str(scorer.get('device')))}</td><td>{e(str(scorer.get('bos_token') or scorer.get('bos')))}</td>"
             f"<td>{e(settings.get('spacing', ''))}</td>"
-            f"<td>{e(surprisal_sums(settings, scorer))}</td>"
+            f"<td>{e(run.sums)}</td>"
             f"<td>{record['counts']['tokens']}</td>"
             f"<td>{record.get('seconds')}</td><td class=wrap>{e(versions)}</td></tr>")
     parts.append("</tbody></table>")

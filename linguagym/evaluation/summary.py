@@ -105,8 +105,7 @@ def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> 
     """The run folders (as ``find_runs`` finds them) and the summary of every model in them."""
     runs = find_runs(list(folders))
     summary = summarize_outcomes([o for run in runs for o in run.outcomes], settings, [run.record for run in runs])
-    sums = {run.model: surprisal_sums(run.record["settings"], run.record.get("scorer", {})) for run in runs}
-    return runs, replace(summary, sums=sums)
+    return runs, replace(summary, sums={run.model: run.sums for run in runs})
 
 
 def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, flash, jsonify, redirect, render_template
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
-from linguagym.evaluation.aggregate import summarize, surprisal_sums
+from linguagym.evaluation.aggregate import summarize
 from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
@@ -194,7 +194,7 @@ def _summary(directories: list[Path], collection_name: str, labels: list[str] | 
         for data in found:
             prefix = f"{labels[index]}: " if labels else ""
             outcomes += [replace(o, model=prefix + o.model) for o in data.outcomes]
-            sums[prefix + data.model] = surprisal_sums(data.record["settings"], data.record.get("scorer", {}))
+            sums[prefix + data.model] = data.sums
     if shared_only:
         outcomes = shared_suites_outcomes(outcomes)
     collection = load_collection(collection_name) if collection_name else covering_collection(o.suite for o in outcomes)
