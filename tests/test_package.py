@@ -1,0 +1,61 @@
+"""The package a lab installs: ``python -m linguagym``, the licence and type marker in the wheel's sources, and an
+sdist whose own tests run from the unpacked archive (conftest, tiny models and test subpackages included)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_python_dash_m_linguagym_is_the_command():
+    result = subprocess.run([sys.executable, "-m", "linguagym", "--help"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "usage: linguagym" in result.stdout
+
+
+def test_licence_and_type_marker_are_shipped():
+    import tomllib
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "MIT License" in (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert project["project"]["license"] == "MIT" and project["project"]["license-files"] == ["LICENSE"]
+    assert (REPO / "linguagym" / "py.typed").is_file()
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["linguagym"]
+    assert "Typing :: Typed" in project["project"]["classifiers"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("build") is None, reason="the 'build' package is not installed")
+def test_sdist_tests_run_from_the_unpacked_sdist(tmp_path):
+    built = subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(tmp_path / "dist"),
+                            str(REPO)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    (archive,) = (tmp_path / "dist").glob("linguagym-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = set(tar.getnames())
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    (root,) = (tmp_path / "unpacked").iterdir()
+    prefix = root.name + "/"
+    for needed in ("LICENSE", "linguagym/py.typed", "tests/conftest.py", "tests/tiny_models.py",
+                   "tests/web/conftest.py", "tests/suites/__init__.py", "tests/fixtures", "ci/floors.txt"):
+        assert prefix + needed in names, needed
+    assert not any("__pycache__" in name for name in names)
+    # The unpacked sources, not the checkout, are what these tests import.
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    tests = ["tests/suites/test_formula.py", "tests/test_printable.py", "tests/test_package.py::"
+             "test_licence_and_type_marker_are_shipped"]
+    probe = subprocess.run([sys.executable, "-c", "import linguagym; print(linguagym.__file__)"], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert probe.stdout.strip().startswith(str(root)), probe.stdout + probe.stderr
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    assert " passed" in ran.stdout and "error" not in ran.stdout.lower().split("passed")[-1]
