@@ -58,3 +58,20 @@ def test_no_color_drops_bold_too(monkeypatch):
     assert "\x1b[1m" in rendered()  # the control: styles are drawn where colour is on
     monkeypatch.setenv("NO_COLOR", "1")
     assert rendered() == "plain text\n"
+
+
+def test_users_takes_the_server_options_after_the_subcommand_too(tmp_path, capsys):
+    import pytest
+
+    pytest.importorskip("sqlalchemy")
+    data, other = tmp_path / "d", tmp_path / "other"
+    secret = tmp_path / "pw"
+    secret.write_text("correct horse\n", encoding="utf-8")
+    assert main(["users", "add", "carol", "--admin", "--data-dir", str(data), "--password-file", str(secret)]) == 0
+    assert main(["users", "--data-dir", str(data), "add", "dan", "--password-file", str(secret)]) == 0
+    # given before the subcommand and not after, the group's value must survive the subcommand's parsing
+    assert main(["users", "--data-dir", str(data), "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "carol" in listed and "dan" in listed
+    assert main(["users", "list", "--data-dir", str(other)]) == 0
+    assert "no users" in capsys.readouterr().out

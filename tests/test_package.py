@@ -59,3 +59,15 @@ def test_sdist_tests_run_from_the_unpacked_sdist(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
     assert " passed" in ran.stdout and "error" not in ran.stdout.lower().split("passed")[-1]
+
+
+def test_every_environment_variable_read_is_documented_in_the_readme():
+    import re
+
+    read = set()
+    for path in (REPO / "linguagym").rglob("*.py"):
+        read |= set(re.findall(r"[\"'](LINGUAGYM_[A-Z_]+)[\"']", path.read_text(encoding="utf-8")))
+    assert {"LINGUAGYM_CACHE_DIR", "LINGUAGYM_THREADS"} <= read  # the control: the scan finds them
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Environment variables", 1)[1].split("\n## ", 1)[0]
+    assert sorted(name for name in read if f"`{name}`" not in table) == []

@@ -19,7 +19,8 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
     p = commands.add_parser(
         "serve", help="the web application: suites, the grid editor, runs, capability tests and results in a browser",
         description="Serve linguagym's web application. It binds 127.0.0.1 (this machine only) unless told "
-        "otherwise; on any other address changes need an access token (printed at start, or --token).")
+        "otherwise; on any other address changes need an access token (printed at start, or --token). "
+        "Needs the web extra: pip install 'linguagym[web]'.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
