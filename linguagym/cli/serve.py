@@ -30,7 +30,8 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
                    help="any SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (default: $LINGUAGYM_DATABASE_URL, "
                    "else a SQLite file in the data directory)")
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                   help="score and prediction cache, and fetched models and data (default: DATA_DIR/cache)")
+                   help="score and prediction cache, and fetched models and data (default: the command line's, "
+                   "$LINGUAGYM_CACHE_DIR else the user cache; DATA_DIR/cache where an earlier server made one)")
     p.add_argument("--token", default=None,
                    help="access token for changes (default: $LINGUAGYM_TOKEN; made up and printed when binding "
                    "beyond localhost)")
