@@ -71,3 +71,23 @@ def test_every_environment_variable_read_is_documented_in_the_readme():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     table = readme.split("### Environment variables", 1)[1].split("\n## ", 1)[0]
     assert sorted(name for name in read if f"`{name}`" not in table) == []
+
+
+def test_type_checkers_see_each_public_name_where_it_is_imported_from():
+    """``linguagym/__init__.py`` imports every public name under TYPE_CHECKING (so a type checker sees its real
+    type, not the lazy ``__getattr__``'s Any) from the module its lazy table names."""
+    import ast
+
+    import linguagym
+
+    tree = ast.parse((REPO / "linguagym" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for statement in node.body:
+                for alias in statement.names:
+                    typed[alias.asname or alias.name] = statement.module
+    assert typed == linguagym._ENTRY_POINTS
+    assert linguagym.__all__ == ["__version__", *linguagym._ENTRY_POINTS]
+    for name in linguagym._ENTRY_POINTS:
+        assert getattr(linguagym, name) is not None
