@@ -91,3 +91,21 @@ def test_type_checkers_see_each_public_name_where_it_is_imported_from():
     assert linguagym.__all__ == ["__version__", *linguagym._ENTRY_POINTS]
     for name in linguagym._ENTRY_POINTS:
         assert getattr(linguagym, name) is not None
+
+
+def test_runtime_requirements_are_floors_and_each_cap_names_its_break():
+    """Floors only, as lm-evaluation-harness: a cap (``<``) on a runtime requirement must say, in a comment on its
+    line or the line above, which break it avoids. The development tools are exempt."""
+    import re
+
+    lines = (REPO / "pyproject.toml").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("dependencies = ["))
+    end = next(i for i, line in enumerate(lines) if line.startswith("dev = ["))
+    capped = []
+    for number in range(start, end):
+        for requirement in re.findall(r'"([^"#]+)"', lines[number].split("#", 1)[0]):
+            if "<" in requirement:
+                capped.append(requirement)
+                assert "#" in lines[number] or lines[number - 1].lstrip().startswith("#"), requirement
+    assert any(r.startswith("torch>=") for line in lines[start:end] for r in re.findall(r'"([^"]+)"', line))
+    assert capped == ["spacy>=3.7.5,<3.9"]
