@@ -222,7 +222,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           finished=finished, executor=executor, keep_scores=False)
     if done.summary is not None:
         print_summary(done.summary, args)
-    print_tie_notes(_tie_notes(done))
+    print_tie_notes(_tie_notes(done), args)
     if done.report is not None:
         err.print(f"report: {done.report}", soft_wrap=True, highlight=False)
     if done.failed:
