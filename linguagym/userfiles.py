@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 _BLOCK = 1 << 20
@@ -74,6 +75,15 @@ def read_regular(path: str | Path, *, limit: int, what: str = "data file") -> by
     if len(raw) > limit:
         raise too_big
     return raw
+
+
+def probe(path: Path, test: Callable[[Path], bool]) -> bool:
+    """``test(path)`` (``Path.is_dir``, ``Path.is_file``, ``Path.exists``), False for a name no file can have: a part
+    over 255 bytes raises OSError "File name too long" (a classifier or model name that long was a 500)."""
+    try:
+        return test(path)
+    except (OSError, ValueError):
+        return False
 
 
 def read_regular_text(path: str | Path, *, limit: int, what: str = "data file") -> str:
