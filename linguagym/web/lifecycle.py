@@ -12,11 +12,15 @@ from linguagym.errors import ConfigurationError
 from linguagym.web.db import CapabilityJob, RunRecord, now
 
 
-def request_cancel(job: RunRecord | CapabilityJob, running: str) -> None:
+def request_cancel(job: RunRecord | CapabilityJob, running: str, *, abandoned: bool = False) -> None:
     """Cancel a queued run or capability job at once; ask a running one to stop (``running`` says when it will).
-    The worker checks ``cancel_requested`` at each progress step. The caller commits."""
+    The worker checks ``cancel_requested`` at each progress step. ``abandoned``: the job is running but no live
+    worker holds it (its server stopped): cancelled at once, as nothing else would end it. The caller commits."""
     if job.status == "queued":
         job.status, job.progress_label = "cancelled", "cancelled before it started"
+    elif job.status == "running" and abandoned:
+        job.status, job.finished_at = "cancelled", now()
+        job.progress_label = "cancelled: no server was running it any more"
     elif job.status == "running":
         job.cancel_requested = True
         job.progress_label = running

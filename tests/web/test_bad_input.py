@@ -415,6 +415,23 @@ def test_test_files_whose_provenance_the_pages_read_are_checked_at_upload(client
     assert response.status_code == 400 and "provenance" in response.text
 
 
+def test_bidi_controls_are_dropped_from_suite_names_and_authors(client):
+    """U+202E reversed the rest of a suite's name in every list (suite files refuse controls, but bidi overrides
+    are format characters); docs/web.md says they are dropped from names, as from file names and notes."""
+    from linguagym.suites.load import parse_suite_text
+    from linguagym.web.db import SuiteRecord
+
+    assert _upload_suite(client, _suite("evil\u202egnp.exe", author="Eve\u2066 \u202d")).status_code == 302
+    assert _upload_suite(client, _suite("\u202e\u2067")).status_code == 302  # nothing left: a placeholder name
+    with client.app.extensions["sessions"]() as session:
+        records = session.query(SuiteRecord).order_by(SuiteRecord.id).all()
+        assert [r.name for r in records] == ["evilgnp.exe", "unnamed suite"]
+        assert records[0].latest.author == "Eve "
+        assert parse_suite_text(records[0].latest.content).suite.name == "evilgnp.exe"  # the content says the same
+    page = client.get("/suites").text
+    assert "evilgnp.exe" in page and "\u202e" not in page
+
+
 # ------------------------------------------------------------------------------------------------ every route
 
 

@@ -75,3 +75,27 @@ def test_the_attempts_column_is_added_to_an_older_database(tmp_path):
     with engine.connect() as connection:
         assert connection.execute(text("SELECT attempts FROM capability_jobs")).scalar() == 0
     engine.dispose()
+
+
+def test_cancel_ends_at_once_a_job_no_live_server_runs(app, client):
+    """A job left running by a server that stopped, with no server started since, could not be ended from its
+    page (Cancel only asked a worker that did not exist). Now Cancel ends it at once; a job a live worker holds
+    is asked to stop, as before."""
+    worker = app.extensions["worker"]
+    first = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC2"]}))
+    second = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC2"]}))
+    with app.extensions["sessions"].begin() as session:
+        for job_id in (first, second):
+            assert claim(session, CapabilityJob, job_id)
+    held = worker.locks.acquire("capability_jobs", second)  # a live worker is doing the second
+    try:
+        for job_id in (first, second):
+            assert client.post(f"/capabilities/jobs/{job_id}/cancel").status_code == 302
+        with app.extensions["sessions"]() as session:
+            abandoned, live = session.get(CapabilityJob, first), session.get(CapabilityJob, second)
+            assert (abandoned.status, abandoned.progress_label) == ("cancelled",
+                                                                     "cancelled: no server was running it any more")
+            assert abandoned.finished_at is not None
+            assert (live.status, live.cancel_requested) == ("running", True)
+    finally:
+        held.release()
