@@ -136,3 +136,12 @@ def test_lct_generate_refuses_dev_zero_within_bounds(tmp_path, dataset):
     assert result.returncode == 1, result.stderr[-800:]
     assert "is a character device, not a dataset file" in result.stderr + result.stdout
     assert "internal error" not in result.stderr + result.stdout
+
+
+@needs_fifo
+def test_a_reference_corpus_that_is_a_fifo_is_refused_at_once(tmp_path):
+    from linguagym.capabilities.syntax.grammar import load_reference_grammar
+
+    fifo = _fifo(tmp_path, "corpus.txt")
+    error = finishes(lambda: load_reference_grammar(str(fifo), cache_dir=tmp_path / "cache"), fifo)
+    assert isinstance(error, CapabilityError) and "is a FIFO (named pipe), not a reference corpus file" in str(error)
