@@ -18,6 +18,7 @@ from pathlib import Path
 
 from linguagym.atomic import atomic_open
 from linguagym.errors import ConfigurationError
+from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular_text
 
 AD_HOC = "suites"  # the name of the collection made of whatever suites some results hold
 
@@ -68,9 +69,10 @@ def load_collection(name_or_path: str | Path) -> Collection:
         return parse_collection(text, source=str(name_or_path))
     if path.suffix == ".toml" or path.exists():
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ConfigurationError(f"cannot read collection file {path}: {error.strerror}") from None
+            text = read_regular_text(path, limit=MAX_TEXT_BYTES, what="collection file")
+        except RefusedFile as refused:
+            raise ConfigurationError(f"cannot read collection file {path}: {refused.problem}",
+                                     hint=refused.hint) from None
         return parse_collection(text, source=str(path))
     raise ConfigurationError(
         f"unknown collection {str(name_or_path)!r}",
