@@ -21,6 +21,7 @@ from linguagym.capabilities.seeds.screening import screen
 from linguagym.capabilities.seeds.specs import DEFAULT_TEMPLATES, load_specs, select_specs
 from linguagym.capabilities.syntax.grammar import INDUCED, choose_reference, induced_grammar, load_reference_grammar
 from linguagym.capabilities.syntax.parsers import load_parser
+from linguagym.capabilities.testing.checklist_types import MFT
 from linguagym.capabilities.testing.testfile_model import (
     DEFAULT_TEST_TYPES,
     CapabilityInfo,
@@ -60,7 +61,7 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
 
     ``test_types``: CheckList's test types to write (``perturb.build``): MFT, the paper's expected-label tests
     (always), and by default INV and DIR, invariance and directional tests made from them, after each
-    capability's tests; ``("MFT",)`` writes the paper's experiment alone.
+    capability's tests; MFT alone writes the paper's experiment.
     """
 
     if max_seeds is not None and max_seeds < 1:
@@ -103,7 +104,7 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
         tests=tuple(test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))),
         expansion=expansion_block,
     )
-    if types == ("MFT",):
+    if types == (MFT.code,):
         return document
     tick = begin(progress, cancelled, STAGES["perturb"], len(specs), "capabilities")
     return add_checklist_tests(document, types, seed=seed, spacy_model=spacy_model, progress=tick)

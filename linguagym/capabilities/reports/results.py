@@ -27,6 +27,7 @@ from typing import Any
 
 from linguagym.atomic import atomic_open, atomic_write_text
 from linguagym.capabilities.classifiers.base import LABELS, Prediction
+from linguagym.capabilities.testing.checklist_types import DIR, INV, MFT
 from linguagym.capabilities.testing.classifier_run import SOURCE_SLOT, ClassifierRun, Outcome, source_sentences
 from linguagym.capabilities.testing.failures import (
     CHECKLIST_DEFINITION,
@@ -149,7 +150,7 @@ def read_tests_csv(path: str | Path) -> list[Outcome]:
             outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
                                     tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities),
                                     row.get("source") or None, row.get("source_label") or None,
-                                    row.get("source_predicted") or None, row.get("type") or "MFT",
+                                    row.get("source_predicted") or None, row.get("type") or MFT.code,
                                     row.get("perturbation") or None, row.get("original_text") or None, original,
                                     _read_direction(row.get("direction") or "")))
     return outcomes
@@ -229,7 +230,7 @@ def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: S
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tests_file": {"path": str(Path(tests_path).resolve()), "sha256": file_sha256(tests_path),
                        "tests": len(tests), "seeds": seeds, "expansions": expansions,
-                       "inv": document.count_type("INV"), "dir": document.count_type("DIR"),
+                       "inv": document.count_type(INV.code), "dir": document.count_type(DIR.code),
                        "created_by": document.created_by.to_json(), "settings": document.settings.to_json()},
         "dataset": document.dataset.to_json(),
         "settings": dict(settings or {}),
