@@ -41,14 +41,14 @@ def function_word_problems(tokens: Sequence, inserted: Sequence[int]) -> list[Pr
             elif (previous is not None and previous.tag == "IN" and previous.lower != "than" and i - 1 not in taken
                   and following.tag == "NN" and i + 1 not in taken):
                 problems.append(FUNCTION.problem(f"the determiner {token.text!r} goes between the preposition "
-                                f"{previous.text!r} and its bare noun {following.text!r}"))
+                                                 f"{previous.text!r} and its bare noun {following.text!r}"))
         elif token.tag == "IN" and token.lower not in COMPLEMENTIZERS:
             if following.tag in ("IN", "TO") or following.lower == "as":
                 problems.append(FUNCTION.problem(f"the preposition {token.text!r} goes before {following.text!r}"))
             elif (previous is not None and previous.tag[:2] in ("VB", "JJ") and i - 1 not in taken
                   and following.lower in _SUBJECT_PRONOUNS):
                 problems.append(FUNCTION.problem(f"{token.text!r} introduces the clause after {previous.text!r}, which "
-                                f"only a complementizer ({', '.join(sorted(COMPLEMENTIZERS))}) can"))
+                                                 f"only a complementizer ({', '.join(sorted(COMPLEMENTIZERS))}) can"))
     return problems
 
 

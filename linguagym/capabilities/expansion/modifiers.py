@@ -38,10 +38,10 @@ def modifier_problems(tokens: Sequence, inserted: Sequence[int]) -> list[Problem
             problems.append(MODIFIER.problem(f"the adverb {token.text!r} is stacked on the adverb {following.text!r}"))
         elif token.tag in _ADVERB and following.tag in _ADJECTIVE and not is_derived_adverb(token.text):
             problems.append(MODIFIER.problem(f"{token.text!r} is not a degree or manner adverb (those end in -ly), "
-                            f"yet it stands before the adjective {following.text!r}"))
+                                             f"yet it stands before the adjective {following.text!r}"))
         elif token.tag in _ADJECTIVE + _ADVERB and following.tag in _ADJECTIVE and _stacked(tokens, i + 1):
             problems.append(MODIFIER.problem(f"{token.text!r} goes into a stack of adjectives before "
-                            f"{tokens[i + 2].text!r}"))
+                                             f"{tokens[i + 2].text!r}"))
         elif token.tag in _ADJECTIVE and following.tag in _ADJECTIVE and i + 1 not in taken:
             problems.append(MODIFIER.problem(f"the adjective {token.text!r} is stacked on the adjective "
                                              f"{following.text!r}"))

@@ -32,7 +32,7 @@ def nominal_problems(tokens: Sequence, inserted: Sequence[int]) -> list[Problem]
         else:
             if (head := _head_after_modifiers(tokens, i + 1)) is not None:
                 problems.append(COMPOUND.problem(f"the noun {tokens[i].text!r} goes before the modifiers of "
-                                f"{head.text!r}"))
+                                                 f"{head.text!r}"))
     return problems
 
 

@@ -43,7 +43,7 @@ def position_problems(tokens: Sequence, inserted: Sequence[int], seed_tokens: Se
                 if before is not None and after is not None and before != after:
                     article = "an" if after[0] in "aeiou" else "a"
                     problems.append(POSITION.problem(f"the seed's {old.tag} {old.text!r} is read as {article} {after} "
-                                    f"({new.tag}) after the insertion"))
+                                                     f"({new.tag}) after the insertion"))
                     break
     return problems
 
