@@ -18,9 +18,9 @@ if TYPE_CHECKING:  # what a type checker sees: the precise types (tests/test_pac
     from linguagym.capabilities.pipeline import generate_suite
     from linguagym.capabilities.testing.run import ClassifierOptions, ClassifierRuns, run_classifiers
     from linguagym.errors import Cancelled, LinguagymError
-    from linguagym.evaluation.api import run
     from linguagym.evaluation.lm_scorer import LMScorer, lm_scorer
-    from linguagym.evaluation.models import ModelRuns, run_models
+    from linguagym.evaluation.model_runs import ModelRuns, run_models
+    from linguagym.evaluation.one_call import run
     from linguagym.evaluation.results import Results
     from linguagym.evaluation.run import RunResult, RunSettings, run_suites
     from linguagym.evaluation.scored_suites import evaluate_scored_suite
@@ -30,13 +30,13 @@ if TYPE_CHECKING:  # what a type checker sees: the precise types (tests/test_pac
 
 # public name -> the module that defines it
 _ENTRY_POINTS = {
-    "run_models": "linguagym.evaluation.models",
-    "ModelRuns": "linguagym.evaluation.models",
+    "run_models": "linguagym.evaluation.model_runs",
+    "ModelRuns": "linguagym.evaluation.model_runs",
     "RunSettings": "linguagym.evaluation.run",
     "RunResult": "linguagym.evaluation.run",
     "run_suites": "linguagym.evaluation.run",
     "SummarySettings": "linguagym.evaluation.summary",
-    "run": "linguagym.evaluation.api",
+    "run": "linguagym.evaluation.one_call",
     "Results": "linguagym.evaluation.results",
     "LMScorer": "linguagym.evaluation.lm_scorer",
     "lm_scorer": "linguagym.evaluation.lm_scorer",

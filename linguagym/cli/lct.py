@@ -1,5 +1,5 @@
 """``linguagym lct ...``: the capability-test group. ``add_lct_parser`` hooks it into the main parser with its
-commands ``generate``, ``show`` and ``specs`` (here), ``test`` (``lct_test``) and ``train-classifier`` (``train``);
+commands ``generate``, ``show`` and ``specs`` (here), ``test`` (``lct_run_tests``) and ``train-classifier`` (``train``);
 heavy modules are imported inside the commands so ``linguagym --help`` stays fast."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testing.testfile import read_tests, write_tests
 from linguagym.capabilities.testing.testfile_model import DEFAULT_TEST_TYPES
-from linguagym.cli.lct_test import add_test_parser
+from linguagym.cli.lct_run_tests import add_test_parser
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
 from linguagym.cli.train import add_train_parser
