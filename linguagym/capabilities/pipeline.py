@@ -21,7 +21,7 @@ from linguagym.capabilities.seeds.screening import screen
 from linguagym.capabilities.seeds.specs import DEFAULT_TEMPLATES, load_specs, select_specs
 from linguagym.capabilities.syntax.grammar import INDUCED, choose_reference, induced_grammar, load_reference_grammar
 from linguagym.capabilities.syntax.parsers import load_parser
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.testfile.model import (
     DEFAULT_TEST_TYPES,
     CapabilityInfo,
     CapabilityTest,

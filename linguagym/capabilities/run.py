@@ -20,6 +20,8 @@ from linguagym.capabilities.classifiers.cache import CachedClassifier
 from linguagym.capabilities.classifiers.registry import load_classifier, runs_code
 from linguagym.capabilities.classifiers.task import ClassifyingTask
 from linguagym.capabilities.reports.results import Written, write_results
+from linguagym.capabilities.testfile.load import read_tests
+from linguagym.capabilities.testfile.model import CapabilityTestFile
 from linguagym.capabilities.testing.classifier_run import (
     ClassifierRun,
     failed_run,
@@ -27,8 +29,6 @@ from linguagym.capabilities.testing.classifier_run import (
     run_tests,
     unique_texts,
 )
-from linguagym.capabilities.testing.testfile import read_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.executors.base import SideBySide
 from linguagym.progress import IsCancelled, Progress, begin, check_cancelled

@@ -17,8 +17,8 @@ from linguagym.capabilities.expansion.defaults import (
 )
 from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
-from linguagym.capabilities.testing.testfile import read_tests, write_tests
-from linguagym.capabilities.testing.testfile_model import DEFAULT_TEST_TYPES
+from linguagym.capabilities.testfile import read_tests, write_tests
+from linguagym.capabilities.testfile.model import DEFAULT_TEST_TYPES
 from linguagym.cli.lct_test import add_test_parser
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars

@@ -2,7 +2,7 @@
 rates per capability and write CSVs, a results record and an HTML report.
 
 The command parses its options, shows progress and prints the table; the work is the library's
-``capabilities.testing.run.run_classifiers``, which the web app's capability jobs call too. A classifier that fails part
+``capabilities.run.run_classifiers``, which the web app's capability jobs call too. A classifier that fails part
 way does not stop the others: their results are written, and the command then exits 1 naming the failed ones and
 how many predictions the cache kept, so that running it again resumes.
 """
@@ -72,7 +72,7 @@ def add_test_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def cmd_lct_test(args: argparse.Namespace) -> int:
     from linguagym.capabilities.data.datasets import parse_label_map  # off --help's path (~5 ms)
-    from linguagym.capabilities.testing.run import ClassifierOptions, run_classifiers  # off --help's path (~30 ms)
+    from linguagym.capabilities.run import ClassifierOptions, run_classifiers  # off --help's path (~30 ms)
 
     _check(args)
     options = ClassifierOptions(device=args.device, batch_size=args.batch_size,

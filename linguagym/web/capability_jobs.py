@@ -15,11 +15,11 @@ from linguagym.atomic import atomic_write_text
 from linguagym.capabilities import pipeline
 from linguagym.capabilities.classifiers.base import Classifier
 from linguagym.capabilities.expansion.expand import ExpansionSettings
+from linguagym.capabilities.run import ClassifierOptions, run_classifiers
+from linguagym.capabilities.run import open_classifier as open_library_classifier
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
-from linguagym.capabilities.testing.run import ClassifierOptions, run_classifiers
-from linguagym.capabilities.testing.run import open_classifier as open_library_classifier
-from linguagym.capabilities.testing.testfile import write_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
+from linguagym.capabilities.testfile.model import CapabilityTestFile
+from linguagym.capabilities.testfile.save import write_tests
 from linguagym.web.capability_store import get_test_file, save_test_file
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, now

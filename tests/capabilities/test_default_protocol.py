@@ -18,7 +18,7 @@ from linguagym.capabilities.pipeline import generate_suite
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.generate import generate_seeds
 from linguagym.capabilities.seeds.specs import parse_spec
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.testfile.model import (
     CapabilityInfo,
     CapabilityTestFile,
     CreatedBy,

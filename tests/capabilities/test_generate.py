@@ -8,8 +8,8 @@ from linguagym.capabilities.data.datasets import Dataset, Example, read_rotten_t
 from linguagym.capabilities.data.lexicon import read_sentiwordnet
 from linguagym.capabilities.pipeline import generate_suite
 from linguagym.capabilities.seeds.specs import load_specs, parse_spec
-from linguagym.capabilities.testing.testfile import read_tests, validate_document, write_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
+from linguagym.capabilities.testfile import read_tests, validate_document, write_tests
+from linguagym.capabilities.testfile.model import CapabilityTestFile
 
 pytestmark = pytest.mark.usefixtures("spacy_ready")
 

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
+from linguagym.capabilities.testfile import load_document, read_tests, write_tests
+from linguagym.capabilities.testfile.model import CapabilityTestFile, Mask, Provenance, SourceRow
 from linguagym.capabilities.testing.classifier_run import run_tests, unique_texts
-from linguagym.capabilities.testing.testfile import load_document, read_tests, write_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, Mask, Provenance, SourceRow
 from tests.capabilities.lct_fakes import KeywordClassifier, capability_file, document
 
 EXPANSION_KEYS = ["dataset", "case", "rows", "template", "alternatives", "seed", "seed_text", "expanded_text",

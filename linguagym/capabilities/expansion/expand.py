@@ -35,7 +35,7 @@ from linguagym.capabilities.seeds.templates import Slot
 from linguagym.capabilities.seeds.templates import render as render_template
 from linguagym.capabilities.syntax.grammar import Grammar
 from linguagym.capabilities.syntax.parsers import ConstituencyParser
-from linguagym.capabilities.testing.testfile_model import CapabilityTest, Mask
+from linguagym.capabilities.testfile.model import CapabilityTest, Mask
 
 STAGES = ("parse", "differentiate", "fill", "validate", "select")
 

@@ -17,6 +17,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS
+from linguagym.capabilities.testfile.model import (
+    CapabilityTest,
+    CapabilityTestFile,
+    Provenance,
+    require_test_file,
+)
 from linguagym.capabilities.testing.classifier_run import ClassifierRun, Outcome
 from linguagym.capabilities.testing.failures import (
     CHECKLIST_DEFINITION,
@@ -28,12 +34,6 @@ from linguagym.capabilities.testing.failures import (
     has_checklist,
     has_sources,
     source_cells,
-)
-from linguagym.capabilities.testing.testfile_model import (
-    CapabilityTest,
-    CapabilityTestFile,
-    Provenance,
-    require_test_file,
 )
 from linguagym.charts import grouped_bars
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from linguagym.atomic import atomic_open, atomic_write_text
 from linguagym.capabilities.classifiers.base import LABELS, Prediction
+from linguagym.capabilities.testfile.model import CapabilityTestFile, Direction, require_test_file
 from linguagym.capabilities.testing.classifier_run import SOURCE_SLOT, ClassifierRun, Outcome, source_sentences
 from linguagym.capabilities.testing.failures import (
     CHECKLIST_DEFINITION,
@@ -35,7 +36,6 @@ from linguagym.capabilities.testing.failures import (
     FailureSummary,
     summarize,
 )
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, Direction, require_test_file
 from linguagym.names import safe_name
 from linguagym.version import __version__
 
