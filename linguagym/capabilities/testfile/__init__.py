@@ -10,8 +10,8 @@ schema and the check), ``load`` (``read_tests``, ``parse_tests``, ``load_documen
 
 from linguagym.capabilities.testfile.load import load_document, parse_tests, read_tests, tests_of
 from linguagym.capabilities.testfile.model import FORMAT, VERSION, CapabilityTest, CapabilityTestFile
-from linguagym.capabilities.testfile.save import write_tests
+from linguagym.capabilities.testfile.save import tests_text, write_tests
 from linguagym.capabilities.testfile.schema import schema, validate_document
 
 __all__ = ["FORMAT", "VERSION", "CapabilityTest", "CapabilityTestFile", "load_document", "parse_tests", "read_tests",
-           "schema", "tests_of", "validate_document", "write_tests"]
+           "schema", "tests_of", "tests_text", "validate_document", "write_tests"]

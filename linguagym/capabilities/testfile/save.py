@@ -11,9 +11,14 @@ from linguagym.capabilities.testfile.model import CapabilityTestFile, require_te
 from linguagym.capabilities.testfile.schema import validate_document
 
 
+def tests_text(document: CapabilityTestFile, source: str = "<tests>") -> str:
+    """The file's text as ``write_tests`` writes it, after checking it as ``read_tests`` would."""
+    data = require_test_file(document, "write_tests").to_json()
+    validate_document(data, source)
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
 def write_tests(document: CapabilityTestFile, path: str | Path) -> None:
     """Write the test file ``document`` to ``path`` (whole or not at all) after checking it as ``read_tests``
     would."""
-    data = require_test_file(document, "write_tests").to_json()
-    validate_document(data, str(path))
-    atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    atomic_write_text(path, tests_text(document, str(path)))
