@@ -42,7 +42,7 @@ Kind = Literal["seed", "expansion"]
 # ``type`` is one); INV, the label must not change from the original's; DIR, a probability must move one way
 TestType = Literal["MFT", "INV", "DIR"]
 TEST_TYPES: tuple[TestType, ...] = ("MFT", "INV", "DIR")
-# what `lct generate`, the web app and generate_suite write unless told otherwise: the paper's tests, and CheckList's
+# what `lct generate`, the web app and generate_tests write unless told otherwise: the paper's tests, and CheckList's
 # invariance and directional pairs made from them (reported apart)
 DEFAULT_TEST_TYPES: tuple[TestType, ...] = TEST_TYPES
 # an INV/DIR test's ``provenance.perturbation`` -> its test type, in the order they are made and reported
