@@ -10,9 +10,24 @@ They are imported on first use, so ``import linguagym`` stays light (no torch, n
 """
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linguagym.version import __version__
+
+if TYPE_CHECKING:  # what a type checker sees: the precise types (tests/test_package.py keeps this beside the table)
+    from linguagym.capabilities.pipeline import generate_suite, generate_tests
+    from linguagym.capabilities.run import ClassifierRuns, run_classifiers
+    from linguagym.capabilities.settings import ClassifierOptions, ClassifierRunSettings, GenerateSettings
+    from linguagym.errors import Cancelled, LinguagymError
+    from linguagym.evaluation.api import run
+    from linguagym.evaluation.lm_scorer import LMScorer, lm_scorer
+    from linguagym.evaluation.models import ModelRuns, run_models
+    from linguagym.evaluation.results import Results
+    from linguagym.evaluation.run import RunResult, RunSettings, run_suites
+    from linguagym.evaluation.scored_suites import evaluate_scored_suite
+    from linguagym.evaluation.summary import SummarySettings
+    from linguagym.executors import make_executor
+    from linguagym.suites.load import read_suite
 
 # public name -> the module that defines it
 _ENTRY_POINTS = {
@@ -40,7 +55,12 @@ _ENTRY_POINTS = {
     "Cancelled": "linguagym.errors",
 }
 
-__all__ = ["__version__", *_ENTRY_POINTS]
+__all__ = [  # spelled out for type checkers and linters; tests/test_package.py keeps it beside the table
+    "__version__", "run_models", "ModelRuns", "RunSettings", "RunResult", "run_suites", "SummarySettings",
+    "run", "Results", "LMScorer", "lm_scorer", "run_classifiers", "ClassifierOptions", "ClassifierRunSettings",
+    "ClassifierRuns", "generate_tests", "GenerateSettings", "generate_suite", "make_executor", "read_suite",
+    "evaluate_scored_suite", "LinguagymError", "Cancelled",
+]
 
 
 def __getattr__(name: str) -> Any:

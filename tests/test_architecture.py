@@ -83,6 +83,8 @@ def floor(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1:
         return "package"  # linguagym/__init__.py: the public names, imported lazily
+    if parts[1] == "__main__":
+        return "cli"  # `python -m linguagym`: the command line's face, as cli/__main__.py
     if (PACKAGE / parts[1]).is_dir():
         return parts[1]
     return "cli" if parts[1] == "cli" else GROUND

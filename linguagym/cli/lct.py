@@ -5,7 +5,6 @@ heavy modules are imported inside the commands so ``linguagym --help`` stays fas
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -229,14 +228,13 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_lct_show(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
 
     if args.samples < 0:
         raise LinguagymError(f"--samples must be 0 or more, not {args.samples}")
     document = read_tests(args.tests)
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    out = console(pipe_width=160)
     dataset = document.dataset
     table = Table(title=f"{args.tests}: {len(document.tests)} tests from {dataset.name} "
                   f"({dataset.rows} rows), seed {document.settings.seed}")

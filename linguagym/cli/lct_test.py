@@ -132,11 +132,10 @@ def _print_table(summaries: dict, args: argparse.Namespace) -> None:
     elif args.markdown:
         sys.stdout.write(markdown_table(flat, rows) + (f"\n{definition}\n" if definition else ""))
     else:
-        from rich.console import Console
         from rich.table import Table
         from rich.text import Text
 
-        out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+        out = console(pipe_width=200)
         single = len(summaries) == 1
         title = f"{args.tests}: failure rates by capability" + (f", {next(iter(summaries))}" if single else "")
         table = Table(title=title, caption=definition, caption_justify="left")
@@ -161,11 +160,10 @@ def _print_checklist_table(summaries: dict, args: argparse.Namespace) -> None:
     if args.markdown:
         sys.stdout.write("\n" + markdown_table(flat, rows) + f"\n{definition}\n")
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+    out = console(pipe_width=200)
     table = Table(title=f"{args.tests}: invariance (INV) and directional (DIR) failure rates", caption=definition,
                   caption_justify="left")
     for i, name in enumerate(flat):

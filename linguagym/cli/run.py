@@ -181,7 +181,7 @@ def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
     if not args.suites and args.collection in (None, "auto"):
         raise LinguagymError("no suite files given",
                              hint="pass .json files or directories, or --collection syntaxgym-2020 --suites-dir DIR")
-    from linguagym.evaluation.api import resolve_suites  # off --help's path (with run_models, ~40 ms)
+    from linguagym.evaluation.collections import resolve_suites  # off --help's path (with run_models, ~40 ms)
 
     return resolve_suites(args.suites, args.collection, args.suites_dir, args.cache_dir)
 
@@ -222,7 +222,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           finished=finished, executor=executor, keep_scores=False)
     if done.summary is not None:
         print_summary(done.summary, args)
-    print_tie_notes(_tie_notes(done))
+    print_tie_notes(_tie_notes(done), args)
     if done.report is not None:
         err.print(f"report: {done.report}", soft_wrap=True, highlight=False)
     if done.failed:

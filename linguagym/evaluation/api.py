@@ -13,18 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError
+from linguagym.evaluation.collections import SuiteLike, resolve_suites
 from linguagym.evaluation.models import run_models
 from linguagym.evaluation.results import Results
 from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings
 from linguagym.evaluation.summary import SummarySettings
 from linguagym.executors import make_executor
-from linguagym.suites.model import Suite
 
 if TYPE_CHECKING:
     from linguagym.executors.base import Executor
     from linguagym.progress import IsCancelled, Progress
 
-SuiteLike = str | Path | Suite
 # keywords of run() that are not RunSettings fields (the model comes from ``models``; ``policy`` is also the
 # summary's)
 _OWN = ("suites", "models", "output_dir", "collection", "suites_dir", "policy", "bootstrap", "seed", "summary",
@@ -102,34 +101,3 @@ def _models(models: str | Path | Sequence[str | Path] | None) -> list[str]:
     if not chosen:
         raise ConfigurationError("no models given", hint=f"pass models='{DEFAULT_MODEL}', or a list of models")
     return chosen
-
-
-def resolve_suites(suites: SuiteLike | Sequence[SuiteLike] | None, collection: str | Path | None = None,
-                   suites_dir: str | Path | None = None, cache_dir: str | None = None) -> list[Path | Suite]:
-    """The suites of a run: files, directories (their ``*.json`` files) and ``Suite`` objects; or, when none is
-    given, the collection's suites (from ``suites_dir``, else fetched). ``linguagym run`` and ``run`` both."""
-    if isinstance(suites, str | Path | Suite):
-        suites = [suites]
-    given: list[Path | Suite] = []
-    for one in suites or []:
-        if isinstance(one, Suite):
-            given.append(one)
-        elif Path(one).is_dir():
-            given.extend(sorted(Path(one).glob("*.json")))
-        else:
-            given.append(Path(one))
-    if given:
-        return given
-    if suites is not None and list(suites):  # directories that hold no suite
-        raise ConfigurationError("the directories given hold no .json suite files",
-                                 hint="pass suite files, or directories holding them")
-    if collection in (None, "auto"):
-        raise ConfigurationError("no suites given", hint="pass suite files, directories or Suite objects, or "
-                                 "collection='syntaxgym-2020' with suites_dir=DIR")
-    from linguagym.evaluation.collections import fetch_suites, load_collection, suite_paths
-    from linguagym.scoring.cache import resolve_cache_dir
-
-    chosen = load_collection(collection)
-    if suites_dir is not None:
-        return list(suite_paths(chosen, suites_dir))
-    return list(suite_paths(chosen, fetch_suites(chosen, resolve_cache_dir(Path(cache_dir) if cache_dir else None))))

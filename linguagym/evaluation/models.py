@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
@@ -84,6 +85,17 @@ class ModelRuns(Sequence["RunResult | LinguagymError"]):
 
     def __iter__(self) -> Iterator[RunResult | LinguagymError]:
         return iter(self.outcomes)
+
+    def __repr__(self) -> str:  # short: the default repr held every model's every suite (12 MB for 34 suites)
+        lines = [f"<ModelRuns: {len(self.outcomes)} models, {len(self.failed)} failed"
+                 + (f"; report {self.report}" if self.report else "") + ">"]
+        lines += [f"  {one.model}: failed: {outcome.message}" if isinstance(outcome, LinguagymError)
+                  else f"  {outcome!r}" for one, outcome in zip(self.settings, self.outcomes, strict=True)]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return "".join(outcome._repr_html_() if hasattr(outcome, "_repr_html_") else
+                       f"<p>failed: {escape(str(outcome))}</p>" for outcome in self.outcomes)
 
     @property
     def failed(self) -> list[tuple[RunSettings, LinguagymError]]:

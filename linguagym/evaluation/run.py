@@ -121,6 +121,31 @@ class RunResult:
         """The suite's accuracy under the run's policy: the number every output shows."""
         return suite.accuracy(self.policy.of(suite.suite.name))
 
+    def __repr__(self) -> str:  # the default repr holds every suite's conditions: 200 KB for the three examples
+        rows = self._accuracy_rows()
+        shown = ", ".join(f"{name} {accuracy}" for name, accuracy, _ in rows[:5])
+        more = f", ... ({len(rows) - 5} more)" if len(rows) > 5 else ""
+        return (f"<RunResult {self.settings.model!r}: {len(self.suites)} suites, {self.sentences} sentences, "
+                f"{self.seconds:.1f} s; accuracy: {shown}{more}>")
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the model and one row per suite with its accuracy under the run's policy."""
+        from html import escape
+
+        body = "".join(f"<tr><td>{escape(name)}</td><td>{escape(policy)}</td><td>{accuracy}</td></tr>"
+                       for name, accuracy, policy in self._accuracy_rows())
+        return (f"<p><b>{escape(self.label or self.settings.model)}</b>: {len(self.suites)} suites, "
+                f"{self.sentences} sentences, {self.seconds:.1f} s</p><table><thead><tr><th>suite</th>"
+                f"<th>policy</th><th>accuracy</th></tr></thead><tbody>{body}</tbody></table>")
+
+    def _accuracy_rows(self) -> list[tuple[str, str, str]]:
+        rows = []
+        for suite in self.suites:
+            value = self.accuracy(suite)
+            shown = "n/a" if value != value else f"{value:.3f}"
+            rows.append((suite.suite.name, shown, self.policy.of(suite.suite.name)))
+        return rows
+
     def record(self) -> dict[str, Any]:
         """The JSON run record: how every number of this run was made."""
         return {

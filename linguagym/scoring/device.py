@@ -79,7 +79,10 @@ def probe_device(device: str = "auto") -> str:
             raise ConfigurationError(f"unknown device {device!r}", hint="use auto, cpu, cuda, cuda:N or mps")
         return device
     if "torch" in sys.modules:
-        torch: Any = sys.modules["torch"]
+        # ``import``, not sys.modules["torch"]: while another thread is importing torch the module is there half
+        # made ("partially initialized module 'torch'", a 500 under load); the import statement takes the
+        # module's import lock (importlib's, per module) and so waits for that import to finish
+        import torch
         if torch.cuda.is_available():
             return "cuda"
         if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():

@@ -93,6 +93,10 @@ def fetch_snapshot(
         raise ConfigurationError(
             f"model {shown!r} is not in the Hugging Face cache and HF_HUB_OFFLINE is set", hint=hint
         )
+    endpoint = hub_endpoint()
+    if not reachable(endpoint):  # before the hub client, which retries for many seconds holding a web request
+        raise ConfigurationError(f"model {shown!r} is not in the Hugging Face cache and the hub ({endpoint}) "
+                                 f"cannot be reached from here", hint=hint)
     stage(f"downloading {shown} from the Hugging Face hub")
     try:
         return Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns))
@@ -102,3 +106,33 @@ def fetch_snapshot(
             f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})",
             hint=hint,
         ) from None
+
+
+PROBE_SECONDS = 3.0  # a connection to the hub taking longer than this counts as no connection
+_reachable: dict[str, tuple[float, bool]] = {}  # endpoint -> (when probed, answer), kept for a minute
+
+
+def hub_endpoint() -> str:
+    """The hub's address: ``$HF_ENDPOINT`` (a mirror) where set, else huggingface.co."""
+    return os.environ.get("HF_ENDPOINT", "").strip().rstrip("/") or "https://huggingface.co"
+
+
+def reachable(endpoint: str) -> bool:
+    """Whether a TCP connection to ``endpoint``'s host opens within ``PROBE_SECONDS`` (remembered a minute)."""
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    now = time.monotonic()
+    known = _reachable.get(endpoint)
+    if known is not None and now - known[0] < 60:
+        return known[1]
+    parts = urlsplit(endpoint)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=PROBE_SECONDS):
+            answer = True
+    except (OSError, ValueError):
+        answer = False
+    _reachable[endpoint] = (now, answer)
+    return answer

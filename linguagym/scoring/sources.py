@@ -21,6 +21,7 @@ from linguagym.hashing import HashMemo
 from linguagym.scoring.device import DTYPES
 from linguagym.scoring.hub import TOKENIZER_PATTERNS, fetch_model_snapshot, fetch_snapshot, in_subfolder, split_hub_id
 from linguagym.scoring.model_args import ModelArgs, require_library
+from linguagym.userfiles import probe
 
 MASKED_MODEL_TYPES = {
     "bert",
@@ -184,12 +185,12 @@ def _find(model: str, cache_dir: Path, args: ModelArgs, memo: HashMemo) -> Model
     path = Path(model).expanduser()
     if path.suffix.lower() == ".gguf":
         _refuse(args, model, "a .gguf file", "revision", "subfolder", "gguf_file")
-        if not path.is_file():
+        if not probe(path, Path.is_file):
             raise ConfigurationError(
-                f"GGUF model file {str(path)!r} does not exist", hint="check the path, or give a hub id"
+                f"GGUF model file {str(path)[:300]!r} does not exist", hint="check the path, or give a hub id"
             )
         return _gguf(model, path, memo)
-    if path.is_dir():
+    if probe(path, Path.is_dir):  # (a name too long to be a file is not one: no OSError)
         _refuse(args, model, "a local directory", "revision")
         folder = _subfolder(path, args.subfolder, model)
         if args.gguf_file:
@@ -199,7 +200,7 @@ def _find(model: str, cache_dir: Path, args: ModelArgs, memo: HashMemo) -> Model
                                          hint="give the name of a .gguf file in the model's directory")
             return _gguf(model, found, memo)
         return _directory(model, folder, model, memo.directory(folder), "directory")
-    if path.exists():
+    if probe(path, Path.exists):
         raise ConfigurationError(
             f"{model!r} is a file but not a model: expected a directory, a .gguf or a .tsv file",
             hint="pass a Hugging Face model directory (with config.json), a .gguf file or an lm-zoo .tsv",

@@ -43,6 +43,12 @@ def db_session() -> Session:
     return g.db
 
 
+def nobody_runs(job) -> bool:
+    """Whether ``job`` (a run or capability job) is ``running`` with no live worker holding it: a server doing it
+    stopped, and no server has started since to fail or queue it again (see ``RunWorker.nobody_runs``)."""
+    return job.status == "running" and current_app.extensions[WORKER].nobody_runs(type(job), job.id)
+
+
 def notify_worker() -> None:
     """Wake the background worker: a run or job was just queued."""
     current_app.extensions[WORKER].notify()

@@ -54,6 +54,7 @@ class JobProgress:
                  interval: float = 0.5) -> None:
         self.context, self.table, self.job_id, self.interval = context, table, job_id, interval
         self.cancel_asked = False
+        self._looked = time.monotonic()  # when the row's cancel request was last read
 
     def write(self, **values: Any) -> None:
         """Set columns of the job's row, and learn whether cancelling was asked for."""
@@ -62,8 +63,15 @@ class JobProgress:
             for key, value in values.items():
                 setattr(job, key, value)
             self.cancel_asked = bool(job.cancel_requested)
+        self._looked = time.monotonic()
 
     def cancelled(self) -> bool:
+        """Whether cancelling was asked for: what the last write read, or, when that is older than ``interval``,
+        the row read now. A classifier waiting on an endpoint asks this from another thread (no write comes)."""
+        if not self.cancel_asked and time.monotonic() - self._looked >= self.interval:
+            self._looked = time.monotonic()
+            with self.context.sessions() as session:
+                self.cancel_asked = bool(session.get(self.table, self.job_id).cancel_requested)
         return self.cancel_asked
 
     def say(self, label: str) -> None:

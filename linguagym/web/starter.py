@@ -57,8 +57,7 @@ def starter_files(key: str, cache_dir: Path) -> list[tuple[str, bytes]]:
 def collection_paths(cache_dir: Path) -> list[Path]:
     """The SyntaxGym 2020 suite files in ``cache_dir`` (``suites/syntaxgym-2020/``), fetched when missing; offline
     with no copy, an error saying where to put one."""
-    from linguagym.evaluation.api import resolve_suites
-    from linguagym.evaluation.collections import load_collection
+    from linguagym.evaluation.collections import load_collection, resolve_suites
 
     try:
         return [Path(p) for p in resolve_suites(None, COLLECTION, cache_dir=str(cache_dir))]

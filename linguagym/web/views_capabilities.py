@@ -31,7 +31,7 @@ from linguagym.web.capability_store import (
     parse_test_file,
     save_test_file,
 )
-from linguagym.web.context import config, db_session, notify_worker
+from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.lifecycle import progress_status, request_cancel
@@ -227,7 +227,7 @@ def cancel(job_id: int):
     session = db_session()
     job = get_job(session, job_id)
     require_owner(job)
-    request_cancel(job, "cancelling at the next progress step")
+    request_cancel(job, "cancelling at the next progress step", abandoned=nobody_runs(job))
     session.commit()
     if request.accept_mimetypes.best == "application/json":
         return jsonify(_status(job))

@@ -36,6 +36,8 @@ def leaderboard_page():
         raise ConfigurationError(f"cannot sort by {sort[:80]!r}",
                                  hint="click a column heading: model, score, suites, a circuit or a suite")
     order = request.args.get("order", "asc" if sort == "model" else "desc")
+    if order not in ("asc", "desc"):  # (anything else was a KeyError, a 500, once a run had finished)
+        raise ConfigurationError(f"cannot order by {order[:80]!r}", hint="use order=asc or order=desc")
     board = leaderboard(suite_results(db_session(), config()), load_collection(chosen), sort=sort,
                         descending=order != "asc")
 

@@ -21,7 +21,7 @@ from linguagym.evaluation.tables import format_value, notes, policy_sentence, su
 from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
 from linguagym.web import item_pages
-from linguagym.web.context import config, db_session, notify_worker
+from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.lifecycle import progress_status, queue_again, request_cancel
@@ -124,7 +124,7 @@ def cancel(run_id: int):
     session = db_session()
     run = get_run(session, run_id)
     require_owner(run)
-    request_cancel(run, "cancelling after the current chunk of sentences")
+    request_cancel(run, "cancelling after the current chunk of sentences", abandoned=nobody_runs(run))
     session.commit()
     if request.accept_mimetypes.best == "application/json":
         return jsonify(progress_status(run))

@@ -114,6 +114,15 @@ class RunWorker:
         self.context.executors.close()
         self.locks.close()
 
+    def nobody_runs(self, table: type[RunRecord] | type[CapabilityJob], job_id: int) -> bool:
+        """Whether no live worker, of this server or another on the database, holds the job's lock (a worker takes
+        it before claiming the job and keeps it until the job ends)."""
+        lock = self.locks.acquire(table.__tablename__, job_id)
+        if lock is None:
+            return False
+        lock.release()
+        return True
+
     def requeue_orphans(self) -> int:
         """Queue again the jobs left running by a server that stopped (their locks are free), not those a live
         server on the same database is doing; how many."""

@@ -218,6 +218,24 @@ def test_a_zip_bomb_is_refused_by_the_bytes_it_unpacks_to(client, app):
     assert stored(app) == {}
 
 
+def test_the_archives_of_one_upload_share_one_budget(client, app):
+    """Each archive was capped, not the request: 60 archives unpacking to 64 MiB each took 156 s (issue 43). Now
+    the archives of one upload share MAX_ZIP_BYTES (and MAX_ZIP_MEMBERS): once the earlier ones have used it, a
+    later one is refused whole, before it is unpacked, so the work per request is bounded whatever it holds."""
+    import time
+
+    from linguagym.web.bulk_upload import MAX_ZIP_BYTES
+
+    archive = zipped({"s.json": suite_bytes("s"), "pad.txt": b" " * (MAX_ZIP_BYTES // 2)})  # half the budget
+    archives = [(f"a{i}.zip", archive) for i in range(60)]
+    assert sum(len(raw) for _, raw in archives) < 8 * 2**20  # within the server's upload limit
+    started = time.monotonic()
+    response = upload_many(client, *archives)
+    assert time.monotonic() - started < 60  # two archives unpacked, not 60 (which took 156 s on one core)
+    assert stored(app) == {"s": 1}  # the second archive goes past the budget with its padding
+    assert response.text.count("(what the upload&#39;s earlier archives left)") == 59
+
+
 def test_zip_sizes_are_checked_before_reading_and_while_reading():
     from linguagym.errors import ConfigurationError
     from linguagym.web.bulk_upload import zip_members

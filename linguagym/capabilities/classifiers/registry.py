@@ -24,6 +24,7 @@ from linguagym.capabilities.classifiers.lexicons import TextBlobClassifier, Vade
 from linguagym.capabilities.classifiers.python_callable import load_callable
 from linguagym.capabilities.classifiers.train import default_output_dir
 from linguagym.scoring.cache import resolve_cache_dir
+from linguagym.userfiles import probe
 
 TRAIN_COMMAND = "linguagym lct train-classifier"
 
@@ -111,14 +112,14 @@ def load_classifier(
     if lowered == "minilm-baseline":
         return _baseline(cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map)
     path = Path(text).expanduser()
-    if path.is_dir():
+    if probe(path, Path.is_dir):
         return _directory(path, cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map)
     if path.suffix.lower() == ".gguf":
-        if not path.is_file():
+        if not probe(path, Path.is_file):
             raise ClassifierError(f"GGUF file {str(path)!r} does not exist", hint="check the path; " + _accepted())
         _no_label_map(label_map, text)
         return _fewshot(text, cache_dir=cache_dir, device=device, batch_size=batch_size)
-    if path.exists():
+    if probe(path, Path.exists):
         raise ClassifierError(
             f"{text!r} is a file but not a classifier (expected a model directory or a .gguf file)", hint=_accepted()
         )

@@ -11,6 +11,7 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.testfile.model import CapabilityTestFile
 from linguagym.capabilities.testfile.schema import validate_document
 from linguagym.strict_json import decode_json, nesting_problem
+from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular_text
 
 
 def parse_tests(text: str, source: str = "<tests>") -> CapabilityTestFile:
@@ -34,11 +35,11 @@ def load_document(document: Any, source: str = "<tests>") -> CapabilityTestFile:
 def read_tests(path: str | Path) -> CapabilityTestFile:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CapabilityError(f"test file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CapabilityError(f"cannot read test file {path}: {error}") from None
+        text = read_regular_text(path, limit=MAX_TEXT_BYTES, what="test file")
+    except RefusedFile as refused:
+        if refused.missing:
+            raise CapabilityError(f"test file {path} does not exist") from None
+        raise CapabilityError(f"cannot read test file {path}: {refused.problem}", hint=refused.hint) from None
     return parse_tests(text, str(path))
 
 
