@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from linguagym.capabilities.classifiers.base import Prediction
-from linguagym.capabilities.testing.checklist_types import DIR, INV, MFT, PAIRED, TEST_TYPES, type_of
+from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT, PAIRED, TEST_TYPES, type_of
+from linguagym.capabilities.testfile.model import TEST_TYPES as FILE_CODES
+from linguagym.capabilities.testfile.model import Direction
 from linguagym.capabilities.testing.classifier_run import Outcome
 from linguagym.capabilities.testing.failures import summarize
-from linguagym.capabilities.testing.testfile_model import TEST_TYPES as FILE_CODES
-from linguagym.capabilities.testing.testfile_model import Direction
 
 
 def _outcome(test_type: str, label: str, probabilities=(0.1, 0.2, 0.7), original: Prediction | None = None,
