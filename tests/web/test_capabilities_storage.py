@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from linguagym.web.jobs.rows.lifecycle import oldest_queued, requeue_running
+from linguagym.web.jobs.lifecycle import oldest_queued, requeue_running
 from sqlalchemy import text
 from sqlalchemy.orm import sessionmaker
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from linguagym.web.jobs.rows.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 
 from linguagym.cli import main
 from linguagym.evaluation.collections import load_collection

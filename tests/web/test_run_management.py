@@ -8,7 +8,7 @@ import json
 import re
 from datetime import UTC, datetime
 
-from linguagym.web.jobs.rows.worker import run_directory
+from linguagym.web.jobs.worker import run_directory
 from markupsafe import escape
 from sqlalchemy import text
 

@@ -9,7 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
-from linguagym.web.jobs.rows.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 
 from linguagym.cli import main
 from linguagym.evaluation.lm_eval_results import RESULTS_FILE
