@@ -7,10 +7,10 @@ import json
 import threading
 
 import pytest
-from linguagym.web.jobs.worker import wait_for
 
 from linguagym.suites import example_suite_paths
 from linguagym.web.db import RunRecord
+from linguagym.web.jobs.worker import wait_for
 
 
 def _upload_examples(client):

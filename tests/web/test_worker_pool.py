@@ -9,13 +9,13 @@ import os
 import threading
 
 import pytest
-from linguagym.web.jobs.lifecycle import claim, request_cancel
-from linguagym.web.jobs.worker import THREADS_ENV, RunWorker, cpu_share, wait_for
 
 from linguagym.suites import example_suite_paths, read_suite
 from linguagym.web import db, store
 from linguagym.web.capabilities.store import create_generate_job
 from linguagym.web.db import CapabilityJob, RunRecord
+from linguagym.web.jobs.lifecycle import claim, request_cancel
+from linguagym.web.jobs.worker import THREADS_ENV, RunWorker, cpu_share, wait_for
 
 
 def _queue_runs(sessions, count: int) -> list[int]:
@@ -324,9 +324,8 @@ def test_serve_with_executor_ray_scores_a_run_on_a_local_cluster(tmp_path, tiny_
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'linguagym[ray]')")
     import json
 
-    from linguagym.web.jobs.worker import results_directory
-
     from linguagym.web import WebConfig, create_app
+    from linguagym.web.jobs.worker import results_directory
     from tests.web.conftest import Client
 
     for name in [key for key in os.environ if key.startswith("RAY_")]:
