@@ -315,7 +315,10 @@ class _SuiteBuilder:
                     RegionRef(region, raw["r_operand"]),
                 )
             if self.check_references(where, tree, region_count, items):
-                predictions.append(Prediction(tree))
+                # (the schema checked atol and rtol: numbers of at least 0)
+                atol, rtol = raw.get("atol"), raw.get("rtol")
+                predictions.append(Prediction(tree, None if atol is None else float(atol),
+                                              None if rtol is None else float(rtol)))
         if brackets:
             self.warnings.append(Problem("predictions", f"read '[ ]' as '( )' in {brackets} formula"
                                          f"{'s' if brackets != 1 else ''}"))
