@@ -665,7 +665,7 @@ def _number(n: Expr, lookup: Callable[[RegionRef], float], undefined: list[Regio
 def _compare(op: str, a: float, b: float, tolerance: Tolerance) -> bool:
     if math.isnan(a) or math.isnan(b):
         return False
-    if a == b and op != "=":  # a tie: decided by the rule, not by the values
+    if a == b and op in ("<", ">"):  # a tie: decided by the rule, not by the values
         return tolerance.ties == "lm-eval"
     if op == "<":
         return a < b
