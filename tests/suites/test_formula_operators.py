@@ -111,8 +111,8 @@ VALUES = {RegionRef(2, "a"): 5.0, RegionRef(2, "b"): 3.0, RegionRef(3, "c"): 1.0
           RegionRef(5, "c"): -0.5, RegionRef(6, "c"): math.nan}
 
 
-def holds(text: str, tolerance: Tolerance = Tolerance()) -> bool:
-    return evaluate(tree(text), VALUES.__getitem__, tolerance).holds
+def holds(text: str, tolerance: Tolerance | None = None) -> bool:
+    return evaluate(tree(text), VALUES.__getitem__, tolerance or Tolerance()).holds
 
 
 @pytest.mark.parametrize(
