@@ -94,3 +94,35 @@ def test_an_empty_region_in_a_range_is_undefined_under_mean_and_zero_under_sum()
     assert meant.undefined_predictions() == 2
     # item 2 under mean: 2 + 2 < 2 + 6 holds, its negation fails
     assert [r.holds for r in meant.predictions if r.item == 2] == [True, False]
+
+
+def test_a_suite_with_every_new_operator_runs_from_the_command_line(write_suite, tmp_path):
+    """validate, run (an lm-zoo file of the surprisals above as the model) and the run record: each prediction's
+    accuracy is the value worked out by hand, and the run's --atol reaches the predictions without their own."""
+    import json
+
+    from linguagym.cli import main
+
+    formulas = ["(2;%mismatch%) >= (2;%match%)", "(1;%mismatch%) <= (1;%match%)", "(2;%mismatch%) != (2;%match%)",
+                "!((2;%mismatch%) < (2;%match%))", "3 * (2;%match%) = (2;%mismatch%)",
+                "abs((2;%match%) - (2;%mismatch%)) = 4", "(1..3;%match%) = 9", "(1,3;%mismatch%) = 7",
+                "(2;%mismatch%) - (2;%match%) = 4.15",  # within --atol 0.2, not the default
+                {"type": "formula", "formula": "(2;%mismatch%) - (2;%match%) = 4.15", "atol": 0.1}]  # its own
+    suite = write_suite(minimal_suite(predictions=[f if isinstance(f, dict) else {"type": "formula", "formula": f}
+                                                   for f in formulas]))
+    assert main(["validate", "-q", str(suite)]) == 0
+    rows = ["sentence_id\ttoken_id\ttoken\tsurprisal"]
+    for sentence, verb in enumerate(["swims", "swim", "swims", "swim"], start=1):
+        for token_id, token in enumerate(["The", "boy", verb, "today", "."], start=1):
+            rows.append(f"{sentence}\t{token_id}\t{token}\t{BITS[token]}")
+    model = tmp_path / "table.tsv"
+    model.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    assert main(["run", "--model", str(model), "--atol", "0.2", "--no-report", "-o", str(out), str(suite)]) == 0
+    [record_path] = out.glob("*/run.json")
+    record = json.loads(record_path.read_text())
+    assert (record["settings"]["atol"], record["settings"]["rtol"]) == (0.2, 1e-5)
+    [entry] = record["suites"]
+    assert [p["accuracy"] for p in entry["predictions"]] == [1.0] * 9 + [0.0]
+    assert [p["formula"] for p in entry["predictions"]][-3:] == [
+        "(1,3;%mismatch%) = 7", "(2;%mismatch%) - (2;%match%) = 4.15", "(2;%mismatch%) - (2;%match%) = 4.15"]
