@@ -264,8 +264,9 @@ def _tie_notes(done) -> list[str]:
         if isinstance(result, LinguagymError):
             continue
         for suite_result in result.suites:
+            own = any(p.atol is not None or p.rtol is not None for p in suite_result.suite.predictions)
             note = tie_note(model_label(result), suite_result.suite.name, suite_result.ties(), result.settings.ties,
-                            result.settings.atol)
+                            result.settings.atol, own)
             if note:
                 notes.append(note)
     return notes

@@ -123,3 +123,12 @@ def test_a_scored_suite_evaluated_again_takes_the_rule(tmp_path):
     scored = out / "suites" / "pairs.json"
     assert evaluate_scored_suite(scored).accuracy() == 0.5
     assert evaluate_scored_suite(scored, tolerance=Tolerance(ties="lm-eval")).accuracy() == 0.75
+
+
+def test_the_near_tie_note_says_where_a_prediction_had_its_own_tolerance():
+    from linguagym.evaluation.ties import tie_note
+
+    plain = tie_note("m", "s", {"near": 2}, "strict", 0.001)
+    own = tie_note("m", "s", {"near": 2}, "strict", 0.001, own_tolerance=True)
+    assert "2 predictions compare values within the tolerance (0.001 bits), decided" in plain
+    assert "2 predictions compare values within the tolerance (0.001 bits, or a prediction's own), decided" in own
