@@ -547,6 +547,17 @@ def region_refs(node: Expr) -> tuple[RegionRef, ...]:
     return region_refs(node.left) + region_refs(node.right)
 
 
+def references(node: Expr) -> tuple[RegionRef | RegionSum, ...]:
+    """Every reference in the tree as written (a range or list is one), in order of appearance."""
+    if isinstance(node, RegionRef | RegionSum):
+        return (node,)
+    if isinstance(node, Number):
+        return ()
+    if isinstance(node, Negate | Scale | Abs | Not):
+        return references(node.operand)
+    return references(node.left) + references(node.right)  # type: ignore[union-attr]
+
+
 def operators(node: Expr) -> set[str]:
     """The operators and forms a tree uses: its comparison and logical operators, '+', '-' (negation too), '*',
     'abs', '!', '..' (a range of regions) and ',' (a list of regions): what ``peers.py`` checks other tools read."""

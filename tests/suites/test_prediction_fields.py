@@ -68,3 +68,14 @@ def test_peer_tools_are_named_where_a_suite_uses_what_they_could_not_read():
         "predictions[2]: has its own atol: syntaxgym-core and the syntaxgym.org website would ignore it and use "
         "their own tolerance",
     ]
+
+
+def test_a_range_reaching_past_the_declared_regions_is_a_located_problem():
+    data = minimal_suite(predictions=[{"type": "formula", "formula": "(2..5;%match%) > (3,9;%mismatch%)"}])
+    with pytest.raises(SuiteError) as caught:
+        parse_suite_data(data)
+    assert [p.render() for p in caught.value.problems] == [
+        "predictions[0]: (2..5;%match%) refers to regions 4, 5, which region_meta does not declare "
+        "(it declares 1..3)",
+        "predictions[0]: (3,9;%mismatch%) refers to region 9, which region_meta does not declare (it declares 1..3)",
+    ]
