@@ -171,6 +171,9 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
     for scored in conditions:
         by_item.setdefault(scored.item, {})[scored.condition] = scored
     predictions = []
+    run_tolerance = tolerance or Tolerance()
+    # a prediction's own atol/rtol (suite JSON) over the run's
+    tolerances = [prediction.tolerance(run_tolerance) for prediction in suite.predictions]
     for item in suite.items:
         by_name = by_item[item.number]
 
@@ -178,7 +181,7 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
             return by_name[ref.condition].values[ref.region][metric]
 
         for index, prediction in enumerate(suite.predictions):
-            outcome = evaluate(prediction.tree, lookup, tolerance or Tolerance())
+            outcome = evaluate(prediction.tree, lookup, tolerances[index])
             # a prediction naming an undefined value is undefined as a whole, even where '|' lets it hold
             holds = outcome.holds and not outcome.undefined
             predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie))
