@@ -26,7 +26,7 @@ from linguagym.scoring.hf_base import (
     too_long,
 )
 from linguagym.scoring.prefix import batches
-from linguagym.scoring.protocol import ScoredText, TokenScore
+from linguagym.scoring.protocol import ScoredText, ScorerBase, TokenScore
 from linguagym.scoring.sources import ModelSource
 
 PLL_VARIANTS = ("original", "within_word_l2r")
@@ -52,7 +52,9 @@ def mask_plan(word_ids: Sequence[int | None], variant: str) -> list[list[int]]:
     return plan
 
 
-class MaskedScorer(TokenizerAccess):
+class MaskedScorer(TokenizerAccess, ScorerBase):
+    counts_tokens = reports_progress = warms_up = True  # ScorerBase's optional members it has
+
     def __init__(
         self,
         source: ModelSource,

@@ -20,7 +20,7 @@ from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.hashing import sha256_file
-from linguagym.scoring.protocol import ScoredText, TokenScore, nothing_held
+from linguagym.scoring.protocol import ScoredText, ScorerBase, TokenScore, nothing_held
 
 HEADER = ["sentence_id", "token_id", "token", "surprisal"]
 _UNKNOWN = {"<unk>", "<UNK>", "[UNK]", "<oov>"}
@@ -119,8 +119,10 @@ class SentenceMarkers:
     closing: tuple[TokenScore, ...] = ()
 
 
-class PrecomputedScorer:
+class PrecomputedScorer(ScorerBase):
     """Surprisals read from an lm-zoo TSV, for texts that its sentences spell (see ``score``)."""
+
+    cacheable = False  # the file is its own record of the scores
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
