@@ -7,20 +7,25 @@ Third-party packages add rows through entry points (docs/plugins.md): an entry p
 ``linguagym.scorers``, ``linguagym.classifiers`` or ``linguagym.fillers`` names an ``Adapter`` (or a list of
 them). Plug-in rows are consulted before linguagym's own, so that a plug-in's prefix (``myorg:NAME``) is
 never read as a hub id; a plug-in should therefore match only names of its own. A plug-in that cannot be
-loaded is skipped with a ``PluginWarning`` naming its package and entry point (never a traceback).
+loaded is skipped with a logged warning naming its package and entry point (never a traceback; the CLI shows
+it as ``warning: ...``).
 """
 
 from __future__ import annotations
 
-import warnings
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 from typing import Generic, TypeVar
 
+from linguagym.errors import LinguagymError
+
 T = TypeVar("T")
 O = TypeVar("O")  # noqa: E741 - the options type a loader takes
+
+log = logging.getLogger(__name__)
 
 SCORERS = "linguagym.scorers"
 CLASSIFIERS = "linguagym.classifiers"
@@ -42,10 +47,6 @@ class Adapter(Generic[T, O]):
     origin: str = "linguagym"
 
 
-class PluginWarning(UserWarning):
-    """A plug-in entry point that could not be loaded, or that is not an ``Adapter``."""
-
-
 def prefix(*prefixes: str) -> Callable[[str], bool]:
     """A matcher for specs that start with one of ``prefixes`` (case-insensitive)."""
     lowered = tuple(p.lower() for p in prefixes)
@@ -63,8 +64,30 @@ def anything(spec: str) -> bool:
     return True
 
 
+class PluginError(LinguagymError):
+    """A plug-in's loader failed with an error of its own (not one of linguagym's, which pass as they are)."""
+
+
 def first_match(rows: Iterable[Adapter[T, O]], spec: str) -> Adapter[T, O] | None:
     return next((row for row in rows if row.matches(spec)), None)
+
+
+def load(rows: Iterable[Adapter[T, O]], spec: str, options: O) -> T:
+    """What the first row that matches ``spec`` loads. A plug-in's failure is a ``PluginError`` naming the
+    package, so that the CLI reports it as the plug-in's, not as a bug of linguagym's."""
+    row = first_match(rows, spec)
+    if row is None:
+        raise LookupError(f"no registry row matches {spec!r}")  # a table ends with a row that takes anything
+    if row.origin == "linguagym":
+        return row.load(spec, options)
+    try:
+        return row.load(spec, options)
+    except LinguagymError:
+        raise
+    except Exception as error:  # noqa: BLE001 - third-party code: say whose it is
+        raise PluginError(f"the plug-in {row.name!r} of package {row.origin!r} could not load {spec!r}: "
+                          f"{type(error).__name__}: {error}",
+                          hint=f"the error is the plug-in's; check {spec!r}, or report it to {row.origin}") from error
 
 
 def plugin_adapters(group: str) -> list[Adapter]:
@@ -98,14 +121,13 @@ def _load(entry_point: metadata.EntryPoint, group: str) -> list[Adapter]:
     try:
         loaded = entry_point.load()
     except Exception as error:  # noqa: BLE001 - any failure of third-party code: skip it, say which
-        warnings.warn(f"linguagym skipped the plug-in {where}: importing it failed with "
-                      f"{type(error).__name__}: {error}", PluginWarning, stacklevel=4)
+        log.warning("linguagym skipped the plug-in %s: importing it failed with %s: %s", where,
+                    type(error).__name__, error)
         return []
     rows = list(loaded) if isinstance(loaded, Sequence) and not isinstance(loaded, str) else [loaded]
     if not rows or not all(isinstance(row, Adapter) for row in rows):
-        warnings.warn(f"linguagym skipped the plug-in {where}: it names {type(loaded).__name__}, not a "
-                      "linguagym.plugins.Adapter or a list of them (see docs/plugins.md)", PluginWarning,
-                      stacklevel=4)
+        log.warning("linguagym skipped the plug-in %s: it names %s, not a linguagym.plugins.Adapter or a list "
+                    "of them (see docs/plugins.md)", where, type(loaded).__name__)
         return []
     origin = _distribution(entry_point)
     return [row if row.origin != "linguagym" else _with_origin(row, origin) for row in rows]

@@ -125,7 +125,8 @@ def test_run_scores_with_a_plugin_scorer(site: Path, tmp_path: Path) -> None:
     done = _linguagym(site, "run", suite, "--model", "testplug:lengths", "--cache-dir", tmp_path / "cache", "-o", out)
     assert done.returncode == 0, done.stderr
     # the broken plug-in is named, and skipped, without a traceback
-    assert "broken-plug" in done.stderr and "'broken'" in done.stderr and "no_such_module_anywhere" in done.stderr
+    assert "warning: linguagym skipped the plug-in entry point 'broken' (broken_plug:SCORER) of package " \
+           "'broken-plug'" in done.stderr and "No module named 'no_such_module_anywhere'" in done.stderr
     assert "Traceback" not in done.stderr
     model_dir = out / "testplug_lengths"
     rows = list(csv.DictReader((model_dir / "items.csv").open(encoding="utf-8")))
@@ -161,14 +162,29 @@ def test_models_forms_lists_the_plugins_rows(site: Path) -> None:
     assert "HUB_ID" in done.stdout  # linguagym's own rows after the plug-ins'
 
 
-def test_a_plugin_that_is_not_an_adapter_is_skipped_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_plugin_that_is_not_an_adapter_is_skipped_with_a_warning(monkeypatch: pytest.MonkeyPatch,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
     from importlib import metadata
 
     point = metadata.EntryPoint("odd", "json:dumps", plugins.SCORERS)
     monkeypatch.setattr(metadata, "entry_points", lambda group: [point] if group == plugins.SCORERS else [])
     plugins.refresh_plugins()
     try:
-        with pytest.warns(plugins.PluginWarning, match="'odd'.*not a linguagym.plugins.Adapter"):
-            assert plugins.plugin_adapters(plugins.SCORERS) == []
+        assert plugins.plugin_adapters(plugins.SCORERS) == []
+        assert "plug-in entry point 'odd' (json:dumps)" in caplog.text
+        assert "it names function, not a linguagym.plugins.Adapter" in caplog.text
     finally:
         plugins.refresh_plugins()
+
+
+def test_a_plugin_loader_that_fails_is_the_plugins_error_and_linguagyms_rows_are_not_wrapped() -> None:
+    def broken(spec: str, options: object) -> object:
+        raise KeyError("weights")
+
+    rows = [plugins.Adapter("mine:NAME", "mine", plugins.prefix("mine:"), broken, origin="mine-plugin"),
+            plugins.Adapter("OTHER", "linguagym's", plugins.anything, broken)]
+    with pytest.raises(plugins.PluginError, match="plug-in 'mine:NAME' of package 'mine-plugin' could not load "
+                       "'mine:x': KeyError"):
+        plugins.load(rows, "mine:x", None)
+    with pytest.raises(KeyError):  # a bug of linguagym's own rows stays a bug
+        plugins.load(rows, "other", None)

@@ -113,9 +113,7 @@ def load_scorer(
     options = ScorerOptions(bos=bos, dtype=dtype, device=device, batch_size=batch_size, pll=pll, cache_dir=cache_dir,
                             batch_tokens=batch_tokens, prefix_sharing=prefix_sharing,
                             model_args=parse_args(model_args), bow_correction=bow_correction)
-    row = plugins.first_match(scorer_adapters(), model)
-    assert row is not None  # the last built-in row takes anything
-    scorer = row.load(model, options)
+    scorer = plugins.load(scorer_adapters(), model, options)
     if score_cache and optional(scorer).cacheable:
         return CachedScorer(scorer, resolve_cache_dir(cache_dir))
     return scorer

@@ -136,9 +136,7 @@ def load_classifier(
         raise ClassifierError(f"empty classifier spec {spec!r}", hint=_accepted())
     options = LoaderOptions(cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map,
                             timeout=timeout, retries=retries)
-    row = plugins.first_match(classifier_adapters(), text)
-    assert row is not None  # the last built-in row takes anything
-    return row.load(text, options)
+    return plugins.load(classifier_adapters(), text, options)
 
 
 def _vader(spec: str, options: LoaderOptions) -> Classifier:

@@ -179,10 +179,7 @@ def load_filler(model: str, *, cache_dir: Path | None = None, accept: Accept | N
     CapabilityError saying what is accepted. A causal LM's weights load at the first ``fill``; a masked LM's
     load here. ``disk_cache``: the causal filler keeps its work under ``cache_dir`` (``fill_store``)."""
     options = FillerOptions(cache_dir=cache_dir, accept=accept, disk_cache=disk_cache)
-    row = plugins.first_match(filler_adapters(), model)
-    assert row is not None  # the last row takes anything
-    filler = row.load(model, options)
-    return optional_filler(filler)
+    return optional_filler(plugins.load(filler_adapters(), model, options))
 
 
 def optional_filler(filler: Filler) -> FillerBase:
