@@ -10,8 +10,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.alignment import Alignment, Crossing, align, check_crossing_rule, count_markers
 from linguagym.evaluation.policy import POLICIES  # item correct when all its predictions hold / prediction 0 holds
 from linguagym.evaluation.sentences import Sentence, build_sentence
-from linguagym.scoring.precomputed import SentenceMarkers
-from linguagym.scoring.protocol import ScoredText, Scorer, optional
+from linguagym.scoring.protocol import ScoredText, Scorer, SentenceMarkers, optional
 from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite

@@ -13,14 +13,13 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.hashing import sha256_file
-from linguagym.scoring.protocol import ScoredText, ScorerBase, TokenScore, nothing_held
+from linguagym.scoring.protocol import ScoredText, ScorerBase, SentenceMarkers, TokenScore, nothing_held
 
 HEADER = ["sentence_id", "token_id", "token", "surprisal"]
 _UNKNOWN = {"<unk>", "<UNK>", "[UNK]", "<oov>"}
@@ -106,17 +105,6 @@ def align_tokens(text: str, tokens: Sequence[str]) -> list[tuple[int, int, bool]
             spans.append(None)
             return spans  # later tokens cannot be placed once one is lost
     return spans
-
-
-@dataclass(frozen=True)
-class SentenceMarkers:
-    """The sentence markers (``<s>``, ``<eos>``, ...) of one TSV sentence, with their surprisals. Scores leave them
-    out (they are context); ``--compat syntaxgym-core`` counts them in regions as syntaxgym-core does. ``opening``:
-    those before the sentence's first word (span 0..0); ``closing``: those after its last (span at the text's end).
-    A marker between two words stays context in every mode."""
-
-    opening: tuple[TokenScore, ...] = ()
-    closing: tuple[TokenScore, ...] = ()
 
 
 class PrecomputedScorer(ScorerBase):

@@ -17,10 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from linguagym.scoring.precomputed import SentenceMarkers
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -79,6 +76,17 @@ class ScoredText:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScoredText:
         return cls(str(data["text"]), tuple(TokenScore.from_json(row) for row in data["tokens"]))
+
+
+@dataclass(frozen=True)
+class SentenceMarkers:
+    """The sentence markers (``<s>``, ``<eos>``, ...) of one TSV sentence, with their surprisals. Scores leave them
+    out (they are context); ``--compat syntaxgym-core`` counts them in regions as syntaxgym-core does. ``opening``:
+    those before the sentence's first word (span 0..0); ``closing``: those after its last (span at the text's end).
+    A marker between two words stays context in every mode."""
+
+    opening: tuple[TokenScore, ...] = ()
+    closing: tuple[TokenScore, ...] = ()
 
 
 @runtime_checkable
