@@ -17,10 +17,12 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from linguagym.errors import LinguagymError
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 T = TypeVar("T")
 O = TypeVar("O")  # noqa: E741 - the options type a loader takes
@@ -103,6 +105,8 @@ def refresh_plugins() -> None:
 
 @cache
 def _plugins(group: str) -> tuple[Adapter, ...]:
+    from importlib import metadata  # lazy: only a lookup needs it, not every import of the registries
+
     found = sorted(metadata.entry_points(group=group), key=lambda ep: (_distribution(ep), ep.name))
     rows: list[Adapter] = []
     for entry_point in found:
