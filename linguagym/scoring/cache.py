@@ -150,8 +150,10 @@ class _DeferredCancel:
 def cache_stats(scorer: Scorer) -> dict[str, Any] | None:
     """What a run records of its scorer's cache: where it is, texts found there and computed, damaged entries
     dropped, and why scores were not saved (a full disk); None for a scorer without a cache."""
-    cache = optional(scorer).score_cache
-    if cache is None:
+    members = optional(scorer)
+    use, cache = members.cache_use, members.score_cache
+    if use is None:
         return None
-    return {"path": str(cache.path), "hits": cache.hits, "misses": cache.misses, "dropped_corrupt": cache.dropped,
-            "not_saved": cache.problem}
+    return {"path": str(use.path), "hits": use.hits, "misses": use.misses,
+            "dropped_corrupt": cache.dropped if cache is not None else 0,
+            "not_saved": cache.problem if cache is not None else None}

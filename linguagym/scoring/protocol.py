@@ -141,6 +141,12 @@ class ScorerBase:
         """The score cache this scorer is (``CachedScorer``), or None."""
         return None
 
+    @property
+    def cache_use(self) -> CountsCacheUse | None:
+        """Where this scorer's cache is and how many texts were found there or computed (what a run records);
+        the score cache itself where the scorer is one."""
+        return self.score_cache
+
     def sentence_markers(self, texts: Sequence[str]) -> dict[str, SentenceMarkers]:
         """The sentence markers (``<eos>``, ...) read with each text's scores: only lm-zoo TSV files have them
         (``PrecomputedScorer``); a model scores a text's own tokens, with a start token as context."""
@@ -199,6 +205,15 @@ class _PlainScorer(ScorerBase):
     def unload(self) -> Callable[[], bool]:
         unload = getattr(self._scorer, "unload", None)
         return unload() if callable(unload) else maybe_held
+
+    # a plain class may still be a whole score cache, or count its cache use: known by its members, as here only
+    @property
+    def score_cache(self) -> CachingScorer | None:
+        return self._scorer if isinstance(self._scorer, CachingScorer) else None
+
+    @property
+    def cache_use(self) -> CountsCacheUse | None:
+        return self._scorer if isinstance(self._scorer, CountsCacheUse) else None
 
 
 @runtime_checkable
