@@ -10,19 +10,33 @@ They are imported on first use, so ``import linguagym`` stays light (no torch, n
 """
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linguagym.version import __version__
 
+if TYPE_CHECKING:  # what a type checker sees: the precise types (tests/test_package.py keeps this beside the table)
+    from linguagym.capabilities.pipeline import generate_suite
+    from linguagym.capabilities.testing.run import ClassifierOptions, ClassifierRuns, run_classifiers
+    from linguagym.errors import Cancelled, LinguagymError
+    from linguagym.evaluation.lm_scorer import LMScorer, lm_scorer
+    from linguagym.evaluation.model_runs import ModelRuns, run_models
+    from linguagym.evaluation.one_call import run
+    from linguagym.evaluation.results import Results
+    from linguagym.evaluation.run import RunResult, RunSettings, run_suites
+    from linguagym.evaluation.scored_suites import evaluate_scored_suite
+    from linguagym.evaluation.summary import SummarySettings
+    from linguagym.executors import make_executor
+    from linguagym.suites.load import read_suite
+
 # public name -> the module that defines it
 _ENTRY_POINTS = {
-    "run_models": "linguagym.evaluation.models",
-    "ModelRuns": "linguagym.evaluation.models",
+    "run_models": "linguagym.evaluation.model_runs",
+    "ModelRuns": "linguagym.evaluation.model_runs",
     "RunSettings": "linguagym.evaluation.run",
     "RunResult": "linguagym.evaluation.run",
     "run_suites": "linguagym.evaluation.run",
     "SummarySettings": "linguagym.evaluation.summary",
-    "run": "linguagym.evaluation.api",
+    "run": "linguagym.evaluation.one_call",
     "Results": "linguagym.evaluation.results",
     "LMScorer": "linguagym.evaluation.lm_scorer",
     "lm_scorer": "linguagym.evaluation.lm_scorer",
@@ -37,7 +51,11 @@ _ENTRY_POINTS = {
     "Cancelled": "linguagym.errors",
 }
 
-__all__ = ["__version__", *_ENTRY_POINTS]
+__all__ = [  # spelled out for type checkers and linters; tests/test_package.py keeps it beside the table
+    "__version__", "run_models", "ModelRuns", "RunSettings", "RunResult", "run_suites", "SummarySettings",
+    "run", "Results", "LMScorer", "lm_scorer", "run_classifiers", "ClassifierOptions", "ClassifierRuns",
+    "generate_suite", "make_executor", "read_suite", "evaluate_scored_suite", "LinguagymError", "Cancelled",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -88,20 +88,24 @@ class EntryStore:
         """The entry for ``text`` decoded by ``decode`` (which raises ValueError, KeyError or TypeError on a
         bad payload), or None when it is absent or damaged (then it is deleted)."""
         key = self._key(text)
+        # read as bytes: a payload or checksum stored as text that is not UTF-8 made the driver raise on the row,
+        # which stopped the cache for good; now it is one damaged entry, dropped below
         row = self._memory.get(key) or self._use(
-            lambda db: db.execute(f"SELECT payload, checksum FROM {self.table} WHERE key = ?", (key,)).fetchone(),
-            writing=False)
+            lambda db: db.execute(f"SELECT CAST(payload AS BLOB), CAST(checksum AS BLOB) FROM {self.table} "
+                                  "WHERE key = ?", (key,)).fetchone(), writing=False)
         if row is None:
             return None
         payload, checksum = row
         try:
+            if isinstance(checksum, bytes):
+                checksum = checksum.decode("ascii")
             if not isinstance(payload, bytes) or hashlib.sha256(payload).hexdigest() != checksum:
                 raise ValueError("checksum mismatch")
             data = json.loads(payload)
             if data["text"] != text:
                 raise ValueError("entry is for another text")
             return decode(data)
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError) as error:  # UnicodeDecodeError is a ValueError
             log.warning("dropping a damaged %s entry (%s); it will be recomputed", self.what, error)
             self.dropped += 1
             self._memory.pop(key, None)
@@ -165,8 +169,10 @@ class EntryStore:
                 raise
             except (OSError, sqlite3.Error) as error:
                 if not sqlite_repair.is_damage(error):
-                    self._stop(error, writing=False)
-                    return None
+                    self._db = self._open_read_only(error)
+                    if self._db is None:
+                        self._stop(error, writing=False)
+                    return self._db
                 self._recover(error)
                 if self._readable:
                     try:
@@ -185,6 +191,27 @@ class EntryStore:
             db.close()
             raise
         return db
+
+    def _open_read_only(self, error: BaseException) -> sqlite3.Connection | None:
+        """The file opened for reading only, where it cannot be opened to write (a read-only file or directory:
+        a WAL file's index cannot be made beside it), so that what it holds is still served; None where even that
+        fails."""
+        if not self.path.is_file():
+            return None
+        # immutable skips locks: only where no one can write beside the file (its directory is not writable)
+        queries = ("mode=ro",) if os.access(self.path.parent, os.W_OK) else ("mode=ro", "immutable=1")
+        for query in queries:
+            db = None
+            try:
+                db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{query}", uri=True, timeout=30)
+                db.execute(f"SELECT key FROM {self.table} LIMIT 1").fetchall()
+            except sqlite3.Error:
+                if db is not None:
+                    db.close()
+                continue
+            self._stop(error, writing=True)  # warns once: entries are read, new ones not saved
+            return db
+        return None
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         db.execute("PRAGMA journal_mode=WAL")

@@ -97,19 +97,26 @@ def readable_rows(path: Path, table: str) -> Iterator[tuple[str, bytes, str]]:
     to the first unreadable page, then backward down to the last one, so one damaged stretch loses only itself."""
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        # a truncated file is shorter than its header says; SQLite then refuses every query ("malformed") unless
+        # the schema is writable, when it reads the pages that are there (a cache cut in half kept none before)
+        db.execute("PRAGMA writable_schema=ON")
     except sqlite3.Error:
         return
     seen: set[int] = set()
     try:
         for order in ("ASC", "DESC"):
-            try:
+            try:  # as bytes: a text column that is not UTF-8 would stop the pass at that row
                 for rowid, key, payload, checksum in db.execute(
-                        f"SELECT rowid, key, payload, checksum FROM {table} ORDER BY rowid {order}"):
+                        f"SELECT rowid, CAST(key AS BLOB), CAST(payload AS BLOB), CAST(checksum AS BLOB) FROM {table} "
+                        f"ORDER BY rowid {order}"):
                     if rowid in seen:  # the backward pass met the forward one: every row was readable
                         break
                     seen.add(rowid)
-                    if isinstance(key, str) and isinstance(payload, bytes) and isinstance(checksum, str):
-                        yield key, payload, checksum
+                    if isinstance(key, bytes) and isinstance(payload, bytes) and isinstance(checksum, bytes):
+                        try:
+                            yield key.decode("ascii"), payload, checksum.decode("ascii")
+                        except UnicodeDecodeError:
+                            continue
             except sqlite3.Error:
                 pass  # an unreadable page: what lies beyond it is read from the other end
     finally:

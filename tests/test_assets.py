@@ -33,3 +33,16 @@ def test_the_converted_named_models_match_their_probes():
 
     directory = assets.fetch_named_model("smollm2-135m", resolve_cache_dir(None))
     assets.check_probe("smollm2-135m", AutoTokenizer.from_pretrained(directory))
+
+
+def test_the_gguf_conversion_draws_no_bar_into_logs():
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    from linguagym.assets.models import _no_gguf_bar
+
+    drawn = gguf_utils.tqdm
+    tensors = [1, 2, 3]
+    with _no_gguf_bar():
+        # what transformers calls while converting: the plain iterable back, nothing written
+        assert gguf_utils.tqdm(tensors, desc="Converting and de-quantizing GGUF tensors...") is tensors
+    assert gguf_utils.tqdm is drawn

@@ -45,6 +45,23 @@ def test_validate_strict_fails_on_warnings(write_suite):
     assert main(["validate", "--strict", str(path)]) == 1
 
 
+def test_validate_warns_about_a_sentence_no_model_can_score(write_suite, capsys):
+    """validate accepted a 10 MB region that run refused (2,000,001 tokens; issue 43): now it says so, as a warning
+    (the file is valid; a model's context decides)."""
+    from linguagym.suites.limits import LONGEST_CONTEXT
+
+    data = minimal_suite()
+    data["items"][1]["conditions"][1]["regions"][2]["content"] = "word " * LONGEST_CONTEXT + "today."
+    path = write_suite(data)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (f"warning item 2, condition 'mismatch': the sentence has {LONGEST_CONTEXT + 4:,} words, so at least as "
+            "many tokens") in out
+    assert out.count("warning") == 1  # the other sentences fit
+    assert main(["validate", str(write_suite(minimal_suite(), "short.json"))]) == 0
+    assert "warning" not in capsys.readouterr().out
+
+
 def test_upgrade_writes_canonical_form(shared_data, tmp_path):
     out = tmp_path / "fgd.json"
     result = run_cli("upgrade", MASTER_SUITES_DIR / "fgd_hierarchy.json", "-o", out)

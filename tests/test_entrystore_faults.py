@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import random
+import re
 import sqlite3
 from pathlib import Path
 
@@ -326,3 +327,64 @@ def test_lct_test_goes_on_past_a_damaged_and_then_an_unwritable_prediction_cache
     assert str(path) in warning and "database or disk is full" in warning
     monkeypatch.undo()
     assert snapshot(tmp_path / "cache") == before
+
+
+# One bad entry, a truncated file, a read-only file (issue 43): what can be read is served.
+
+@pytest.mark.parametrize("column", ["payload", "checksum"])
+def test_an_undecodable_entry_is_dropped_and_the_cache_keeps_serving(tmp_path, warnings, column):
+    """A text column that is not UTF-8 made the driver raise on the row: "cannot use the score cache", in this
+    run and every later one. Now that entry alone is dropped and recomputed."""
+    path = filled_score_cache(tmp_path, TEXTS[:30])
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE scores SET {column} = CAST(X'80FF' AS TEXT) WHERE rowid = 7")
+    db.close()
+    for recomputed in (1, 0):  # this run recomputes the dropped entry; the next finds it again
+        inner = WordScorer()
+        scorer = CachedScorer(inner, tmp_path)
+        assert scorer.score(TEXTS[:30]) == WordScorer().score(TEXTS[:30])
+        scorer.close()
+        assert sum(len(call) for call in inner.calls) == recomputed
+    assert [w for w in warning_texts(warnings) if "cannot use" in w or "cannot write" in w] == []
+    assert any("dropping a damaged score cache entry" in w for w in warning_texts(warnings))
+
+
+def test_a_truncated_cache_salvages_the_entries_before_the_cut(tmp_path, warnings):
+    """SQLite refuses every query on a file shorter than its header says, so a cache cut in half kept 0 of 332
+    entries; read with a writable schema, the pages before the cut give theirs back."""
+    path = filled_score_cache(tmp_path, TEXTS[:332])
+    with open(path, "r+b") as handle:
+        handle.truncate(path.stat().st_size // 2)
+    inner = WordScorer()
+    scorer = CachedScorer(inner, tmp_path)
+    assert scorer.score(TEXTS[:332]) == WordScorer().score(TEXTS[:332])
+    scorer.close()
+    [warning] = [w for w in warning_texts(warnings) if "is damaged" in w]
+    kept = int(re.search(r"with the (\d+) entries that could still be read", warning).group(1))
+    assert 100 <= kept < 332  # about half: the pages before the cut
+    assert sum(len(call) for call in inner.calls) == 332 - kept
+
+
+def test_a_cache_that_cannot_be_opened_to_write_still_serves_reads(tmp_path, warnings, monkeypatch):
+    """A read-only file in a read-only directory (its WAL index cannot be made) could not be opened at all, and a
+    run served no hits from it. Now it is opened to read only. Root ignores permissions, so the refusal to open it
+    for writing is simulated as SQLite reports it."""
+    path = filled_score_cache(tmp_path, TEXTS[:30])
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    connect = sqlite3.connect
+
+    def read_only(target, **kw):
+        if "mode=ro" not in str(target) and "immutable=1" not in str(target):
+            raise environment_error("unable to open database file", 14)  # SQLITE_CANTOPEN
+        return connect(target, **kw)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    inner = WordScorer()
+    scorer = CachedScorer(inner, tmp_path)
+    assert scorer.score(TEXTS[:40]) == WordScorer().score(TEXTS[:40])
+    scorer.close()
+    assert sum(len(call) for call in inner.calls) == 10  # the 30 it holds were served
+    [warning] = warning_texts(warnings)
+    assert str(path) in warning and "not saved" in warning and "unable to open" in warning
+    monkeypatch.undo()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before  # (an empty -wal appears: root may make it)

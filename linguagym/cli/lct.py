@@ -1,11 +1,10 @@
 """``linguagym lct ...``: the capability-test group. ``add_lct_parser`` hooks it into the main parser with its
-commands ``generate``, ``show`` and ``specs`` (here), ``test`` (``lct_test``) and ``train-classifier`` (``train``);
+commands ``generate``, ``show`` and ``specs`` (here), ``test`` (``lct_run_tests``) and ``train-classifier`` (``train``);
 heavy modules are imported inside the commands so ``linguagym --help`` stays fast."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from linguagym.capabilities.expansion.defaults import (
@@ -19,7 +18,7 @@ from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testing.testfile import read_tests, write_tests
 from linguagym.capabilities.testing.testfile_model import DEFAULT_TEST_TYPES
-from linguagym.cli.lct_test import add_test_parser
+from linguagym.cli.lct_run_tests import add_test_parser
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
 from linguagym.cli.train import add_train_parser
@@ -213,14 +212,13 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_lct_show(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
 
     if args.samples < 0:
         raise LinguagymError(f"--samples must be 0 or more, not {args.samples}")
     document = read_tests(args.tests)
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    out = console(pipe_width=160)
     dataset = document.dataset
     table = Table(title=f"{args.tests}: {len(document.tests)} tests from {dataset.name} "
                   f"({dataset.rows} rows), seed {document.settings.seed}")

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
+
 from linguagym.printable import printable
 
 
-def console(stderr: bool = False, *, wide: bool = False):
-    """A rich console; ``wide`` lets tables keep their natural width when output goes to a file or pipe."""
+def console(stderr: bool = False, *, wide: bool = False, pipe_width: int | None = None):
+    """A rich console; ``wide`` lets tables keep their natural width when output goes to a file or pipe,
+    ``pipe_width`` gives them that width there instead. ``NO_COLOR`` (no-color.org: set and not empty) turns off
+    every style, bold included (rich alone drops only the colours)."""
     from rich.console import Console
 
-    made = Console(stderr=stderr, highlight=False)
-    if wide and not made.is_terminal:
-        made = Console(stderr=stderr, highlight=False, width=1000)
+    plain = {"color_system": None} if os.environ.get("NO_COLOR") else {}
+    made = Console(stderr=stderr, highlight=False, **plain)
+    if not made.is_terminal and (wide or pipe_width):
+        made = Console(stderr=stderr, highlight=False, width=pipe_width or 1000, **plain)
     return made
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from linguagym.atomic import atomic_write_text
 from linguagym.cli.output import console
 from linguagym.destinations import check_file
+from linguagym.errors import ConfigurationError
 from linguagym.evaluation.limit import describe_limit
 
 
@@ -26,8 +27,10 @@ def summary_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
     p.add_argument("--intervals", choices=("none", "aggregates", "all"), default="aggregates",
                    help="which rows show intervals (default: score and groups)")
-    p.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
-    p.add_argument("--markdown", type=Path, default=None, metavar="FILE", help="also write it as Markdown")
+    p.add_argument("--csv", type=Path, default=None, metavar="FILE",
+                   help="also write the table as CSV ('-': the CSV alone on stdout, the table not drawn)")
+    p.add_argument("--markdown", type=Path, default=None, metavar="FILE",
+                   help="also write it as Markdown ('-': the Markdown alone on stdout)")
 
 
 def add_score_parser(commands) -> argparse.ArgumentParser:
@@ -61,37 +64,58 @@ def summary_settings(args: argparse.Namespace):
 
 
 def check_table_files(args: argparse.Namespace) -> None:
-    """--csv and --markdown can be written (checked before any work)."""
-    for path in (getattr(args, "csv", None), getattr(args, "markdown", None)):
-        if path is not None:
+    """--csv and --markdown can be written (checked before any work); '-' is stdout, and only one may take it."""
+    paths = (getattr(args, "csv", None), getattr(args, "markdown", None))
+    if all(_to_stdout(path) for path in paths):
+        raise ConfigurationError("--csv - and --markdown - both ask for stdout; give one of them a file name")
+    for path in paths:
+        if path is not None and not _to_stdout(path):
             check_file(path)
 
 
-def print_summary(summary, args: argparse.Namespace) -> None:
-    """The summary as a table on stdout, and as --csv and --markdown files."""
-    from linguagym.evaluation.tables import notes, rich_table, write_summary_csv  # off --help's path (~30 ms)
+def _to_stdout(path) -> bool:
+    return path is not None and str(path) == "-"
 
-    out = console(wide=True)
-    out.print(rich_table(summary, intervals=args.intervals))
+
+def stdout_taken(args: argparse.Namespace) -> bool:
+    """--csv - or --markdown -: stdout carries that table alone, everything else goes to stderr."""
+    return _to_stdout(getattr(args, "csv", None)) or _to_stdout(getattr(args, "markdown", None))
+
+
+def print_summary(summary, args: argparse.Namespace) -> None:
+    """The summary as a table on stdout, and as --csv and --markdown files. A '-' for either puts that format
+    alone on stdout (for pipes: ``linguagym score ... --csv - | ...``); the notes then go to stderr."""
+    from linguagym.evaluation.tables import notes, rich_table, summary_csv, write_summary_csv  # off --help's path
+
+    csv_path, markdown_path = getattr(args, "csv", None), getattr(args, "markdown", None)
+    piped = stdout_taken(args)
+    out = console(stderr=piped, wide=True)
+    if not piped:
+        out.print(rich_table(summary, intervals=args.intervals))
     for line in notes(summary):
         out.print(line, style="dim", highlight=False)
     limited = describe_limit(getattr(args, "limit", None))  # a run of the first items only must not pass for a full one
     if limited:
         out.print(limited, style="bold yellow", highlight=False)
-    if getattr(args, "csv", None):
-        write_summary_csv(summary, args.csv)
-        print(f"wrote {args.csv}", file=sys.stderr)
-    if getattr(args, "markdown", None):
+    if _to_stdout(csv_path):
+        summary_csv(summary, sys.stdout)
+    elif csv_path:
+        write_summary_csv(summary, csv_path)
+        print(f"wrote {csv_path}", file=sys.stderr)
+    if markdown_path:
         from linguagym.evaluation.tables import summary_markdown  # off --help's path
 
-        table = summary_markdown(summary, intervals=args.intervals)
-        atomic_write_text(args.markdown, table + (f"\n{limited}\n" if limited else ""))
-        print(f"wrote {args.markdown}", file=sys.stderr)
+        table = summary_markdown(summary, intervals=args.intervals) + (f"\n{limited}\n" if limited else "")
+        if _to_stdout(markdown_path):
+            sys.stdout.write(table + ("" if table.endswith("\n") else "\n"))
+        else:
+            atomic_write_text(markdown_path, table)
+            print(f"wrote {markdown_path}", file=sys.stderr)
 
 
-def print_tie_notes(notes: list[str]) -> None:
+def print_tie_notes(notes: list[str], args: argparse.Namespace) -> None:
     """Below the table: the suites whose accuracy counts ties (``evaluation/ties.py``)."""
-    out = console(wide=True)
+    out = console(stderr=stdout_taken(args), wide=True)
     for line in notes:
         out.print(line, style="yellow", highlight=False)
 
@@ -107,7 +131,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print_summary(summary, args)
     from linguagym.evaluation.ties import tie_notes  # off --help's path
 
-    print_tie_notes(tie_notes((run.model, run.record) for run in runs))
+    print_tie_notes(tie_notes((run.model, run.record) for run in runs), args)
     if args.report:
         path = write_report(runs, args.report, summary)
         print(f"report: {path}", file=sys.stderr)
@@ -117,5 +141,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     from linguagym.evaluation.summary import summarize_files  # off --help's path (~25 ms)
 
+    check_table_files(args)
     print_summary(summarize_files(args.results, summary_settings(args)), args)
     return 0

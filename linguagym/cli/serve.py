@@ -19,7 +19,8 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
     p = commands.add_parser(
         "serve", help="the web application: suites, the grid editor, runs, capability tests and results in a browser",
         description="Serve linguagym's web application. It binds 127.0.0.1 (this machine only) unless told "
-        "otherwise; on any other address changes need an access token (printed at start, or --token).")
+        "otherwise; on any other address changes need an access token (printed at start, or --token). "
+        "Needs the web extra: pip install 'linguagym[web]'.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
@@ -29,7 +30,8 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
                    help="any SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (default: $LINGUAGYM_DATABASE_URL, "
                    "else a SQLite file in the data directory)")
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                   help="score and prediction cache, and fetched models and data (default: DATA_DIR/cache)")
+                   help="score and prediction cache, and fetched models and data (default: the command line's, "
+                   "$LINGUAGYM_CACHE_DIR else the user cache; DATA_DIR/cache where an earlier server made one)")
     p.add_argument("--token", default=None,
                    help="access token for changes (default: $LINGUAGYM_TOKEN; made up and printed when binding "
                    "beyond localhost)")

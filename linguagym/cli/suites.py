@@ -10,6 +10,7 @@ from pathlib import Path
 from linguagym.cli.output import console, styled
 from linguagym.errors import LinguagymError, SuiteError
 from linguagym.suites.examples import example_suite_paths
+from linguagym.suites.limits import unscorable_sentences
 from linguagym.suites.load import read_suite
 from linguagym.suites.save import save_suite, suite_to_json
 
@@ -96,7 +97,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 f"{loaded.dialect} dialect)"), soft_wrap=True,
             )
         if not args.quiet:
-            for warning in loaded.warnings:
+            for warning in (*loaded.warnings, *unscorable_sentences(suite)):
                 out.print(styled("  warning ", "yellow", warning.render()), soft_wrap=True)
     if len(paths) > 1 or failed:
         summary = f"{len(paths) - failed} of {len(paths)} suites valid"

@@ -21,31 +21,43 @@ def add_users_parser(commands) -> argparse.ArgumentParser:
         "users", help="accounts of the web server: add the first admin, list, reset passwords, remove",
         description="Accounts of `linguagym serve`. A server with no users is single-user (no sign-in); the first "
         "user added is an admin and turns accounts on. Give the same --data-dir/--database-url as to serve.")
-    users.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
-                       help="the server's data directory (default: $LINGUAGYM_DATA_DIR, else the user data directory)")
-    users.add_argument("--database-url", default=None, metavar="URL",
-                       help="the server's database (default: $LINGUAGYM_DATABASE_URL, else DATA_DIR's SQLite file)")
+    _server_options(users, default=None)
     sub = users.add_subparsers(dest="users_command", metavar="COMMAND")
     users.set_defaults(func=lambda args: users.print_help() or 0)
+    # The server options are taken after the subcommand too (`users add NAME --admin --data-dir D`): there they
+    # default to SUPPRESS, so one given before the subcommand is not overwritten by the subparser's default.
+    common = argparse.ArgumentParser(add_help=False)
+    _server_options(common, default=argparse.SUPPRESS)
 
-    p = sub.add_parser("add", help="add a user (the first one is always an admin)")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, parents=[common])
+
+    p = command("add", "add a user (the first one is always an admin)")
     p.add_argument("name", metavar="NAME")
     p.add_argument("--admin", action="store_true", help="may change everything and manage users")
     _password_file(p)
     p.set_defaults(func=cmd_add)
 
-    p = sub.add_parser("list", help="list the users")
+    p = command("list", "list the users")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("password", help="set a user's password")
+    p = command("password", "set a user's password")
     p.add_argument("name", metavar="NAME")
     _password_file(p)
     p.set_defaults(func=cmd_password)
 
-    p = sub.add_parser("remove", help="remove a user (what they made stays, with no owner: admins change it)")
+    p = command("remove", "remove a user (what they made stays, with no owner: admins change it)")
     p.add_argument("name", metavar="NAME")
     p.set_defaults(func=cmd_remove)
     return users
+
+
+def _server_options(parser: argparse.ArgumentParser, *, default) -> None:
+    parser.add_argument("--data-dir", type=Path, default=default, metavar="DIR",
+                        help="the server's data directory (default: $LINGUAGYM_DATA_DIR, else the user data "
+                        "directory)")
+    parser.add_argument("--database-url", default=default, metavar="URL",
+                        help="the server's database (default: $LINGUAGYM_DATABASE_URL, else DATA_DIR's SQLite file)")
 
 
 def _password_file(parser: argparse.ArgumentParser) -> None:

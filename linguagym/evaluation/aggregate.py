@@ -25,7 +25,9 @@ from typing import Any
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.collections import AD_HOC, Collection
 from linguagym.evaluation.policy import AccuracyPolicy, resolve_policy
+from linguagym.userfiles import RefusedFile, read_regular
 
+MAX_RESULTS_BYTES = 512 * 2**20  # a per-item results file for every SyntaxGym suite and model is a few MB
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
 
@@ -58,14 +60,12 @@ def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
         if not (path / "items.csv").is_file():
             raise ConfigurationError(f"{path} holds no items.csv", hint="pass a run directory written by linguagym run")
         path = path / "items.csv"
-    if not path.is_file():  # a FIFO or a device would block or never end
-        problem = "is not a regular file" if path.exists() else "does not exist"
+    try:  # a FIFO would block, a device never end: only a regular file of bounded size
+        raw = read_regular(path, limit=MAX_RESULTS_BYTES, what="results file")
+    except RefusedFile as refused:
+        problem = "does not exist" if refused.missing else refused.problem
         raise ConfigurationError(f"results file {str(path)!r} {problem}",
-                                 hint="pass items.csv, a run directory, or a per-item CSV")
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ConfigurationError(f"cannot read results file {path}: {error.strerror}") from None
+                                 hint="pass items.csv, a run directory, or a per-item CSV") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -83,11 +83,20 @@ class SuiteResult:
         its item incorrect, neither because it failed nor because it held."""
         return sum(1 for r in self.predictions if r.undefined and (policy == "all" or r.prediction == 0))
 
+    def __repr__(self) -> str:  # the default repr lists every condition and prediction: 77 KB for a small suite
+        return (f"<SuiteResult {self.suite.name!r}: {len(self.suite.items)} items, "
+                f"{len(self.suite.predictions)} predictions, accuracy {_share(self.accuracy('all'))} (all), "
+                f"{_share(self.accuracy('first'))} (first), metric {self.metric}>")
+
     def alignment_counts(self) -> dict[str, int]:
         """What the run record says of tokens that cross a region boundary (``alignment.py``)."""
         return {"crossing_tokens": len(self.crossings),
                 "conditions_with_crossings": sum(1 for c in self.conditions if c.alignment.crossings),
                 "regions_without_token": sum(len(c.alignment.undefined_regions) for c in self.conditions)}
+
+
+def _share(value: float) -> str:
+    return "n/a" if value != value else f"{value:.3f}"
 
 
 def suite_sentences(suite: Suite, spacing: str = "natural") -> list[Sentence]:

@@ -14,18 +14,19 @@ import re
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
+from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular_text
 
 
 def read_models_file(path: str | Path) -> list[str]:
     """The models ``path`` lists, in order, each once."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ConfigurationError(f"models file {str(path)!r} does not exist", hint="check the path") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigurationError(f"cannot read models file {str(path)!r}: {error}",
-                                 hint="give a UTF-8 text file, one model per line") from None
+        lines = read_regular_text(path, limit=MAX_TEXT_BYTES, what="models file").splitlines()
+    except RefusedFile as refused:
+        if refused.missing:
+            raise ConfigurationError(f"models file {str(path)!r} does not exist", hint="check the path") from None
+        raise ConfigurationError(f"models file {str(path)!r}: {refused.problem}",
+                                 hint=refused.hint or "give a UTF-8 text file, one model per line") from None
     models: list[str] = []
     for number, line in enumerate(lines, start=1):
         entry = line.split(" #", 1)[0].strip() if not line.lstrip().startswith("#") else ""

@@ -27,9 +27,9 @@ from linguagym.evaluation.policy import POLICIES, RECORD_KEY, AccuracyPolicy, re
 from linguagym.evaluation.sentences import SPACING_OPTIONS
 from linguagym.executors.local import LocalExecutor
 from linguagym.scoring.cache import cache_stats as _cache_stats
-from linguagym.scoring.memory import auto_batch_size, is_auto_batch_size
+from linguagym.scoring.engine.order import load_weights, work_to_do
+from linguagym.scoring.huggingface.memory import auto_batch_size, is_auto_batch_size
 from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
-from linguagym.scoring.order import load_weights, work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.spec import ScorerSpec
 from linguagym.suites.formula import TIE_RULES, Tolerance
@@ -121,6 +121,31 @@ class RunResult:
         """The suite's accuracy under the run's policy: the number every output shows."""
         return suite.accuracy(self.policy.of(suite.suite.name))
 
+    def __repr__(self) -> str:  # the default repr holds every suite's conditions: 200 KB for the three examples
+        rows = self._accuracy_rows()
+        shown = ", ".join(f"{name} {accuracy}" for name, accuracy, _ in rows[:5])
+        more = f", ... ({len(rows) - 5} more)" if len(rows) > 5 else ""
+        return (f"<RunResult {self.settings.model!r}: {len(self.suites)} suites, {self.sentences} sentences, "
+                f"{self.seconds:.1f} s; accuracy: {shown}{more}>")
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the model and one row per suite with its accuracy under the run's policy."""
+        from html import escape
+
+        body = "".join(f"<tr><td>{escape(name)}</td><td>{escape(policy)}</td><td>{accuracy}</td></tr>"
+                       for name, accuracy, policy in self._accuracy_rows())
+        return (f"<p><b>{escape(self.label or self.settings.model)}</b>: {len(self.suites)} suites, "
+                f"{self.sentences} sentences, {self.seconds:.1f} s</p><table><thead><tr><th>suite</th>"
+                f"<th>policy</th><th>accuracy</th></tr></thead><tbody>{body}</tbody></table>")
+
+    def _accuracy_rows(self) -> list[tuple[str, str, str]]:
+        rows = []
+        for suite in self.suites:
+            value = self.accuracy(suite)
+            shown = "n/a" if value != value else f"{value:.3f}"
+            rows.append((suite.suite.name, shown, self.policy.of(suite.suite.name)))
+        return rows
+
     def record(self) -> dict[str, Any]:
         """The JSON run record: how every number of this run was made."""
         return {
@@ -168,7 +193,7 @@ def _environment(identity: dict[str, Any] | None = None) -> dict[str, str]:
         module = sys.modules.get(name)  # only what this run imported: a cached run loads no torch
         if module is not None:
             versions[name] = getattr(module, "__version__", "?")
-    onednn = sys.modules.get("linguagym.scoring.onednn")  # imported where float32 was scored on the CPU
+    onednn = sys.modules.get("linguagym.scoring.native.onednn")  # imported where float32 was scored on the CPU
     if onednn is not None and identity is not None and identity.get("device") == "cpu":
         versions["cpu_float32_products"] = onednn.describe()
     return versions

@@ -167,18 +167,23 @@ def _listing(suites) -> str:
 def write_summary_csv(summary: Summary, path) -> None:
     """Long format: one row per model and table row, with the interval bounds."""
     with atomic_open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["collection", "policy", "model", "kind", "name", "accuracy", "ci_low", "ci_high", "items"])
-        for row in summary_rows(summary):
-            name = row.key.split(":", 1)[-1]
-            # a suite's row names its own policy; the score and groups, the summary's (``first; all: x`` if mixed)
-            policy = summary.accuracy_policy.of(name) if row.kind == "suite" else summary.policy
-            for model, value, interval in zip(summary.models, row.values, row.intervals, strict=True):
-                writer.writerow([summary.collection.name, policy, model.model, row.kind, name,
-                                 "" if value != value else round(value, 6),
-                                 "" if interval is None else round(interval.low, 6),
-                                 "" if interval is None else round(interval.high, 6),
-                                 model.items.get(name, "") if row.kind == "suite" else ""])
+        summary_csv(summary, handle)
+
+
+def summary_csv(summary: Summary, handle) -> None:
+    """The rows of ``write_summary_csv`` into an open text handle (stdout for ``--csv -``)."""
+    writer = csv.writer(handle)
+    writer.writerow(["collection", "policy", "model", "kind", "name", "accuracy", "ci_low", "ci_high", "items"])
+    for row in summary_rows(summary):
+        name = row.key.split(":", 1)[-1]
+        # a suite's row names its own policy; the score and groups, the summary's (``first; all: x`` if mixed)
+        policy = summary.accuracy_policy.of(name) if row.kind == "suite" else summary.policy
+        for model, value, interval in zip(summary.models, row.values, row.intervals, strict=True):
+            writer.writerow([summary.collection.name, policy, model.model, row.kind, name,
+                             "" if value != value else round(value, 6),
+                             "" if interval is None else round(interval.low, 6),
+                             "" if interval is None else round(interval.high, 6),
+                             model.items.get(name, "") if row.kind == "suite" else ""])
 
 
 def summary_markdown(summary: Summary, *, intervals: str = "aggregates") -> str:

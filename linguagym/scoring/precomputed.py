@@ -7,6 +7,7 @@ the sentence, not a vocabulary id); surprisal in bits; one row per token.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 import os
@@ -18,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.errors import ConfigurationError
-from linguagym.hashing import sha256_file
 from linguagym.scoring.protocol import ScoredText, ScorerBase, SentenceMarkers, TokenScore, nothing_held
+from linguagym.userfiles import RefusedFile, read_regular
 
+MAX_SURPRISAL_BYTES = 1 << 30  # 1 GiB: lm-zoo's TSV for all of SyntaxGym is about 10 MB
 HEADER = ["sentence_id", "token_id", "token", "surprisal"]
 _UNKNOWN = {"<unk>", "<UNK>", "[UNK]", "<oov>"}
 _SKIPPED = {"<eos>", "</s>", "<s>", "<|endoftext|>", "[CLS]", "[SEP]", "<bos>"}  # sentence markers: context
@@ -114,14 +116,16 @@ class PrecomputedScorer(ScorerBase):
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        if not self.path.is_file():  # a FIFO or a device would block or never end
-            problem = "is not a regular file" if self.path.exists() else "does not exist"
+        try:  # a FIFO would block, a device never end: only a regular file of bounded size
+            raw = read_regular(self.path, limit=MAX_SURPRISAL_BYTES, what="surprisal file")
+        except RefusedFile as refused:
+            problem = "does not exist" if refused.missing else refused.problem
             raise ConfigurationError(
                 f"surprisal file {str(self.path)!r} {problem}",
                 hint="give the path of an lm-zoo TSV (sentence_id token_id token surprisal)",
-            )
-        self._sentences = _read(self.path)
-        self._sha256 = sha256_file(self.path)
+            ) from None
+        self._sentences = _read(self.path, raw)
+        self._sha256 = hashlib.sha256(raw).hexdigest()
         self._cursor = 0  # where the next text's sentence is looked for first
         self._markers: dict[str, SentenceMarkers] = {}  # each scored text's sentence markers
 
@@ -212,10 +216,9 @@ class PrecomputedScorer(ScorerBase):
         return ScoredText(text, tuple(scores)), SentenceMarkers(tuple(opening), tuple(closing))
 
 
-def _read(path: Path) -> list[list[tuple[int, str, float]]]:
-    """Rows per sentence: (line number, token, surprisal)."""
+def _read(path: Path, raw: bytes) -> list[list[tuple[int, str, float]]]:
+    """Rows per sentence of the file's bytes: (line number, token, surprisal)."""
     sentences: dict[int, list[tuple[int, str, float]]] = {}
-    raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

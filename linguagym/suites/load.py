@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +17,7 @@ from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.model import Condition, Item, Prediction, Region, Suite, SuiteMeta
 from linguagym.suites.schema import schema_problems
 from linguagym.suites.schema_memo import known_valid, memo_key, remember_valid
+from linguagym.userfiles import RefusedFile, read_regular
 
 _RELATIONS = {"lessthan": "<", "equals": "=", "greaterthan": ">"}
 _KNOWN_META = ("name", "metric")
@@ -52,48 +51,13 @@ def read_suite(path: str | Path) -> LoadedSuite:
     return parse_suite_text(text, source=source)
 
 
-_NOT_FILES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-              (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
 def _read_bytes(path: Path, source: str) -> bytes:
-    """The bytes of a regular file of at most MAX_SUITE_BYTES. Anything else is refused before it is read:
-    reading a FIFO would wait for a writer forever, and /dev/zero never ends. Opened without blocking and
-    checked through the open descriptor, so the file cannot be swapped between the check and the read."""
-
-    def refuse(message: str) -> SuiteError:
-        return SuiteError(source, [Problem("", message)])
-
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    """The bytes of a regular file of at most MAX_SUITE_BYTES; a FIFO, a device or a directory is refused before
+    it is read (``userfiles.read_regular``)."""
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise refuse("no such file") from None
-    except IsADirectoryError:  # Windows; elsewhere a directory opens and is caught below
-        raise refuse("is a directory, not a suite file") from None
-    except OSError as error:
-        raise refuse(f"cannot be read: {error.strerror}") from None
-    except ValueError:  # a NUL character in the path
-        raise refuse("is not a usable file name") from None
-    try:
-        info = os.fstat(fd)
-        for is_kind, kind in _NOT_FILES:
-            if is_kind(info.st_mode):
-                raise refuse(f"is {kind}, not a suite file")
-        if not stat.S_ISREG(info.st_mode):
-            raise refuse("is not a regular file, so not a suite file")
-        too_big = refuse(f"is larger than {MAX_SUITE_BYTES // 2**20} MiB, the most a suite file may hold")
-        if info.st_size > MAX_SUITE_BYTES:
-            raise too_big
-        with open(fd, "rb", closefd=False) as handle:
-            raw = handle.read(MAX_SUITE_BYTES + 1)
-    except OSError as error:
-        raise refuse(f"cannot be read: {error.strerror}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_SUITE_BYTES:
-        raise too_big
-    return raw
+        return read_regular(path, limit=MAX_SUITE_BYTES, what="suite file")
+    except RefusedFile as refused:
+        raise SuiteError(source, [Problem("", refused.problem)]) from None
 
 
 def load_suite(path: str | Path) -> Suite:

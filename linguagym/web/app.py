@@ -28,23 +28,28 @@ from werkzeug.exceptions import HTTPException
 
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.version import __version__
-from linguagym.web import (
-    context,
-    ownership,
-    views_accounts,
-    views_capabilities,
-    views_results,
-    views_runs,
-    views_starter,
-    views_suites,
-)
+from linguagym.web import context, ownership, views_accounts
 from linguagym.web.accounts import authenticate, signup_open, token_matches
+from linguagym.web.capabilities import views as views_capabilities
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
 from linguagym.web.errors import NotFound
 from linguagym.web.inputs import IdConverter
-from linguagym.web.security import FailureThrottle, HostPolicy, forged_origin, safe_next
-from linguagym.web.worker import RunWorker
+from linguagym.web.jobs.worker import RunWorker
+from linguagym.web.results import views as views_results
+from linguagym.web.runs import views as views_runs
+from linguagym.web.security import (
+    DEVICE_COOKIE,
+    FailureThrottle,
+    HostPolicy,
+    device_cookie,
+    forged_origin,
+    password_throttle_key,
+    safe_next,
+    token_throttle_key,
+)
+from linguagym.web.suites import starter_views as views_starter
+from linguagym.web.suites import views as views_suites
 
 log = logging.getLogger("linguagym.web")
 
@@ -118,12 +123,12 @@ def _security(app: Flask, config: WebConfig) -> None:
         if config.token_required and not session.get("authorized"):
             header = request.headers.get("Authorization", "")
             if header.startswith("Bearer "):
-                wait = throttle.wait(_client())
+                wait = throttle.wait(token_throttle_key(_client()))
                 if wait:
                     return _too_many(wait)
                 if token_matches(header, config.token):
                     return None  # scripts: the token itself, no session or CSRF needed
-                throttle.failed(_client())
+                throttle.failed(token_throttle_key(_client()))
             return _refuse(403, "This server needs its access token for changes.",
                            "Log in with the token printed when the server started (or set with --token).",
                            login=True)
@@ -135,13 +140,13 @@ def _security(app: Flask, config: WebConfig) -> None:
             return _check_csrf()
         header = request.headers.get("Authorization", "")
         if header.startswith("Bearer ") and config.token:
-            wait = throttle.wait(_client())
+            wait = throttle.wait(token_throttle_key(_client()))
             if wait:
-                return _too_many(wait)
+                return _too_many(wait, token=True)
             if token_matches(header, config.token):
                 g.token_holder = True
                 return None
-            throttle.failed(_client())
+            throttle.failed(token_throttle_key(_client()))
             return _refuse(403, "That is not this server's access token.",
                            "Send the token printed when the server started (or set with --token).")
         return _refuse(403, "Sign in to make changes on this server.",
@@ -155,8 +160,8 @@ def _security(app: Flask, config: WebConfig) -> None:
                            "Reload the page and try again.")
         return None
 
-    def _too_many(wait: float):
-        what, again = (("wrong passwords", "your username and password") if ownership.accounts_on()
+    def _too_many(wait: float, *, token: bool = False):
+        what, again = (("wrong passwords", "your username and password") if ownership.accounts_on() and not token
                        else ("wrong access tokens", "the token the server printed"))
         response = make_response(_refuse(429, f"Too many {what} from this address.",
                                          f"Wait {math.ceil(wait)} seconds, then try again with {again}."))
@@ -169,14 +174,14 @@ def _security(app: Flask, config: WebConfig) -> None:
             return _account_login()
         error = ""
         if request.method == "POST":
-            wait = throttle.wait(_client())
+            wait = throttle.wait(token_throttle_key(_client()))
             if wait:
                 return _too_many(wait)
             given = request.form.get("token", "").strip()
             if config.token and hmac.compare_digest(given.encode(), config.token.encode()):
                 session["authorized"] = True
                 return redirect(safe_next(request.args.get("next")) or url_for("suites.index"))
-            throttle.failed(_client())
+            throttle.failed(token_throttle_key(_client()))
             error = "That is not this server's token."
         return render_template("login.html", error=error, required=config.token_required), 403 if error else 200
 
@@ -184,15 +189,20 @@ def _security(app: Flask, config: WebConfig) -> None:
         """Username and password; throttled like the token, per client address; a fresh session on success."""
         error, username = "", request.form.get("username", "").strip()[:80]
         if request.method == "POST":
-            wait = throttle.wait(_client())
+            key = password_throttle_key(_client(), username, request.cookies.get(DEVICE_COOKIE), app.secret_key)
+            wait = throttle.wait(key)
             if wait:
                 return _too_many(wait)
             user = authenticate(context.db_session(), username, request.form.get("password", ""))
             if user is not None:
                 ownership.sign_in(user)
                 flash(f"Signed in as {user.username}.", "success")
-                return redirect(safe_next(request.args.get("next")) or url_for("suites.index"))
-            throttle.failed(_client())
+                response = redirect(safe_next(request.args.get("next")) or url_for("suites.index"))
+                value, seconds = device_cookie(user.username, app.secret_key)
+                response.set_cookie(DEVICE_COOKIE, value, max_age=seconds, httponly=True, samesite="Lax",
+                                    secure=request.is_secure)
+                return response
+            throttle.failed(key)
             error = "Wrong username or password."
         return render_template("login.html", error=error, accounts=True, username=username,
                                signup=signup_open(context.db_session())), 403 if error else 200

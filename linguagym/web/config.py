@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linguagym.atomic import atomic_write_text
+from linguagym.entrystore import resolve_cache_dir
 from linguagym.errors import ConfigurationError
 
 DATA_DIR_ENV = "LINGUAGYM_DATA_DIR"
@@ -36,7 +37,7 @@ class WebConfig:
     token: str | None = None  # required for changes when the server binds an address other than localhost
     max_upload: int = DEFAULT_MAX_UPLOAD
     start_worker: bool = True  # run queued runs in a background thread (tests may turn it off)
-    cache_dir: Path | None = None  # the score cache; default <data_dir>/cache
+    cache_dir: Path | None = None  # the score cache and fetched models; default: the command line's (score_cache_dir)
     port: int | None = None  # the port served; None (test clients) skips the port part of the Host check
     allowed_hosts: tuple[str, ...] = ()  # further Host names it answers for (--allowed-host), name or name:port
     allow_python_classifiers: bool = False  # python:module:function classifiers run code: the operator opts in
@@ -69,7 +70,13 @@ class WebConfig:
 
     @property
     def score_cache_dir(self) -> Path:
-        return self.cache_dir or self.data_dir / "cache"
+        """``--cache-dir``; else a server's own ``DATA_DIR/cache`` where an earlier version made one (its scores
+        stay in use); else the cache the command line uses (``$LINGUAGYM_CACHE_DIR``, else the user cache), so
+        models fetched and de-quantised by ``linguagym models --fetch`` or a run are not made again."""
+        if self.cache_dir is not None:
+            return self.cache_dir
+        own = self.data_dir / "cache"
+        return own if own.is_dir() else resolve_cache_dir()
 
     def secret_key(self) -> str:
         """The key that signs session cookies: made once, kept in the data directory (mode 600)."""

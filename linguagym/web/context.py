@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from linguagym.web.config import WebConfig
 
 if TYPE_CHECKING:
-    from linguagym.web.worker import RunWorker
+    from linguagym.web.jobs.worker import RunWorker
 
 # Keys in ``app.extensions``; tests and ``cli`` read them there too.
 CONFIG, SESSIONS, WORKER = "linguagym", "sessions", "worker"
@@ -41,6 +41,12 @@ def db_session() -> Session:
     if "db" not in g:
         g.db = current_app.extensions[SESSIONS]()
     return g.db
+
+
+def nobody_runs(job) -> bool:
+    """Whether ``job`` (a run or capability job) is ``running`` with no live worker holding it: a server doing it
+    stopped, and no server has started since to fail or queue it again (see ``RunWorker.nobody_runs``)."""
+    return job.status == "running" and current_app.extensions[WORKER].nobody_runs(type(job), job.id)
 
 
 def notify_worker() -> None:

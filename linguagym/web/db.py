@@ -120,6 +120,9 @@ class JobColumns:
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # times a worker has taken it since it was queued by a person (revision 0007): a job left running by a server
+    # that stopped is queued again only while this is below lifecycle.MAX_ATTEMPTS
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 RUN_NAME_LENGTH = 200

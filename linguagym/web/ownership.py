@@ -20,6 +20,7 @@ from linguagym.suites.model import Suite
 from linguagym.web.accounts import accounts_exist, list_users, token_matches
 from linguagym.web.context import config, db_session
 from linguagym.web.db import CapabilityJob, RunRecord, SuiteRecord, TestFileRecord, UserRecord
+from linguagym.web.security import token_throttle_key
 from linguagym.web.store import SavedVersion, save_suite_version
 from linguagym.web.transactions import commit_retrying
 
@@ -89,7 +90,7 @@ def acts_as_admin() -> bool:
 def _token_holder() -> bool:
     """A script's ``Authorization: Bearer TOKEN`` (a wrong token counts against the client's login attempts)."""
     if "token_holder" not in g:
-        header, client = request.headers.get("Authorization"), request.remote_addr or "unknown"
+        header, client = request.headers.get("Authorization"), token_throttle_key(request.remote_addr or "unknown")
         throttle = current_app.extensions["login_throttle"]
         g.token_holder = bool(header) and not throttle.wait(client) and token_matches(header, config().token)
         if header and not g.token_holder:

@@ -132,6 +132,46 @@ def safe_next(target: str | None) -> str | None:
     return target if not parts.scheme and not parts.netloc else None
 
 
+DEVICE_COOKIE = "linguagym_device"
+_DEVICE_SALT = "linguagym-known-device"
+_DEVICE_DAYS = 365
+
+
+def password_throttle_key(client: str, username: str, device_cookie: str | None, secret: str) -> str:
+    """Whose wrong passwords a sign-in counts against. A browser that signed in as ``username`` before holds a
+    signed device cookie naming it: its attempts count against that device alone, so guesses from anyone else,
+    even from the same address (everyone behind a reverse proxy shares one), never lock it out. Other attempts
+    count against the address and the account together: guessing one account does not lock out another, and
+    wrong passwords do not lock out the access token (``token_throttle_key``)."""
+    from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+    if device_cookie:
+        try:
+            known = URLSafeTimedSerializer(secret, salt=_DEVICE_SALT).loads(device_cookie,
+                                                                            max_age=_DEVICE_DAYS * 86400)
+        except BadSignature:
+            known = None
+        if isinstance(known, dict) and known.get("user") == username.lower() and isinstance(known.get("id"), str):
+            return f"device:{known['id']}"
+    return f"password:{client}:{username.lower()}"
+
+
+def device_cookie(username: str, secret: str) -> tuple[str, int]:
+    """A new device cookie's value for ``username`` (signed, with an id of its own) and its lifetime in seconds."""
+    import secrets
+
+    from itsdangerous import URLSafeTimedSerializer
+
+    value = URLSafeTimedSerializer(secret, salt=_DEVICE_SALT).dumps({"user": username.lower(),
+                                                                      "id": secrets.token_urlsafe(16)})
+    return value, _DEVICE_DAYS * 86400
+
+
+def token_throttle_key(client: str) -> str:
+    """Wrong access tokens count against the address, apart from wrong passwords."""
+    return f"token:{client}"
+
+
 class FailureThrottle:
     """At most ``limit`` failures per ``window`` seconds from one client; further attempts wait.
 

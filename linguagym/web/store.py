@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, selectinload
@@ -32,15 +32,26 @@ class SavedVersion:
 
 def _summary(suite: Suite) -> dict:
     author = suite.meta.extra.get("author", "")
-    return {"author": author if isinstance(author, str) else str(author), "item_count": len(suite.items),
+    return {"author": clean_text(author if isinstance(author, str) else str(author)), "item_count": len(suite.items),
             "condition_count": len(suite.condition_names), "region_count": suite.region_count,
             "prediction_count": len(suite.predictions)}
+
+
+def _shown_name(suite: Suite) -> Suite:
+    """``suite`` with the unshowable characters dropped from its name, as from every name the app stores (docs/web.md):
+    suite files refuse controls in names, but bidi overrides such as U+202E are format characters, which they
+    accept, and which would reverse the text after them in every list. The stored content says the same name."""
+    shown = clean_text(suite.name).strip()
+    if shown == suite.name:
+        return suite
+    return replace(suite, meta=replace(suite.meta, name=shown or "unnamed suite"))
 
 
 def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> SavedVersion:
     """Store ``suite`` as the next version of the suite of that name (a new suite if there is none). Two requests
     saving one name at once: the later one fails with an IntegrityError (the name or the version number is
     taken); ``save_and_commit`` runs it again."""
+    suite = _shown_name(suite)
     content = suite_to_json(suite)
     digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
     # FOR UPDATE: on PostgreSQL a concurrent save of this name waits here until ours commits, then reads our

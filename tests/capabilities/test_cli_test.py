@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.cli.lct_test import add_test_parser, markdown_table
+from linguagym.cli.lct_run_tests import add_test_parser, markdown_table
 from linguagym.errors import LinguagymError
 from tests.capabilities.lct_fakes import EXPECTED, EXPECTED_ORDER, FlakyClassifier, KeywordClassifier, document
 

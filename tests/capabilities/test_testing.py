@@ -108,13 +108,17 @@ def test_bad_answers_are_classifier_errors_recorded_in_the_run(answer, message):
     assert not run.ok and message in run.error
 
 
-def test_other_exceptions_are_bugs_and_propagate():
+def test_other_exceptions_are_bugs_recorded_as_internal_errors_and_logged(caplog):
+    """Isolated (issue 43): a bug in one classifier must not cost the other classifiers of a run their results;
+    it is the run's error, named as internal, and its traceback is in the log."""
     class Broken(KeywordClassifier):
         def predict(self, texts):
             raise RuntimeError("bug")
 
-    with pytest.raises(RuntimeError):
-        run_tests(capability_file(), Broken())
+    with caplog.at_level("ERROR", logger="linguagym.capabilities"):
+        run = run_tests(capability_file(), Broken())
+    assert not run.ok and run.error == "internal error: RuntimeError: bug" and run.outcomes == []
+    assert "Traceback" in caplog.text and 'raise RuntimeError("bug")' in caplog.text
 
 
 def test_a_run_keeps_name_identity_and_timing():

@@ -129,3 +129,22 @@ def test_a_table_is_checked_as_a_suite_file_is(tmp_path):
     path.write_text(TABLE.replace("mismatch", "mis%match"))  # '%' delimits condition names in formulas
     with pytest.raises(SuiteError, match="%"):
         read_table(path, ["(2;%match%) < 100"])
+
+
+def test_a_header_of_100k_columns_is_read_in_linear_time(tmp_path):
+    """Finding a column named twice counted each column in the whole header: 100k columns were still being
+    checked at 120 s (issue 43). In a child with a time limit, so that a slow reader fails the test, not CI."""
+    import subprocess
+    import sys
+
+    wide = tmp_path / "wide.csv"
+    columns = [f"c{i}" for i in range(100_000)]
+    wide.write_text(",".join(["good", "bad", *columns]) + "\n"
+                    + ",".join(["The cat sleeps.", "The cat sleep.", *["x"] * len(columns)]) + "\n")
+    script = "import sys; from linguagym.importers.pairs import read_pairs; print(len(read_pairs(sys.argv[1]).items))"
+    result = subprocess.run([sys.executable, "-c", script, str(wide)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.strip() == "1", result.stderr[-500:]
+    twice = tmp_path / "twice.csv"
+    twice.write_text(",".join(["good", "bad", *columns, "c5"]) + "\n")
+    with pytest.raises(ConfigurationError, match="column 'c5' is named twice"):
+        read_pairs(twice)

@@ -8,9 +8,9 @@ import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import load_scorer
-from linguagym.scoring.causal import CausalScorer
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 from linguagym.scoring.precomputed import PrecomputedScorer, align_tokens, write_surprisals_tsv
-from linguagym.scoring.sources import resolve_source
 
 from .conftest import SENTENCES
 
@@ -154,7 +154,7 @@ def test_bytes_that_are_not_utf8_and_oversized_fields_are_refused_with_the_line(
 def test_a_fifo_is_not_read_as_surprisals(tmp_path: Path) -> None:
     fifo = tmp_path / "zoo.tsv"
     os.mkfifo(fifo)
-    with pytest.raises(ConfigurationError, match="zoo.tsv' is not a regular file"):
+    with pytest.raises(ConfigurationError, match="zoo.tsv' is a FIFO \\(named pipe\\), not a surprisal file"):
         PrecomputedScorer(fifo)
 
 

@@ -438,3 +438,41 @@ def test_the_users_command_adds_the_first_admin(tmp_path, capsys, monkeypatch):
         assert _upload(client).status_code == 302
     finally:
         app.extensions["sessions"].kw["bind"].dispose()
+
+
+def test_wrong_passwords_lock_out_neither_a_known_browser_nor_other_accounts_nor_the_token(tmp_path):
+    """Five wrong sign-ins from one address locked out every user there, the right password and the token included
+    (issue 43; behind a reverse proxy every user has one address). Now they count against the account at that
+    address only, and a browser that signed in as that user before (a signed device cookie) is never locked out
+    by someone else's guesses."""
+    from linguagym.web import WebConfig, create_app
+
+    app = create_app(WebConfig.build(tmp_path / "d", host="0.0.0.0", token="s3cret", start_worker=False))
+    try:
+        for user in (ALICE, BOB):
+            _add(app, *user)
+        clock = [1000.0]
+        app.extensions["login_throttle"].clock = lambda: clock[0]
+        known = _sign_in(app, BOB)  # bob's own browser, signed in before
+        assert known.post("/logout").status_code == 302
+        _csrf(known)
+        guesser = Client(app)  # the same address (127.0.0.1), as behind a proxy
+        for _ in range(5):
+            assert guesser.raw.post("/login", data={"username": "bob", "password": "guess-guess",
+                                                    "csrf": guesser.csrf}).status_code == 403
+        assert guesser.raw.post("/login", data={"username": "Bob", "password": BOB[1],
+                                                "csrf": guesser.csrf}).status_code == 429  # the guesser waits
+        assert known.raw.post("/login", data={"username": "bob", "password": BOB[1],
+                                              "csrf": known.csrf}).status_code == 302  # bob's browser does not
+        other = Client(app)
+        assert other.raw.post("/login", data={"username": "alice", "password": ALICE[1],
+                                              "csrf": other.csrf}).status_code == 302  # another account
+        token = app.test_client().post("/api/formula", json={"formula": "1 > 0"},
+                                       headers={"Authorization": "Bearer s3cret"})
+        assert token.status_code == 200  # and the access token
+        forged = Client(app)  # a device cookie is signed: a made-up one is no way past the throttle
+        forged.raw.set_cookie("linguagym_device", "eyJ1c2VyIjoiYm9iIiwiaWQiOiJ4In0.forged")
+        assert forged.raw.post("/login", data={"username": "bob", "password": BOB[1],
+                                               "csrf": forged.csrf}).status_code == 429
+    finally:
+        app.extensions["sessions"].kw["bind"].dispose()

@@ -358,7 +358,7 @@ def test_two_saves_of_one_test_file_at_once_store_it_once(database_url):
 
     from linguagym.capabilities.testing.testfile import load_document
     from linguagym.web import db
-    from linguagym.web.capability_store import save_test_file
+    from linguagym.web.capabilities.store import save_test_file
     from linguagym.web.db import TestFileRecord
 
     sessions = db.open_database(database_url)
@@ -413,3 +413,107 @@ def test_test_files_whose_provenance_the_pages_read_are_checked_at_upload(client
     expansion["provenance"].update(provenance)
     response = _upload_tests(client, json.dumps(data).encode())
     assert response.status_code == 400 and "provenance" in response.text
+
+
+def test_bidi_controls_are_dropped_from_suite_names_and_authors(client):
+    """U+202E reversed the rest of a suite's name in every list (suite files refuse controls, but bidi overrides
+    are format characters); docs/web.md says they are dropped from names, as from file names and notes."""
+    from linguagym.suites.load import parse_suite_text
+    from linguagym.web.db import SuiteRecord
+
+    assert _upload_suite(client, _suite("evil\u202egnp.exe", author="Eve\u2066 \u202d")).status_code == 302
+    assert _upload_suite(client, _suite("\u202e\u2067")).status_code == 302  # nothing left: a placeholder name
+    with client.app.extensions["sessions"]() as session:
+        records = session.query(SuiteRecord).order_by(SuiteRecord.id).all()
+        assert [r.name for r in records] == ["evilgnp.exe", "unnamed suite"]
+        assert records[0].latest.author == "Eve "
+        assert parse_suite_text(records[0].latest.content).suite.name == "evilgnp.exe"  # the content says the same
+    page = client.get("/suites").text
+    assert "evilgnp.exe" in page and "\u202e" not in page
+
+
+# ------------------------------------------------------------------------------------------------ every route
+
+
+_NAME_PATTERNS = (r'(?:args|form|files)\.(?:get|getlist)\(\s*"([^"]+)"', r'(?:args|form)\["([^"]+)"\]',
+                  r'\((?:request\.)?(?:form|args)\s*,\s*"([^"]+)"')
+
+
+def _names_in(text: str) -> set[str]:
+    return {name for pattern in _NAME_PATTERNS for name in re.findall(pattern, text)}
+
+
+def _parameter_names() -> list[str]:
+    """Every query and form field the web views read (found in their source, so a new one is fuzzed too)."""
+    from pathlib import Path
+
+    import linguagym.web
+
+    names = {"expand_seeds", "per_seed", "seed", "max_seeds", "fills_per_mask", "masked_per_seed", "note", "dtype"}
+    for path in Path(linguagym.web.__file__).parent.glob("*.py"):
+        names |= _names_in(path.read_text(encoding="utf-8"))
+    return sorted(names)
+
+
+def _view_names(app, rule) -> set[str]:
+    """The fields the rule's view function reads itself."""
+    import inspect
+
+    view = app.view_functions[rule.endpoint]
+    return _names_in(inspect.getsource(inspect.unwrap(view)))
+
+
+HOSTILE = ["x", HUGE, "\x00<b>" + "a" * 300]
+PATH_VALUES = {"int": ["1", HUGE], "default": ["x", "seeds", "run.json", "tiny", "..%2F..%2Fx", "a" * 300]}
+
+
+def _urls(rule) -> list[str]:
+    """The rule's path with its variables set to known values, and each in turn to hostile ones."""
+    variables = [(name, PATH_VALUES["int" if type(converter).__name__ == "IntegerConverter" else "default"])
+                 for name, converter in rule._converters.items()]
+
+    def fill(chosen: dict[str, str]) -> str:
+        url = rule.rule
+        for name, values in variables:
+            url = re.sub(r"<(?:[a-z]+:)?" + name + ">", chosen.get(name, values[0]), url)
+        return url
+
+    urls = [fill({})]
+    for name, values in variables:
+        urls += [fill({name: value}) for value in values[1:]]
+    return urls
+
+
+def test_no_route_or_parameter_answers_500_with_a_finished_run_present(app, client):
+    """Every route the app has, with a run that has finished (the leaderboard, model and compare pages only read
+    results then: `/leaderboard?order=x` was a KeyError): each hostile value in every parameter any view reads at
+    once, and in each parameter its own view reads one at a time. Changes (POST) go last, deletions at the very
+    end, so that each page still has what to show."""
+    from tests.web.test_results_pages import T0, _finished_run
+
+    _seed(client)
+    finished = _finished_run(app, {"org/model": {"tiny": [True, False]}}, finished=T0)
+    assert client.get(f"/runs/{finished}").status_code == 200
+    names = _parameter_names()
+    assert {"order", "sort", "collection", "other_classifiers", "dataset", "suite", "run"} <= set(names)
+    rules = [rule for rule in app.url_map.iter_rules() if rule.endpoint != "static"]
+    answers: dict[tuple[str, str, str, str], int] = {}
+    for rule in sorted(rules, key=lambda r: ("delete" in r.rule, "POST" in r.methods, r.rule)):
+        own = _view_names(app, rule)
+        for method in sorted(rule.methods & {"GET", "POST"}):
+            send = client.get if method == "GET" else client.post
+            key = "query_string" if method == "GET" else "data"
+            for url in _urls(rule):
+                answers[(method, url[:60], "", "")] = send(url).status_code
+                for value in HOSTILE:
+                    answers[(method, url[:60], "*", value[:10])] = send(url, **{key: dict.fromkeys(names, value)}
+                                                                        ).status_code
+                    for name in own:
+                        answers[(method, url[:60], name, value[:10])] = send(url, **{key: {name: value}}).status_code
+    assert {key: code for key, code in answers.items() if code >= 500} == {}
+    assert {(method, url) for method, url, _, _ in answers} >= {("GET", "/leaderboard"), ("POST", "/runs")}
+    long_spec = "a" * 300  # a classifier spec over 255 bytes was OSError "File name too long"
+    for spec in (long_spec, f"fewshot:{long_spec}", f"{long_spec}.gguf", f"python:{long_spec}:f"):
+        response = client.post("/capabilities/jobs/test", data={"test_file": "1", "other_classifiers": spec})
+        assert response.status_code == 400, (spec[:20], response.status_code)
+    assert client.get("/leaderboard", query_string={"order": "x"}).status_code == 400

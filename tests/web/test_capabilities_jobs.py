@@ -301,7 +301,7 @@ def test_a_real_small_generation_without_the_network(tmp_path):
         job = _job(app, job_id)
         assert job.status == "done", job.error
         with app.extensions["sessions"]() as session:
-            from linguagym.web.capability_store import get_test_file, load_test_file
+            from linguagym.web.capabilities.store import get_test_file, load_test_file
 
             record = get_test_file(session, job.result_file_id)
             generated = load_test_file(record)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.progress import IsCancelled
 
 LABELS = ("negative", "neutral", "positive")
 NEUTRAL_BAND = (1 / 3, 2 / 3)  # open interval of p(positive) read as neutral for a binary classifier
@@ -88,6 +89,11 @@ class Classifier(ABC):
     # warm_up and close are deliberately no-ops by default, not abstract: most classifiers need neither
     def warm_up(self) -> None:  # noqa: B027
         """Load what the first prediction would (a local model's weights) now; nothing to do by default."""
+
+    def stop_when(self, cancelled: IsCancelled | None) -> None:  # noqa: B027
+        """Stop a prediction under way, raising ``Cancelled``, soon after ``cancelled()`` says so (it is asked
+        from another thread while the classifier waits, e.g. for an endpoint). By default cancelling is noticed
+        between batches only."""
 
     def close(self) -> None:  # noqa: B027
         """Release what the classifier holds open (files, connections); nothing to do by default. Safe to call

@@ -19,6 +19,7 @@ from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
 from linguagym.entrystore import EntryStore
+from linguagym.progress import IsCancelled
 from linguagym.scoring.cache import resolve_cache_dir
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,9 @@ class CachedClassifier(Classifier):
         """Keep predictions made elsewhere (by a Ray worker) for ``texts``, committed at once."""
         self._store.put({"text": text, **prediction.as_dict()}
                         for text, prediction in zip(texts, predictions, strict=True))
+
+    def stop_when(self, cancelled: IsCancelled | None) -> None:
+        self.inner.stop_when(cancelled)
 
     def close(self) -> None:
         """Close the cache file and the inner classifier."""

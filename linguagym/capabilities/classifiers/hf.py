@@ -25,10 +25,11 @@ from linguagym.capabilities.classifiers.base import LABELS, Classifier, Classifi
 from linguagym.capabilities.classifiers.python_callable import SYNONYMS, check_label_map, normalise_output
 from linguagym.errors import ConfigurationError
 from linguagym.hashing import HashMemo
-from linguagym.scoring import device as devices
 from linguagym.scoring.cache import resolve_cache_dir
-from linguagym.scoring.hf_base import library_versions
-from linguagym.scoring.sources import read_config
+from linguagym.scoring.engine import device as devices
+from linguagym.scoring.huggingface.base import library_versions
+from linguagym.scoring.huggingface.sources import read_config
+from linguagym.userfiles import probe
 
 _GENERIC = re.compile(r"^LABEL_(\d+)$", re.IGNORECASE)
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -36,8 +37,10 @@ _ASSUMED = {2: ("negative", "positive"), 3: ("negative", "neutral", "positive")}
 
 
 def looks_like_hub_id(text: str) -> bool:
-    """Whether ``text`` could be a hub id (``name`` or ``owner/name``) rather than a path or something else."""
-    return bool(_HUB_ID.match(text)) and not text.startswith((".", "/", "~"))
+    """Whether ``text`` could be a hub id (``name`` or ``owner/name``) rather than a path or something else. The hub
+    allows 96 characters a part; a longer name is no hub id (nor a file: a part over 255 bytes was a 500)."""
+    return (bool(_HUB_ID.match(text)) and not text.startswith((".", "/", "~"))
+            and all(len(part) <= 96 for part in text.split("/")))
 
 
 def read_model_config(directory: Path) -> dict[str, Any]:
@@ -156,14 +159,14 @@ class HFClassifier(Classifier):
         self.dtype = devices.check_dtype(dtype)
         self._name = name or self.model
         path = Path(self.model).expanduser()
-        if path.is_dir():
+        if probe(path, Path.is_dir):
             self.config = read_model_config(path)
             self.source_kind, self.location = "directory", str(path.resolve())
             self.revision = HashMemo(resolve_cache_dir(cache_dir) / "hashes.json").directory(path)
             self._load_from, self._load_revision = str(path), None
-        elif path.exists() or not looks_like_hub_id(self.model):
+        elif probe(path, Path.exists) or not looks_like_hub_id(self.model):
             raise ClassifierError(
-                f"classifier {self.model!r} is neither a model directory nor a Hugging Face hub id",
+                f"classifier {self.model[:300]!r} is neither a model directory nor a Hugging Face hub id",
                 hint="pass a directory written by save_pretrained, or a hub id such as owner/model-name",
             )
         else:

@@ -322,7 +322,11 @@ def _import(module_name: str) -> Any:
     except ModuleNotFoundError as error:
         top = module_name.split(".")[0]
         here = Path.cwd()
-        if error.name != top or not ((here / f"{top}.py").is_file() or (here / top).is_dir()):
+        try:
+            local = (here / f"{top}.py").is_file() or (here / top).is_dir()
+        except (OSError, ValueError):  # a name too long to be a file
+            local = False
+        if error.name != top or not local:
             raise
     sys.path.insert(0, str(here))
     try:

@@ -29,6 +29,7 @@ from linguagym.capabilities.classifiers.python_callable import load_callable
 from linguagym.capabilities.classifiers.train import default_output_dir
 from linguagym.plugins import Adapter
 from linguagym.scoring.cache import resolve_cache_dir
+from linguagym.userfiles import probe
 
 TRAIN_COMMAND = "linguagym lct train-classifier"
 CODE_PREFIX = "python:"
@@ -73,7 +74,7 @@ def builtin_classifiers() -> list[ClassifierAdapter]:
         Adapter("minilm-baseline", "the MiniLM classifier trained offline (Rotten Tomatoes by default) by "
                 f"`{TRAIN_COMMAND}`", plugins.exactly("minilm-baseline"), _baseline),
         Adapter("DIRECTORY", "a local Hugging Face model: sequence classifier, or causal LM (few-shot)",
-                lambda spec: Path(spec).expanduser().is_dir(), _directory),
+                lambda spec: probe(Path(spec).expanduser(), Path.is_dir), _directory),
         Adapter("FILE.gguf", "a GGUF causal LM, prompted few-shot",
                 lambda spec: Path(spec).expanduser().suffix.lower() == ".gguf", _gguf),
         Adapter("HUB_ID", "a Hugging Face hub sequence classifier, e.g. owner/model-name (downloaded once online)",
@@ -173,14 +174,14 @@ def _prompted(spec: str, options: LoaderOptions) -> Classifier:
 
 def _gguf(spec: str, options: LoaderOptions) -> Classifier:
     path = Path(spec).expanduser()
-    if not path.is_file():
+    if not probe(path, Path.is_file):
         raise ClassifierError(f"GGUF file {str(path)!r} does not exist", hint="check the path; " + _accepted())
     _no_label_map(options.label_map, spec)
     return _fewshot(spec, options)
 
 
 def _hub(spec: str, options: LoaderOptions) -> Classifier:
-    if Path(spec).expanduser().exists():
+    if probe(Path(spec).expanduser(), Path.exists):
         raise ClassifierError(
             f"{spec!r} is a file but not a classifier (expected a model directory or a .gguf file)", hint=_accepted()
         )

@@ -11,6 +11,7 @@ sentence-polarity corpus are in ``linguagym.capabilities.data.sst``. ``load_data
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
 import io
 import json
@@ -21,9 +22,11 @@ from pathlib import Path
 from linguagym.capabilities.data.detokenize import detokenize, normalise_space, recase
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.hashing import sha256_file
+from linguagym.userfiles import RefusedFile, read_regular
 
 LABELS = ("negative", "neutral", "positive")
 DEFAULT_DATASET = "rotten-tomatoes"
+MAX_DATASET_BYTES = 256 * 2**20  # SST's largest file is 12 MB; a bound keeps /dev/zero from filling memory
 BAND_RULE = "score on 0..1: <= 0.4 negative, > 0.6 positive, else neutral (the SST's bands)"
 _LABEL_NAMES = {
     "negative": "negative", "neg": "negative", "-": "negative",
@@ -76,7 +79,8 @@ def read_rotten_tomatoes(path: str | Path, name: str = DEFAULT_DATASET) -> Datas
     """
     path = Path(path)
     examples = []
-    for number, line in enumerate(_read_text(path).splitlines(), start=1):
+    text, sha256 = _read_text(path)
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -93,7 +97,7 @@ def read_rotten_tomatoes(path: str | Path, name: str = DEFAULT_DATASET) -> Datas
         score = (value + 4) / 8
         examples.append(Example(row_id.strip(), _clean(text, tokenized=False), band_label(score), round(score, 6)))
     return Dataset(name, str(path), tuple(examples), "mean rating r in -4..4 rescaled to (r + 4) / 8; " + BAND_RULE,
-                   file_sha256(path))
+                   sha256)
 
 
 def read_table(path: str | Path, *, text_column: str = "text", label_column: str = "label",
@@ -108,7 +112,8 @@ def read_table(path: str | Path, *, text_column: str = "text", label_column: str
     is given: the score's band gives the label.
     """
     path = Path(path)
-    rows = list(_table_rows(path))
+    text, sha256 = _read_text(path)
+    rows = list(_table_rows(path, text))
     if not rows:
         raise CapabilityError(f"dataset file {path} has no rows")
     columns = set(rows[0][1])
@@ -146,7 +151,7 @@ def read_table(path: str | Path, *, text_column: str = "text", label_column: str
     rule = "labels as given" if use_label else f"column {score_column!r} as a 0..1 score; {BAND_RULE}"
     if label_map:
         rule = "labels mapped " + ", ".join(f"{k}->{v}" for k, v in label_map.items())
-    return Dataset(name or path.stem, str(path), tuple(examples), rule, file_sha256(path))
+    return Dataset(name or path.stem, str(path), tuple(examples), rule, sha256)
 
 
 def parse_label(value: object, label_map: Mapping[str, str] | None = None) -> str | None:
@@ -192,20 +197,31 @@ def _score(value: object, path: Path, where: str) -> float:
     return score
 
 
-def _read_text(path: Path) -> str:
+def read_dataset_bytes(path: Path) -> bytes:
+    """A dataset file's bytes: a regular file of at most MAX_DATASET_BYTES, read in bounded blocks. A FIFO
+    (``csv:FIFO`` waited forever), a device (``/dev/zero`` grew until the kernel killed the server) or a directory
+    is refused before it is read."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise CapabilityError(f"dataset file {path} does not exist") from None
+        return read_regular(path, limit=MAX_DATASET_BYTES, what="dataset file")
+    except RefusedFile as refused:
+        if refused.missing:
+            raise CapabilityError(f"dataset file {path} does not exist", hint=refused.hint) from None
+        raise CapabilityError(f"dataset file {path} {refused.problem}", hint=refused.hint) from None
+
+
+def _read_text(path: Path) -> tuple[str, str]:
+    """The dataset file's text and the sha256 of the bytes read (not of a second read: the file may change)."""
+    raw = read_dataset_bytes(path)
+    try:
+        return raw.decode("utf-8-sig"), hashlib.sha256(raw).hexdigest()
     except UnicodeDecodeError as error:
-        raise CapabilityError(f"dataset file {path} is not UTF-8 ({error})") from None
-    except OSError as error:
-        raise CapabilityError(f"cannot read dataset file {path}: {error}") from None
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise CapabilityError(f"dataset file {path} is not UTF-8 (line {line}, byte {error.start})",
+                              hint="save the file as UTF-8") from None
 
 
-def _table_rows(path: Path) -> Iterable[tuple[str, dict]]:
-    """("row N" or "line N", record) for each record; N counts data rows from 1."""
-    text = _read_text(path)
+def _table_rows(path: Path, text: str) -> Iterable[tuple[str, dict]]:
+    """("row N" or "line N", record) for each record of the file's text; N counts data rows from 1."""
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         number = 0

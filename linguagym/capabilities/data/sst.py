@@ -7,7 +7,16 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from linguagym.capabilities.data.datasets import BAND_RULE, Dataset, Example, band_label, file_sha256, read_table
+from linguagym.capabilities.data.datasets import (
+    BAND_RULE,
+    MAX_DATASET_BYTES,
+    Dataset,
+    Example,
+    band_label,
+    file_sha256,
+    read_dataset_bytes,
+    read_table,
+)
 from linguagym.capabilities.data.detokenize import detokenize, recase
 from linguagym.capabilities.errors import CapabilityError
 
@@ -107,7 +116,8 @@ def _polarity_files(path: Path) -> dict[str, str]:
         missing = [n for n in names.values() if not (path / n).is_file()]
         if missing:
             raise CapabilityError(f"sentence-polarity directory {path} lacks {', '.join(missing)}")
-        return {k: (path / n).read_bytes().decode("latin-1") for k, n in names.items()}
+        return {k: read_dataset_bytes(path / n).decode("latin-1") for k, n in names.items()}
+    read_dataset_bytes(path)  # a regular file of bounded size (a FIFO would block the zip reader)
     try:
         with zipfile.ZipFile(path) as archive:
             found = {}
@@ -115,6 +125,9 @@ def _polarity_files(path: Path) -> dict[str, str]:
                 member = next((m for m in archive.namelist() if m.endswith("/" + file_name) or m == file_name), None)
                 if member is None:
                     raise CapabilityError(f"{path} lacks {file_name}", hint="is it NLTK's sentence_polarity.zip?")
+                if archive.getinfo(member).file_size > MAX_DATASET_BYTES:
+                    raise CapabilityError(f"{path}: {member} unpacks to more than {MAX_DATASET_BYTES // 2**20} MiB",
+                                          hint="is it NLTK's sentence_polarity.zip?")
                 found[key] = archive.read(member).decode("latin-1")
             return found
     except FileNotFoundError:
@@ -125,7 +138,8 @@ def _polarity_files(path: Path) -> dict[str, str]:
 
 
 def _lines(path: Path) -> list[str]:
-    return [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    text = read_dataset_bytes(path).decode("utf-8", errors="replace")
+    return [line for line in text.splitlines() if line.strip()]
 
 
 def _fix_encoding(text: str) -> str:

@@ -22,6 +22,7 @@ from linguagym.capabilities.data.datasets import LABELS
 from linguagym.capabilities.data.lexicon import SENTIMENTS, WORD_CLASSES
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.errors import Problem
+from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular
 
 SENTENCE = "S"
 FILTERS = ("bare", "quote", "lower_first", "upper_first", "negate")
@@ -160,10 +161,11 @@ def select_specs(specs: list[Spec], wanted: str) -> list[Spec]:
 def load_spec(path: str | Path) -> Spec:
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, limit=MAX_TEXT_BYTES, what="spec file")
         text = raw.decode("utf-8")
-    except OSError as error:
-        raise CapabilityError(f"cannot read spec file {path}: {error}") from None
+    except RefusedFile as refused:
+        problem = "does not exist" if refused.missing else refused.problem
+        raise CapabilityError(f"cannot read spec file {path}: {problem}", hint=refused.hint) from None
     except UnicodeDecodeError:
         raise CapabilityError(f"spec file {path} is not UTF-8") from None
     data = _parse(text, path)

@@ -133,7 +133,8 @@ def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_di
                                   hint="give PTB bracket files (a file, directory or zip), or induced:FILE with "
                                   "one sentence per line")
     is_trees = path.is_dir() or path.suffix in (".zip", *treebank.TREE_SUFFIXES[:-1]) or _looks_bracketed(path)
-    content = treebank.fingerprint(path) if is_trees else hashlib.sha256(path.read_bytes()).hexdigest()
+    raw = None if is_trees else treebank.read_corpus_bytes(path)  # read once: hashed, then parsed
+    content = treebank.fingerprint(path) if raw is None else hashlib.sha256(raw).hexdigest()
     if induced and parser is None:
         parser = load_parser("spacy")
     key_data = {"format": GRAMMAR_FORMAT, "content": content, "induced": induced,
@@ -147,7 +148,8 @@ def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_di
         if is_trees:
             sentences = [t.leaves() for t in treebank.read_treebank(path)]
             return grammar_from_trees(parser.parse_words([unescape_words(s) for s in sentences]), source)
-        lines = [line.strip() for line in path.read_text("utf-8", errors="replace").splitlines() if line.strip()]
+        text = (raw or b"").decode("utf-8", errors="replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
         if not lines:
             raise CapabilityError(f"reference corpus {path} has no sentences", hint="one sentence per line")
         return grammar_from_trees((p.tree for p in parser.parse(lines)), source)

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.syntax.trees import Tree, clean, parse_brackets
+from linguagym.userfiles import RefusedFile, read_regular
 
+MAX_CORPUS_BYTES = 256 * 2**20  # the Penn Treebank's WSJ bracket files are about 40 MB together
 TREE_SUFFIXES = (".mrg", ".tree", ".trees", ".ptb", ".txt")
 
 
@@ -57,7 +59,16 @@ def _members(path: Path) -> list[tuple[str, bytes]]:
                        and "README" not in p.name)
         mrg = [p for p in files if p.suffix == ".mrg"]
         return [(str(p), p.read_bytes()) for p in (mrg or files)]
-    return [(str(path), path.read_bytes())]
+    return [(str(path), read_corpus_bytes(path))]
+
+
+def read_corpus_bytes(path: Path) -> bytes:
+    """A reference corpus file's bytes: a regular file of at most MAX_CORPUS_BYTES (a FIFO or a device named as
+    the reference is refused before it is read)."""
+    try:
+        return read_regular(path, limit=MAX_CORPUS_BYTES, what="reference corpus file")
+    except RefusedFile as refused:
+        raise CapabilityError(f"reference {path} {refused.problem}", hint=refused.hint) from None
 
 
 def read_treebank(path: str | Path) -> list[Tree]:

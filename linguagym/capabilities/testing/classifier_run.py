@@ -16,7 +16,9 @@ on a subset of the tests.
 
 from __future__ import annotations
 
+import logging
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +32,8 @@ from linguagym.capabilities.testing.testfile_model import (
     require_test_file,
 )
 from linguagym.errors import Cancelled, LinguagymError
+
+log = logging.getLogger("linguagym.capabilities")
 
 # progress(total) is called once with the number of texts still to predict; it returns advance(n), called with the
 # number of texts each finished step predicted.
@@ -162,7 +166,9 @@ def run_tests(document: CapabilityTestFile, classifier: Classifier, *, progress:
               spec: str | None = None) -> ClassifierRun:
     """Predict every unique text of ``document`` (a test file, as ``read_tests`` returns it) with ``classifier``
     and mark each test passed or failed. A ``LinguagymError`` (a ``ClassifierError``, a model not found) is caught
-    and recorded in the returned run; any other exception is a bug and propagates."""
+    and recorded in the returned run; so is any other exception (a bug in the classifier, memory exhausted), named
+    as an internal error and logged with its traceback, so that one classifier's failure never costs the others'
+    results in a run of several."""
     document = require_test_file(document, "run_tests")
     texts = unique_texts(document)
     started = time.perf_counter()
@@ -177,6 +183,11 @@ def run_tests(document: CapabilityTestFile, classifier: Classifier, *, progress:
     except LinguagymError as error:
         return ClassifierRun(classifier.name, dict(classifier.identity), [], len(texts), cached,
                              _kept(classifier, texts), time.perf_counter() - started, str(error), spec)
+    except Exception as error:  # noqa: BLE001 - isolated: recorded as this classifier's failure, logged in full
+        log.error("classifier %s failed:\n%s", classifier.name, traceback.format_exc())
+        return ClassifierRun(classifier.name, dict(classifier.identity), [], len(texts), cached,
+                             _kept(classifier, texts), time.perf_counter() - started,
+                             f"internal error: {type(error).__name__}: {error}"[:2000], spec)
     by_text = dict(zip(texts, predictions, strict=True))
     sources = source_sentences(document)
     outcomes = []

@@ -157,6 +157,7 @@ def run_classifiers(
         check_cancelled(cancelled)
         label = f"classifier {index + 1} of {len(classifiers)}: {classifier.name}" if len(classifiers) > 1 \
             else classifier.name
+        classifier.stop_when(cancelled)  # a request waiting on an endpoint ends soon after Cancel
         try:
             if spec in elsewhere and elsewhere[spec][1] is not None:
                 run = failed_run(document, classifier, str(elsewhere[spec][1]), spec)
@@ -164,6 +165,7 @@ def run_classifiers(
                 run = run_tests(document, classifier, spec=spec,
                                 progress=lambda total, label=label: begin(progress, cancelled, label, total, "texts"))
         finally:
+            classifier.stop_when(None)
             classifier.close()
         if spec in elsewhere:  # predicted on the cluster: not "from the cache"
             run.cached -= elsewhere[spec][0]

@@ -20,6 +20,7 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.testing.testfile_model import FORMAT, VERSION, CapabilityTestFile, require_test_file
 from linguagym.printable import printable
 from linguagym.strict_json import data_problems, decode_json, json_path, nesting_problem
+from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular_text
 
 __all__ = ["FORMAT", "VERSION", "load_document", "parse_tests", "read_tests", "schema", "validate_document",
            "write_tests"]
@@ -91,9 +92,9 @@ def write_tests(document: CapabilityTestFile, path: str | Path) -> None:
 def read_tests(path: str | Path) -> CapabilityTestFile:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CapabilityError(f"test file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CapabilityError(f"cannot read test file {path}: {error}") from None
+        text = read_regular_text(path, limit=MAX_TEXT_BYTES, what="test file")
+    except RefusedFile as refused:
+        if refused.missing:
+            raise CapabilityError(f"test file {path} does not exist") from None
+        raise CapabilityError(f"cannot read test file {path}: {refused.problem}", hint=refused.hint) from None
     return parse_tests(text, str(path))

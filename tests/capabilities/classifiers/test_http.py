@@ -28,6 +28,8 @@ class Answer:
     status: int = 200
     body: Any = None  # JSON-able, or bytes sent as they are
     delay: float = 0.0
+    trickle: float = 0.0  # > 0: the whole answer, status line and headers too, one byte every this many seconds
+    repeat: int = 1  # the body sent this many times, with no Content-Length (a stream ended by closing)
 
 
 @dataclass
@@ -53,6 +55,21 @@ def server() -> Iterator[Server]:
             answer = state.script(number, texts)
             time.sleep(answer.delay)
             body = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
+            if answer.trickle:
+                whole = (b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                         % len(body) + body)
+                for byte in whole:
+                    self.wfile.write(bytes([byte]))
+                    time.sleep(answer.trickle)
+                return
+            if answer.repeat > 1:
+                self.send_response(answer.status)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                for _ in range(answer.repeat):
+                    self.wfile.write(body)
+                self.close_connection = True
+                return
             self.send_response(answer.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -206,3 +223,35 @@ def test_cache_keeps_finished_batches_and_resends_only_the_rest(server: Server, 
     assert [p.label for p in again.predict(TEXTS)] == labels(TEXTS)
     assert server.received == [TEXTS[8:]]
     again.close()
+
+
+def test_a_trickling_endpoint_ends_at_the_total_deadline(server: Server) -> None:
+    """A byte every 0.2 s never trips a 1 s socket timeout (each byte restarts it); the try's deadline ends it.
+    Before: still running at 150 s (a byte every 2 s, timeout 5). The answer would take 20 s to arrive."""
+    server.script = lambda n, texts: Answer(body={"predictions": labels(texts)}, trickle=0.2)
+    classifier = client(server, timeout=1.0, retries=1, batch_size=10)
+    started = time.monotonic()
+    with pytest.raises(ClassifierError, match=r"after 2 tries \(try 1: no whole answer within 1 s; try 2: no whole"):
+        classifier.predict(TEXTS)
+    assert time.monotonic() - started < 4  # two tries of 1 s and a backoff of 0.01 s, with room for a busy CI
+
+
+def test_a_huge_answer_is_refused_at_the_size_cap(server: Server) -> None:
+    """A 600 MB answer took 1.95 GB to read; now the read stops at the cap, streamed or announced."""
+    block = b" " * 2**16
+    server.script = lambda n, texts: Answer(body=block, repeat=64)  # 4 MiB with no Content-Length
+    classifier = client(server, max_response_bytes=2**20, retries=0)
+    with pytest.raises(ClassifierError, match="answered more than 1,048,576 bytes for texts 0-3"):
+        classifier.predict(TEXTS[:4])
+    server.script = lambda n, texts: Answer(body=b" " * (2**20 + 1))  # announced by Content-Length
+    with pytest.raises(ClassifierError, match="answered more than 1,048,576 bytes"):
+        classifier.predict(TEXTS[:4])
+    server.script = lambda n, texts: Answer(body={"predictions": labels(texts)})
+    assert [p.label for p in classifier.predict(TEXTS[:4])] == labels(TEXTS[:4])  # an answer under the cap reads
+
+
+def test_a_deeply_nested_answer_is_a_clear_error_not_recursion(server: Server) -> None:
+    depth = 100_000
+    server.script = lambda n, texts: Answer(body=b"[" * depth + b"]" * depth)
+    with pytest.raises(ClassifierError, match=r"answered JSON nested more than 64 deep for texts 0-3 .*line 1"):
+        client(server, retries=0).predict(TEXTS[:4])

@@ -1,0 +1,115 @@
+"""Capability jobs in the background worker: ``generate`` makes a test file from a dataset, ``test`` runs a stored
+test file against classifiers. Each is one library call (``pipeline.generate_suite``; ``run.run_classifiers``, as
+``linguagym lct generate`` and ``lct test`` make them), with the job's row as its progress and cancel callbacks
+(``jobs.JobProgress``).
+
+A test job interrupted by a restart resumes from the prediction cache; a generate job starts again.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from linguagym.atomic import atomic_write_text
+from linguagym.capabilities import pipeline
+from linguagym.capabilities.classifiers.base import Classifier
+from linguagym.capabilities.expansion.expand import ExpansionSettings
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
+from linguagym.capabilities.testing.run import ClassifierOptions, run_classifiers
+from linguagym.capabilities.testing.run import open_classifier as open_library_classifier
+from linguagym.capabilities.testing.testfile import write_tests
+from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
+from linguagym.web.capabilities.store import get_test_file, save_test_file
+from linguagym.web.config import WebConfig
+from linguagym.web.db import CapabilityJob, now
+from linguagym.web.jobs.rows import JobContext, JobProgress
+
+
+def job_directory(config: WebConfig, job_id: int) -> Path:
+    return config.data_dir / "capability-jobs" / str(job_id)
+
+
+def job_results_directory(config: WebConfig, job_id: int) -> Path:
+    return job_directory(config, job_id) / "results"
+
+
+def classifier_options(config: WebConfig, settings: dict) -> ClassifierOptions:
+    """How a job's classifiers are loaded: its settings, the server's cache, and ``python:`` specs only where the
+    operator started the server with --allow-python-classifiers (checked by the form and again by the job, so
+    a job queued while they were allowed does not run after a restart without it)."""
+    return ClassifierOptions(device=settings.get("device") or "auto", batch_size=settings.get("batch_size"),
+                             label_map=settings.get("label_map"), cache_dir=config.score_cache_dir,
+                             allow_code=config.allow_python_classifiers)
+
+
+def open_classifier(spec: str, config: WebConfig, settings: dict) -> Classifier:
+    """The classifier ``spec`` names, as a job would load it (the form checks specs with this before queueing)."""
+    return open_library_classifier(spec, classifier_options(config, settings))
+
+
+def execute_job(context: JobContext, job_id: int) -> None:
+    """Do one job, recording its outcome; errors a user can cause fail the job with their message."""
+    progress = JobProgress(context, CapabilityJob, job_id)
+
+    def work() -> None:
+        with context.sessions.begin() as session:
+            job = session.get(CapabilityJob, job_id)
+            kind, settings = job.kind, dict(job.settings)
+            content = get_test_file(session, job.test_file_id).content if job.test_file_id else None
+        if kind == "generate":
+            _generate(context, job_id, settings, progress)
+        else:
+            _test(context, job_id, settings, content or "", progress)
+
+    progress.record(work, f"capability job {job_id}")
+
+
+def _generate(context: JobContext, job_id: int, settings: dict, progress: JobProgress) -> None:
+
+    # a setting left blank in the form (or a job queued before the form had it) takes the library's default
+    chosen = {key: settings[key] for key in ("fills_per_mask", "masked_per_seed", "insertions")
+              if settings.get(key) is not None}
+    expansion = pipeline.ExpansionOptions(
+        enabled=bool(settings.get("expand")),
+        settings=ExpansionSettings(seeds_per_capability=settings.get("expand_seeds"),
+                                   per_seed=settings.get("per_seed"), **chosen))  # None (blank): the library's
+    progress.say("loading the dataset and the lexicon")
+    document = pipeline.generate_suite(
+        settings.get("dataset") or "rotten-tomatoes", lcs=settings.get("lcs") or "all",
+        seed=int(settings.get("seed", 0)), max_seeds=settings.get("max_seeds", DEFAULT_MAX_SEEDS),
+        cache_dir=context.config.score_cache_dir, expansion=expansion,
+        templates=settings.get("templates", "repaired"),  # jobs queued before the option made repaired ones
+        test_types=settings.get("test_types", "mft"),  # and expected-label tests only
+        progress=progress, cancelled=progress.cancelled)
+    path = job_directory(context.config, job_id) / "tests.json"
+    write_tests(document, path)
+    text = path.read_text(encoding="utf-8")
+    with context.sessions.begin() as session:
+        job = session.get(CapabilityJob, job_id)
+        saved = save_test_file(session, text, document, name=settings.get("name") or _default_name(document),
+                               note=f"generated by capability job {job_id}", owner_id=job.owner_id)
+        job.result_file_id = saved.record.id
+        job.status, job.finished_at, job.progress_label = "done", now(), "done"
+
+
+def _default_name(document: CapabilityTestFile) -> str:
+    lcs = ",".join(document.settings.lcs or ())
+    return f"{document.dataset.name} {lcs}".strip()
+
+
+def _test(context: JobContext, job_id: int, settings: dict, content: str, progress: JobProgress) -> None:
+    config = context.config
+    path = job_directory(config, job_id) / "tests.json"
+    atomic_write_text(path, content)
+    results = job_results_directory(config, job_id)
+    if results.exists():  # a partial folder from an interrupted attempt: replaced whole
+        shutil.rmtree(results)
+    with context.executor() as executor:  # the server's --executor, as `lct test --executor` predicts
+        done = run_classifiers(path, list(settings.get("classifiers") or []), classifier_options(config, settings),
+                               output=results, examples=int(settings.get("examples", 3)), progress=progress,
+                               cancelled=progress.cancelled, executor=executor)
+    message = "\n".join(f"{run.name}: failed after {run.finished} of {run.unique_texts} predictions (kept in the "
+                        f"prediction cache; testing again resumes): {run.error}" for run in done.failed)
+    status = "failed" if done.failed and len(done.failed) == len(done) else "done"
+    progress.write(status=status, finished_at=now(), progress_label=status, error=message)

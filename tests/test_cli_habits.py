@@ -1,0 +1,77 @@
+"""Command-line habits of the Unix world: ``-`` for stdout in --csv and --markdown."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from linguagym.cli import main
+
+PAPER_ROWS = "model,suite,item,correct\n" + "".join(
+    f"gpt2,{suite},{item},{'True' if (item + offset) % 3 else 'False'}\n"
+    for offset, suite in enumerate(["suite_a", "suite_b"]) for item in range(1, 7))
+
+
+def _items(tmp_path):
+    path = tmp_path / "items.csv"
+    path.write_text(PAPER_ROWS, encoding="utf-8")
+    return path
+
+
+def test_csv_dash_writes_the_csv_alone_on_stdout(tmp_path, capsys):
+    assert main(["score", str(_items(tmp_path)), "--policy", "first", "--bootstrap", "0", "--csv", "-"]) == 0
+    out, err = capsys.readouterr()
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows and set(rows[0]) == {"collection", "policy", "model", "kind", "name", "accuracy", "ci_low", "ci_high",
+                                      "items"}
+    by_name = {row["name"]: row for row in rows if row["kind"] == "suite"}
+    # suite_a: items 1..6 with offset 0 -> correct unless item % 3 == 0 -> 4 of 6
+    assert float(by_name["suite_a"]["accuracy"]) == round(4 / 6, 6) and by_name["suite_a"]["items"] == "6"
+    assert not (tmp_path / "-").exists() and not list(tmp_path.glob("-*"))
+    assert "wrote" not in out and "─" not in out  # no drawn table mixed into the CSV
+
+
+def test_markdown_dash_writes_markdown_on_stdout(tmp_path, capsys):
+    assert main(["score", str(_items(tmp_path)), "--policy", "first", "--bootstrap", "0", "--markdown", "-"]) == 0
+    out, _ = capsys.readouterr()
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("| | gpt2") and lines[1].startswith("| --- |")
+    assert not (tmp_path / "-").exists()
+
+
+def test_both_on_stdout_is_refused_before_any_work(tmp_path, capsys):
+    assert main(["score", str(_items(tmp_path)), "--csv", "-", "--markdown", "-"]) == 1
+    assert "both ask for stdout" in capsys.readouterr().err
+
+
+def test_no_color_drops_bold_too(monkeypatch):
+    from linguagym.cli.output import console
+
+    def rendered() -> str:
+        out = console()
+        with out.capture() as captured:
+            out.print("[bold]plain[/] [red]text[/]")
+        return captured.get()
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert "\x1b[1m" in rendered()  # the control: styles are drawn where colour is on
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert rendered() == "plain text\n"
+
+
+def test_users_takes_the_server_options_after_the_subcommand_too(tmp_path, capsys):
+    import pytest
+
+    pytest.importorskip("sqlalchemy")
+    data, other = tmp_path / "d", tmp_path / "other"
+    secret = tmp_path / "pw"
+    secret.write_text("correct horse\n", encoding="utf-8")
+    assert main(["users", "add", "carol", "--admin", "--data-dir", str(data), "--password-file", str(secret)]) == 0
+    assert main(["users", "--data-dir", str(data), "add", "dan", "--password-file", str(secret)]) == 0
+    # given before the subcommand and not after, the group's value must survive the subcommand's parsing
+    assert main(["users", "--data-dir", str(data), "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "carol" in listed and "dan" in listed
+    assert main(["users", "list", "--data-dir", str(other)]) == 0
+    assert "no users" in capsys.readouterr().out

@@ -1,0 +1,111 @@
+"""The package a lab installs: ``python -m linguagym``, the licence and type marker in the wheel's sources, and an
+sdist whose own tests run from the unpacked archive (conftest, tiny models and test subpackages included)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_python_dash_m_linguagym_is_the_command():
+    result = subprocess.run([sys.executable, "-m", "linguagym", "--help"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "usage: linguagym" in result.stdout
+
+
+def test_licence_and_type_marker_are_shipped():
+    import tomllib
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "MIT License" in (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert project["project"]["license"] == "MIT" and project["project"]["license-files"] == ["LICENSE"]
+    assert (REPO / "linguagym" / "py.typed").is_file()
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["linguagym"]
+    assert "Typing :: Typed" in project["project"]["classifiers"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("build") is None, reason="the 'build' package is not installed")
+def test_sdist_tests_run_from_the_unpacked_sdist(tmp_path):
+    built = subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(tmp_path / "dist"),
+                            str(REPO)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    (archive,) = (tmp_path / "dist").glob("linguagym-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = set(tar.getnames())
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    (root,) = (tmp_path / "unpacked").iterdir()
+    prefix = root.name + "/"
+    for needed in ("LICENSE", "linguagym/py.typed", "tests/conftest.py", "tests/tiny_models.py",
+                   "tests/web/conftest.py", "tests/suites/__init__.py", "tests/fixtures", "ci/floors.txt"):
+        assert prefix + needed in names, needed
+    assert not any("__pycache__" in name for name in names)
+    # The unpacked sources, not the checkout, are what these tests import.
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    tests = ["tests/suites/test_formula.py", "tests/test_printable.py", "tests/test_package.py::"
+             "test_licence_and_type_marker_are_shipped"]
+    probe = subprocess.run([sys.executable, "-c", "import linguagym; print(linguagym.__file__)"], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert probe.stdout.strip().startswith(str(root)), probe.stdout + probe.stderr
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    assert " passed" in ran.stdout and "error" not in ran.stdout.lower().split("passed")[-1]
+
+
+def test_every_environment_variable_read_is_documented_in_the_readme():
+    import re
+
+    read = set()
+    for path in (REPO / "linguagym").rglob("*.py"):
+        read |= set(re.findall(r"[\"'](LINGUAGYM_[A-Z_]+)[\"']", path.read_text(encoding="utf-8")))
+    assert {"LINGUAGYM_CACHE_DIR", "LINGUAGYM_THREADS"} <= read  # the control: the scan finds them
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Environment variables", 1)[1].split("\n## ", 1)[0]
+    assert sorted(name for name in read if f"`{name}`" not in table) == []
+
+
+def test_type_checkers_see_each_public_name_where_it_is_imported_from():
+    """``linguagym/__init__.py`` imports every public name under TYPE_CHECKING (so a type checker sees its real
+    type, not the lazy ``__getattr__``'s Any) from the module its lazy table names."""
+    import ast
+
+    import linguagym
+
+    tree = ast.parse((REPO / "linguagym" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for statement in node.body:
+                for alias in statement.names:
+                    typed[alias.asname or alias.name] = statement.module
+    assert typed == linguagym._ENTRY_POINTS
+    assert linguagym.__all__ == ["__version__", *linguagym._ENTRY_POINTS]
+    for name in linguagym._ENTRY_POINTS:
+        assert getattr(linguagym, name) is not None
+
+
+def test_runtime_requirements_are_floors_and_each_cap_names_its_break():
+    """Floors only, as lm-evaluation-harness: a cap (``<``) on a runtime requirement must say, in a comment on its
+    line or the line above, which break it avoids. The development tools are exempt."""
+    import re
+
+    lines = (REPO / "pyproject.toml").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("dependencies = ["))
+    end = next(i for i, line in enumerate(lines) if line.startswith("dev = ["))
+    capped = []
+    for number in range(start, end):
+        for requirement in re.findall(r'"([^"#]+)"', lines[number].split("#", 1)[0]):
+            if "<" in requirement:
+                capped.append(requirement)
+                assert "#" in lines[number] or lines[number - 1].lstrip().startswith("#"), requirement
+    assert any(r.startswith("torch>=") for line in lines[start:end] for r in re.findall(r'"([^"]+)"', line))
+    assert capped == ["spacy>=3.7.5,<3.9"]
