@@ -2,7 +2,7 @@
 rates per capability and write CSVs, a results record and an HTML report.
 
 The command parses its options, shows progress and prints the table; the work is the library's
-``capabilities.testing.run.run_classifiers``, which the web app's capability jobs call too. A classifier that fails part
+``capabilities.run.run_classifiers``, which the web app's capability jobs call too. A classifier that fails part
 way does not stop the others: their results are written, and the command then exits 1 naming the failed ones and
 how many predictions the cache kept, so that running it again resumes.
 """
@@ -26,9 +26,9 @@ from linguagym.capabilities.testing.failures import (
     has_sources,
     summary_table,
 )
+from linguagym.cli.flags import settings_as_flags
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars, prediction_announcement
-from linguagym.errors import LinguagymError
 from linguagym.executors import make_executor
 
 
@@ -71,14 +71,21 @@ def add_test_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+# ClassifierRunSettings' names -> lct test's flags (an error about a setting names the flag)
+TEST_FLAGS = {"batch_size": "--batch-size", "retries": "--retries", "timeout": "--timeout", "examples": "--examples",
+              "classifiers": "--classifier"}
+
+
 def cmd_lct_test(args: argparse.Namespace) -> int:
     from linguagym.capabilities.data.datasets import parse_label_map  # off --help's path (~5 ms)
-    from linguagym.capabilities.testing.run import ClassifierOptions, run_classifiers  # off --help's path (~30 ms)
+    from linguagym.capabilities.run import run_classifiers  # off --help's path (~30 ms)
+    from linguagym.capabilities.settings import ClassifierOptions, ClassifierRunSettings
 
-    _check(args)
-    options = ClassifierOptions(device=args.device, batch_size=args.batch_size,
-                                label_map=parse_label_map(args.label_map) if args.label_map else None,
-                                timeout=args.timeout, retries=args.retries, cache_dir=args.cache_dir)
+    with settings_as_flags(TEST_FLAGS):
+        options = ClassifierOptions(device=args.device, batch_size=args.batch_size,
+                                    label_map=parse_label_map(args.label_map) if args.label_map else None,
+                                    timeout=args.timeout, retries=args.retries, cache_dir=args.cache_dir)
+        settings = ClassifierRunSettings(tuple(args.classifier), options, args.output, args.examples)
     err = console(stderr=True)
     bars = ProgressBars(err, prediction_announcement)
 
@@ -92,8 +99,7 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
                       markup=False)
 
     with make_executor(args.executor, address=args.ray_address, workers=args.ray_workers) as executor, bars:
-        done = run_classifiers(args.tests, args.classifier, options, output=args.output, examples=args.examples,
-                               progress=bars, finished=finished, executor=executor)
+        done = run_classifiers(args.tests, settings, progress=bars, finished=finished, executor=executor)
     written = done.written
     assert written is not None  # (an output folder was given)
     _print_table(written.summaries, args)
@@ -109,16 +115,6 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
                               hint="mend the cause and run the same command again: it resumes from the cached "
                               "predictions")
     return 0
-
-
-def _check(args: argparse.Namespace) -> None:
-    """The options' spelling on the command line in the message (the library checks them again, by name)."""
-    for option, value, low in (("--batch-size", args.batch_size, 1), ("--retries", args.retries, 0),
-                               ("--examples", args.examples, 0)):
-        if value is not None and value < low:
-            raise LinguagymError(f"{option} must be {low} or more, not {value}")
-    if args.timeout is not None and args.timeout <= 0:
-        raise LinguagymError(f"--timeout must be more than 0 seconds, not {args.timeout}")
 
 
 def _print_table(summaries: dict, args: argparse.Namespace) -> None:

@@ -480,25 +480,27 @@ def test_without_disk_cache_nothing_is_written(tiny_causal, tmp_path):
 
 @pytest.mark.usefixtures("spacy_ready")
 def test_lct_generate_records_the_fill_cache_and_a_second_run_reads_it(tiny_causal, rt_file, swn_file, tmp_path):
-    """``generate_suite`` keeps the filler's work under its cache directory by default and says in the file's
+    """``generate_tests`` keeps the filler's work under its cache directory by default and says in the file's
     expansion block what came from there; a second run writes the same tests from it."""
     from linguagym.capabilities import pipeline
     from linguagym.capabilities.data.datasets import read_rotten_tomatoes
-    from linguagym.capabilities.expansion.expand import ExpansionSettings
+    from linguagym.capabilities.expansion.settings import ExpansionSettings
+    from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
 
-    options = pipeline.ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal),
-                                        settings=ExpansionSettings())
+    options = ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal),
+                               settings=ExpansionSettings())
+
+    def generate(expansion: ExpansionOptions):
+        return pipeline.generate_tests(GenerateSettings(read_rotten_tomatoes(rt_file), lexicon_path=swn_file,
+                                                        lcs="LC2,LC4", cache_dir=tmp_path, expansion=expansion))
 
     def run() -> dict:
-        return pipeline.generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC4",
-                                       cache_dir=tmp_path, expansion=options).to_json()
+        return generate(options).to_json()
 
     first, second = run(), run()
     assert first["expansion"]["fill_cache"] == {"path": str(tmp_path / "fills"),
                                                 "found": {"contexts": 0, "windows": 0}}
     assert second["expansion"]["fill_cache"]["found"]["contexts"] > 0
     assert second["tests"] == first["tests"]
-    off = pipeline.generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC4",
-                                  cache_dir=tmp_path, expansion=pipeline.ExpansionOptions(
-                                      parser="spacy", reference="induced", filler=str(tiny_causal), fill_cache=False))
+    off = generate(ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal), fill_cache=False))
     assert "fill_cache" not in off.to_json()["expansion"]

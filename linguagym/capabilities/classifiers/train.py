@@ -33,7 +33,7 @@ from typing import Any
 from linguagym import assets
 from linguagym.capabilities.classifiers.base import ClassifierError
 from linguagym.capabilities.data.datasets import Dataset, Example
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
+from linguagym.capabilities.testfile.model import CapabilityTestFile, require_test_file
 from linguagym.hashing import HashMemo
 from linguagym.scoring.cache import resolve_cache_dir
 from linguagym.scoring.engine import device as devices

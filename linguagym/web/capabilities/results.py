@@ -19,6 +19,7 @@ from markupsafe import Markup
 from linguagym.capabilities.reports.html import highlight, highlight_outcome
 from linguagym.capabilities.reports.results import read_tests_csv
 from linguagym.capabilities.reports.show import summary_rows
+from linguagym.capabilities.testfile.model import CapabilityTest, CapabilityTestFile
 from linguagym.capabilities.testing.classifier_run import Outcome
 from linguagym.capabilities.testing.failures import (
     CHECKLIST_DEFINITION,
@@ -29,7 +30,6 @@ from linguagym.capabilities.testing.failures import (
     has_sources,
     summarize,
 )
-from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile
 
 
 @dataclass(frozen=True)

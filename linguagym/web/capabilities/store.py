@@ -18,8 +18,8 @@ from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.testing.testfile import parse_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
+from linguagym.capabilities.testfile.load import parse_tests
+from linguagym.capabilities.testfile.model import CapabilityTestFile, require_test_file
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import CapabilityJob, TestFileRecord, now
 from linguagym.web.errors import NotFound

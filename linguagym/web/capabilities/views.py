@@ -12,18 +12,12 @@ from flask import Blueprint, Response, flash, jsonify, redirect, render_template
 
 from linguagym.capabilities.classifiers.registry import describe_classifiers
 from linguagym.capabilities.data.datasets import parse_label_map
-from linguagym.capabilities.expansion.defaults import (
-    DEFAULT_INSERTIONS,
-    FILLS_PER_MASK,
-    INSERTION_SETS,
-    MASKED_PER_SEED,
-    PAPER_FILLS_PER_MASK,
-)
+from linguagym.capabilities.expansion.defaults import INSERTION_SETS, PAPER_FILLS_PER_MASK
 from linguagym.capabilities.reports.html import failure_chart
-from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.specs import load_specs
+from linguagym.capabilities.settings import GenerateSettings
 from linguagym.errors import ConfigurationError, LinguagymError
-from linguagym.web.capabilities.jobs import job_results_directory, open_classifier
+from linguagym.web.capabilities.jobs import generate_settings, job_results_directory, open_classifier
 from linguagym.web.capabilities.results import failure_examples, file_overview, read_results
 from linguagym.web.capabilities.store import (
     create_generate_job,
@@ -40,7 +34,7 @@ from linguagym.web.capabilities.store import (
 from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
-from linguagym.web.jobs.lifecycle import progress_status, request_cancel
+from linguagym.web.jobs.rows.rows.rows.lifecycle import progress_status, request_cancel
 from linguagym.web.ownership import new_owner_id, require_owner
 from linguagym.web.text import clean_text
 from linguagym.web.transactions import commit_retrying
@@ -50,6 +44,7 @@ blueprint = Blueprint("capabilities", __name__)
 MAX_CLASSIFIERS = 8
 DEFAULT_LCS = ("LC2", "LC4", "LC5")
 DATASETS = ("rotten-tomatoes", "sentence-polarity")
+GENERATE_DEFAULTS = GenerateSettings()  # the form's defaults and placeholders: the library's
 
 
 @lru_cache(maxsize=1)
@@ -139,10 +134,12 @@ def jobs():
     session = db_session()
     return render_template("capability_jobs.html", jobs=list_jobs(session), files=list_test_files(session),
                            chosen=request.args.get("file", type=int), specs=_shipped_specs(),
-                           default_lcs=DEFAULT_LCS, default_max_seeds=DEFAULT_MAX_SEEDS, datasets=DATASETS,
-                           fills_per_mask=FILLS_PER_MASK, paper_fills_per_mask=PAPER_FILLS_PER_MASK,
-                           masked_per_seed=MASKED_PER_SEED, insertion_sets=INSERTION_SETS,
-                           default_insertions=DEFAULT_INSERTIONS,
+                           default_lcs=DEFAULT_LCS, default_max_seeds=GENERATE_DEFAULTS.max_seeds,
+                           datasets=DATASETS, fills_per_mask=GENERATE_DEFAULTS.expansion.settings.fills_per_mask,
+                           paper_fills_per_mask=PAPER_FILLS_PER_MASK,
+                           masked_per_seed=GENERATE_DEFAULTS.expansion.settings.masked_per_seed,
+                           insertion_sets=INSERTION_SETS,
+                           default_insertions=GENERATE_DEFAULTS.expansion.settings.insertions,
                            classifiers=_named_classifiers(),
                            devices=DEVICES, python_allowed=config().allow_python_classifiers)
 
@@ -161,17 +158,13 @@ def start_generate():
     lcs = [lc for lc in form.getlist("lc") if lc in known]
     if not lcs:
         raise ConfigurationError("no capability chosen", hint="tick at least one LC")
-    dataset = plain_text(form.get("dataset", "").strip(), "the dataset") or "rotten-tomatoes"
+    dataset = plain_text(form.get("dataset", "").strip(), "the dataset") or GENERATE_DEFAULTS.dataset
     if len(dataset) > 500:
         raise ConfigurationError("the dataset name is longer than 500 characters")
     expand = form.get("expand") == "on"
-    templates = form.get("templates", "repaired")
-    if templates not in ("repaired", "paper"):
-        raise ConfigurationError(f"unknown template set {templates!r}", hint="choose repaired or paper")
-    insertions = form.get("insertions", DEFAULT_INSERTIONS)
-    if insertions not in INSERTION_SETS:
-        raise ConfigurationError(f"unknown kind of insertion {insertions!r}",
-                                 hint=f"choose {' or '.join(INSERTION_SETS)}")
+    # blank: the library's default; a value no run can take is refused by the library's settings, below
+    templates = form.get("templates", GENERATE_DEFAULTS.templates)
+    insertions = form.get("insertions", GENERATE_DEFAULTS.expansion.settings.insertions)
     settings = {"name": clean_text(form.get("name", "")).strip()[:300], "dataset": dataset, "lcs": ",".join(lcs),
                 "max_seeds": _number("max_seeds", 1, 1_000_000), "seed": _number("seed", 0, 2**31 - 1, blank=0),
                 "expand": expand, "expand_seeds": _number("expand_seeds", 0, 100_000) if expand else None,
@@ -180,6 +173,7 @@ def start_generate():
                 "fills_per_mask": _number("fills_per_mask", 1, PAPER_FILLS_PER_MASK),
                 "masked_per_seed": _number("masked_per_seed", 1, 100), "insertions": insertions,
                 "test_types": ",".join(["mft", *(t for t in ("inv", "dir") if t in form.getlist("test_type"))])}
+    generate_settings(settings, config().score_cache_dir)  # checked now, as the job will build them
     session = db_session()
     job = create_generate_job(session, settings)
     job.owner_id = new_owner_id()

@@ -1,7 +1,7 @@
 """What every background job of the web app shares: where it writes its progress and reads its cancel request (the
 ``JobColumns`` of its row), in the library's progress shape, and how its outcome is recorded.
 
-A job's work is one library call (``run_models``, ``run_classifiers``, ``generate_suite``); this module turns the
+A job's work is one library call (``run_models``, ``run_classifiers``, ``generate_tests``); this module turns the
 database row into that call's ``progress`` and ``cancelled`` callbacks. Progress is written at most twice a second
 (the dataset analysis advances once per sentence); each write also reads whether cancelling was asked for.
 """
@@ -24,7 +24,7 @@ from linguagym.executors.local import LocalExecutor
 from linguagym.progress import STAGE, Advance
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, RunRecord, now
-from linguagym.web.jobs.executors import JobExecutors
+from linguagym.web.jobs.rows.executors import JobExecutors
 
 log = logging.getLogger("linguagym.web")
 

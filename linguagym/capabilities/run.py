@@ -1,6 +1,7 @@
-"""``run_classifiers``: the one entry point for running a capability-test file against sentiment classifiers. The
-command line (``linguagym lct test``), the web app's capability jobs and Python users all call it; they only
-parse, show progress and cancel.
+"""``run_classifiers``: the one entry point for running a capability-test file against sentiment classifiers
+(``settings.ClassifierRunSettings`` says which, and how). The command line (``linguagym lct test``), the web
+app's capability jobs and Python users all call it; they only parse, build the settings, show progress and
+cancel.
 
 Every classifier is resolved before any work, so a typo fails at once. On an executor that can (Ray), what all
 classifiers miss is predicted first, side by side, into their prediction caches. Then each classifier is run in
@@ -10,16 +11,19 @@ resumes). With an output folder, the CSVs, ``results.json`` and ``report.html`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, overload
 
 from linguagym.capabilities.classifiers.base import Classifier
 from linguagym.capabilities.classifiers.cache import CachedClassifier
 from linguagym.capabilities.classifiers.registry import load_classifier, runs_code
 from linguagym.capabilities.classifiers.task import ClassifyingTask
 from linguagym.capabilities.reports.results import Written, write_results
+from linguagym.capabilities.settings import DEFAULT_OPTIONS, ClassifierOptions, ClassifierRunSettings
+from linguagym.capabilities.testfile.load import tests_of
+from linguagym.capabilities.testfile.model import CapabilityTestFile
 from linguagym.capabilities.testing.classifier_run import (
     ClassifierRun,
     failed_run,
@@ -27,8 +31,6 @@ from linguagym.capabilities.testing.classifier_run import (
     run_tests,
     unique_texts,
 )
-from linguagym.capabilities.testing.testfile import read_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.executors.base import SideBySide
 from linguagym.progress import IsCancelled, Progress, begin, check_cancelled
@@ -37,44 +39,6 @@ if TYPE_CHECKING:
     from linguagym.executors.base import Executor
 
 Finished = Callable[[str, ClassifierRun], None]
-
-
-@dataclass(frozen=True)
-class ClassifierOptions:
-    """How classifiers are loaded (``load_classifier``'s options): ``device`` and ``batch_size`` for local
-    models; ``label_map`` maps a model's labels to ours (``{"LABEL_0": "negative", ...}``); ``timeout`` and
-    ``retries`` for HTTP endpoints; ``cache_dir`` holds models and the prediction cache (None: the user cache).
-    ``allow_code``: whether ``python:module:function`` specs may run (a server facing others refuses them)."""
-
-    device: str = "auto"
-    batch_size: int | None = None
-    label_map: Mapping[str, str] | None = None
-    timeout: float | None = None
-    retries: int | None = None
-    cache_dir: str | Path | None = None
-    allow_code: bool = True
-
-    def check(self) -> None:
-        """Refuse impossible numbers before any work."""
-        for option, value, low in (("batch size", self.batch_size, 1), ("retries", self.retries, 0)):
-            if value is not None and value < low:
-                raise ConfigurationError(f"{option} must be {low} or more, not {value}")
-        if self.timeout is not None and self.timeout <= 0:
-            raise ConfigurationError(f"the timeout must be more than 0 seconds, not {self.timeout}")
-
-    def loader_options(self) -> dict[str, Any]:
-        """``load_classifier``'s keyword arguments (also what Ray workers build each classifier with)."""
-        return {"device": self.device, "batch_size": self.batch_size,
-                "label_map": dict(self.label_map) if self.label_map is not None else None,
-                "timeout": self.timeout, "retries": self.retries}
-
-    def record(self, specs: Sequence[str], executor: str) -> dict[str, Any]:
-        """How the classifiers were run, as ``results.json`` records it."""
-        return {"classifiers": list(specs), **self.loader_options(),
-                "cache_dir": str(self.cache_dir) if self.cache_dir is not None else None, "executor": executor}
-
-
-DEFAULT_OPTIONS = ClassifierOptions()
 
 
 @dataclass
@@ -119,37 +83,34 @@ def open_classifier(spec: str, options: ClassifierOptions = DEFAULT_OPTIONS) -> 
 
 def open_classifiers(specs: Sequence[str], options: ClassifierOptions = DEFAULT_OPTIONS) -> list[Classifier]:
     """Every classifier of ``specs``, or the first error (checked before any work is queued or started)."""
-    if not specs:
-        raise ConfigurationError("no classifier given", hint="name at least one classifier (e.g. vader)")
-    options.check()
     return [open_classifier(spec, options) for spec in specs]
 
 
 def run_classifiers(
-    tests: str | Path,
-    specs: Sequence[str],
-    options: ClassifierOptions = DEFAULT_OPTIONS,
+    tests: CapabilityTestFile | str | Path,
+    settings: ClassifierRunSettings | Sequence[str],
+    options: ClassifierOptions | None = None,
     *,
     output: str | Path | None = None,
-    examples: int = 3,
+    examples: int | None = None,
     progress: Progress | None = None,
     cancelled: IsCancelled | None = None,
     finished: Finished | None = None,
     executor: Executor | None = None,
 ) -> ClassifierRuns:
-    """Run the capability-test file ``tests`` against each classifier of ``specs`` (vader, a model directory, a
-    hub id, an http(s) URL, python:module:function ...).
+    """Run the capability-test file ``tests`` (a ``CapabilityTestFile``, or the path of one) against the
+    classifiers ``settings`` names, loaded as it says (``ClassifierRunSettings``). As a shorthand, ``settings``
+    may be the classifier specs themselves, with ``options``, ``output`` and ``examples`` beside them.
 
-    With ``output``, per-classifier ``tests.csv`` and ``summary.csv``, ``summary.csv``, ``results.json`` and
-    ``report.html`` (``examples`` failing tests per capability) are written there. ``progress(label, total,
-    unit)`` is told each piece of work; ``cancelled()`` is asked between steps and stops with ``Cancelled``
-    (predictions made so far stay cached). ``finished(spec, run)`` is called as each classifier is done.
-    ``executor``: where the predictions are made (default: in this process; ``make_executor("ray")``: on a
-    Ray cluster, every classifier side by side).
+    With an output folder, per-classifier ``tests.csv`` and ``summary.csv``, ``summary.csv``, ``results.json``
+    and ``report.html`` are written there. ``progress(label, total, unit)`` is told each piece of work;
+    ``cancelled()`` is asked between steps and stops with ``Cancelled`` (predictions made so far stay cached).
+    ``finished(spec, run)`` is called as each classifier is done. ``executor``: where the predictions are made
+    (default: in this process; ``make_executor("ray")``: on a Ray cluster, every classifier side by side).
     """
-    if examples < 0:
-        raise ConfigurationError(f"examples must be 0 or more, not {examples}")
-    document = read_tests(tests)
+    settings = _run_settings(settings, options, output, examples)
+    document = tests_of(tests)
+    specs, options = settings.classifiers, settings.options
     classifiers = list(zip(specs, open_classifiers(specs, options), strict=True))
     elsewhere = _predict_elsewhere(executor, classifiers, document, options, progress, cancelled)
     runs: list[ClassifierRun] = []
@@ -174,10 +135,23 @@ def run_classifiers(
         if finished is not None:
             finished(spec, run)
     written = None
-    if output is not None:
+    if settings.output is not None:
         record = options.record(specs, executor.name if executor is not None else "local")
-        written = write_results(document, tests, runs, output, examples=examples, settings=record)
+        written = write_results(document, tests if not isinstance(tests, CapabilityTestFile) else None, runs,
+                                settings.output, examples=settings.examples, settings=record)
     return ClassifierRuns(runs, written)
+
+
+def _run_settings(settings: ClassifierRunSettings | Sequence[str], options: ClassifierOptions | None,
+                  output: str | Path | None, examples: int | None) -> ClassifierRunSettings:
+    """``settings`` itself, or the settings the shorthand (specs, options, output, examples) describes."""
+    if isinstance(settings, ClassifierRunSettings):
+        if options is not None or output is not None or examples is not None:
+            raise TypeError("run_classifiers takes options, output and examples in its ClassifierRunSettings, not "
+                            "beside them")
+        return settings
+    return ClassifierRunSettings(tuple(settings), options if options is not None else DEFAULT_OPTIONS,
+                                 Path(output) if output is not None else None, 3 if examples is None else examples)
 
 
 def _predict_elsewhere(executor: Executor | None, classifiers: list[tuple[str, Classifier]],

@@ -1,5 +1,5 @@
 """A frozen dataclass that mirrors one JSON object and writes it back exactly as it was read: ``JsonObject``
-(see ``testfile_model``, whose classes are all of this kind), with the helpers their ``from_json`` use to take a
+(see ``model``, whose classes are all of this kind), with the helpers their ``from_json`` use to take a
 value into a typed field only when it has the expected shape."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ byte-identical. Keys the schema does not describe (a provenance's ``rows``, ``ca
 fields only when their value has the shape the generator writes; any other value stays in ``extra`` as it was, so a
 file the schema accepts is never refused.
 
-Reading and writing files, with validation, is ``testfile``'s work (``read_tests``, ``parse_tests``,
+Reading and writing files, with validation, is the ``testfile`` package's work (``read_tests``, ``parse_tests``,
 ``load_document``, ``write_tests``); ``from_json`` expects a document that passed ``testfile.validate_document``.
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from linguagym.capabilities.testing.json_object import (
+from linguagym.capabilities.testfile.json_object import (
     JsonObject,
     is_int,
     is_number,
@@ -42,7 +42,7 @@ Kind = Literal["seed", "expansion"]
 # ``type`` is one); INV, the label must not change from the original's; DIR, a probability must move one way
 TestType = Literal["MFT", "INV", "DIR"]
 TEST_TYPES: tuple[TestType, ...] = ("MFT", "INV", "DIR")
-# what `lct generate`, the web app and generate_suite write unless told otherwise: the paper's tests, and CheckList's
+# what `lct generate`, the web app and generate_tests write unless told otherwise: the paper's tests, and CheckList's
 # invariance and directional pairs made from them (reported apart)
 DEFAULT_TEST_TYPES: tuple[TestType, ...] = TEST_TYPES
 # an INV/DIR test's ``provenance.perturbation`` -> its test type, in the order they are made and reported
@@ -345,6 +345,6 @@ def require_test_file(value: object, function: str) -> CapabilityTestFile:
     if isinstance(value, CapabilityTestFile):
         return value
     raise TypeError(f"{function} takes a CapabilityTestFile, not {type(value).__name__}: read a file with "
-                    "linguagym.capabilities.testing.testfile.read_tests, or turn a dict into one with "
+                    "linguagym.capabilities.testfile.read_tests, or turn a dict into one with "
                     "testfile.load_document")
 
