@@ -136,6 +136,8 @@ def add_surprisals_parser(commands) -> argparse.ArgumentParser:
 def add_models_parser(commands) -> argparse.ArgumentParser:
     p = commands.add_parser("models", help="list named models, or fetch them into the cache")
     p.add_argument("--fetch", nargs="+", metavar="NAME", help="fetch (and de-quantise) these named models now")
+    p.add_argument("--forms", action="store_true",
+                   help="list every form a model, a classifier or a fill-in model may take (plug-ins included)")
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR")
     p.set_defaults(func=cmd_models)
     return p
@@ -312,9 +314,27 @@ def cmd_models(args: argparse.Namespace) -> int:
             path = assets.fetch_named_model(name, cache_dir)
             print(f"{name}: {path}")
         return 0
+    if args.forms:
+        _print_forms()
+        return 0
     for entry in assets.named_models():
         print(entry.name)
     return 0
+
+
+def _print_forms() -> None:
+    """The registries' tables (``linguagym.plugins``): each form with its description."""
+    from linguagym.capabilities.classifiers.registry import describe_classifiers  # off the other commands' path
+    from linguagym.capabilities.expansion.fill import describe_fillers
+    from linguagym.scoring.registry import describe_scorers
+
+    sections = [("models (run --model)", describe_scorers()), ("classifiers (lct test -c)", describe_classifiers()),
+                ("fill-in models (lct generate --filler)", describe_fillers())]
+    for n, (title, rows) in enumerate(sections):
+        print(("\n" if n else "") + title + ":")
+        width = max(len(name) for name, _ in rows)
+        for name, about in rows:
+            print(f"  {name.ljust(width)}  {about}")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -10,8 +10,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.alignment import Alignment, Crossing, align, check_crossing_rule, count_markers
 from linguagym.evaluation.policy import POLICIES  # item correct when all its predictions hold / prediction 0 holds
 from linguagym.evaluation.sentences import Sentence, build_sentence
-from linguagym.scoring.precomputed import PrecomputedScorer, SentenceMarkers
-from linguagym.scoring.protocol import ScoredText, Scorer
+from linguagym.scoring.protocol import ScoredText, Scorer, SentenceMarkers, optional
 from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite
@@ -127,7 +126,7 @@ def region_values(alignment: Alignment, metrics: tuple[str, ...] = METRIC_NAMES)
 def sentence_markers(scorer: Scorer, texts: Sequence[str]) -> dict[str, SentenceMarkers]:
     """The sentence markers (``<eos>``, ...) ``scorer`` read with each text's scores: only lm-zoo TSV files have
     them; the causal and masked scorers score a text's own tokens, with a start token as context."""
-    return scorer.sentence_markers(texts) if isinstance(scorer, PrecomputedScorer) else {}
+    return optional(scorer).sentence_markers(texts)
 
 
 def evaluate_suite(
