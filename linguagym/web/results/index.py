@@ -30,7 +30,7 @@ from linguagym.evaluation.report import find_runs
 from linguagym.evaluation.run import RunSettings
 from linguagym.evaluation.summary import folder_policy
 from linguagym.web.config import WebConfig
-from linguagym.web.jobs.rows.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 from linguagym.web.store import list_runs
 
 
