@@ -23,6 +23,7 @@ from linguagym.capabilities.seeds.specs import DEFAULT_TEMPLATES, load_specs, se
 from linguagym.capabilities.settings import DatasetOptions, ExpansionOptions, GenerateSettings
 from linguagym.capabilities.syntax.grammar import INDUCED, choose_reference, induced_grammar, load_reference_grammar
 from linguagym.capabilities.syntax.parsers import load_parser
+from linguagym.capabilities.testfile.checklist_types import MFT
 from linguagym.capabilities.testfile.model import (
     DEFAULT_TEST_TYPES,
     CapabilityInfo,
@@ -94,7 +95,7 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
         tests=tuple(test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))),
         expansion=expansion_block,
     )
-    if settings.test_types == ("MFT",):
+    if settings.test_types == (MFT.code,):
         return document
     tick = begin(progress, cancelled, STAGES["perturb"], len(specs), "capabilities")
     return add_checklist_tests(document, settings.test_types, seed=settings.seed, spacy_model=settings.spacy_model,

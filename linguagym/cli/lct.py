@@ -18,6 +18,7 @@ from linguagym.capabilities.expansion.defaults import (
 from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testfile import read_tests, write_tests
+from linguagym.capabilities.testfile.checklist_types import PAIRED
 from linguagym.capabilities.testfile.model import DEFAULT_TEST_TYPES
 from linguagym.cli.flags import settings_as_flags
 from linguagym.cli.lct_run_tests import add_test_parser
@@ -207,7 +208,7 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")
                        for c in document.capabilities)
     expansions = sum(c.expansions or 0 for c in document.capabilities)
-    checklist = {kind: document.count_type(kind) for kind in ("INV", "DIR") if document.count_type(kind)}
+    checklist = {t.code: document.count_type(t.code) for t in PAIRED if document.count_type(t.code)}
     err.print(f"wrote {document.count('seed')} seed tests"
               + (f" and {expansions} expansions" if args.expand else "")
               + "".join(f", {n} {kind} tests" for kind, n in checklist.items())

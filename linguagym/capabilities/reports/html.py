@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS
+from linguagym.capabilities.testfile.checklist_types import MFT
 from linguagym.capabilities.testfile.model import (
     CapabilityTest,
     CapabilityTestFile,
@@ -217,7 +218,7 @@ def _checklist(runs: Sequence[ClassifierRun], labels: Sequence[str], summaries: 
     parts.append(f"</tbody></table><p class=notes>{e(CHECKLIST_DEFINITION[0].upper() + CHECKLIST_DEFINITION[1:])}."
                  "</p>")
     for label, run in zip(labels, runs, strict=True):
-        failing = [o for o in run.outcomes if o.test_type != "MFT" and not o.passed][:examples] if run.ok else []
+        failing = [o for o in run.outcomes if o.type.paired and not o.passed][:examples] if run.ok else []
         if not failing:
             continue
         parts.append(f"<h4>{e(label)}: failing pairs</h4><table><thead><tr><th class=l>LC</th><th class=l>test</th>"
@@ -251,7 +252,7 @@ def _confusion(confusion: Mapping[str, Mapping[str, int]]) -> list[str]:
 def _examples(run: ClassifierRun, capability: str, tests: Mapping[str, CapabilityTest], limit: int) -> list[str]:
     if limit <= 0:
         return []
-    outcomes = [o for o in run.outcomes if o.capability == capability and not o.passed and o.test_type == "MFT"]
+    outcomes = [o for o in run.outcomes if o.capability == capability and not o.passed and MFT.owns(o)]
     by_id = {o.id: o for o in run.outcomes}
     seeds = [o for o in outcomes if o.kind == "seed"][:limit]
     expansions = [o for o in outcomes if o.kind == "expansion"]

@@ -27,6 +27,7 @@ from typing import Any
 
 from linguagym.atomic import atomic_open, atomic_write_text
 from linguagym.capabilities.classifiers.base import LABELS, Prediction
+from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT
 from linguagym.capabilities.testfile.model import CapabilityTestFile, Direction, require_test_file
 from linguagym.capabilities.testfile.save import tests_text
 from linguagym.capabilities.testing.classifier_run import SOURCE_SLOT, ClassifierRun, Outcome, source_sentences
@@ -150,7 +151,7 @@ def read_tests_csv(path: str | Path) -> list[Outcome]:
             outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
                                     tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities),
                                     row.get("source") or None, row.get("source_label") or None,
-                                    row.get("source_predicted") or None, row.get("type") or "MFT",
+                                    row.get("source_predicted") or None, row.get("type") or MFT.code,
                                     row.get("perturbation") or None, row.get("original_text") or None, original,
                                     _read_direction(row.get("direction") or "")))
     return outcomes
@@ -233,7 +234,7 @@ def results_record(document: CapabilityTestFile, tests_path: str | Path | None, 
                        "sha256": file_sha256(tests_path) if tests_path is not None
                        else hashlib.sha256(tests_text(document).encode("utf-8")).hexdigest(),
                        "tests": len(tests), "seeds": seeds, "expansions": expansions,
-                       "inv": document.count_type("INV"), "dir": document.count_type("DIR"),
+                       "inv": document.count_type(INV.code), "dir": document.count_type(DIR.code),
                        "created_by": document.created_by.to_json(), "settings": document.settings.to_json()},
         "dataset": document.dataset.to_json(),
         "settings": dict(settings or {}),

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT, TestTypeCode
+from linguagym.capabilities.testfile.checklist_types import TEST_TYPES as CHECKLIST_TYPES
 from linguagym.capabilities.testfile.json_object import (
     JsonObject,
     is_int,
@@ -38,16 +40,16 @@ CHECKLIST_VERSION = 2
 
 Label = Literal["negative", "neutral", "positive"]
 Kind = Literal["seed", "expansion"]
-# CheckList's test types (Ribeiro et al. 2020): MFT, an expected-label test (every S2LCT test; a test without a
-# ``type`` is one); INV, the label must not change from the original's; DIR, a probability must move one way
-TestType = Literal["MFT", "INV", "DIR"]
-TEST_TYPES: tuple[TestType, ...] = ("MFT", "INV", "DIR")
+# CheckList's test types (Ribeiro et al. 2020), their pass rules and labels: ``checklist_types``; here their codes
+# as the file spells them (a test without a ``type`` is an MFT)
+TestType = TestTypeCode
+TEST_TYPES: tuple[TestType, ...] = tuple(CHECKLIST_TYPES)
 # what `lct generate`, the web app and generate_tests write unless told otherwise: the paper's tests, and CheckList's
 # invariance and directional pairs made from them (reported apart)
 DEFAULT_TEST_TYPES: tuple[TestType, ...] = TEST_TYPES
 # an INV/DIR test's ``provenance.perturbation`` -> its test type, in the order they are made and reported
-PERTURBATION_TYPES: dict[str, TestType] = {"expansion": "INV", "typo": "INV", "contraction": "INV", "names": "INV",
-                                           "places": "INV", "negation": "DIR"}
+PERTURBATION_TYPES: dict[str, TestType] = {"expansion": INV.code, "typo": INV.code, "contraction": INV.code,
+                                           "names": INV.code, "places": INV.code, "negation": DIR.code}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -273,7 +275,7 @@ class CapabilityTest(JsonObject):
 
     @property
     def test_type(self) -> TestType:
-        return self.type or "MFT"
+        return self.type or MFT.code
 
     @property
     def seed_id(self) -> str | None:
@@ -317,7 +319,7 @@ class CapabilityTestFile(JsonObject):
     def count(self, kind: Kind) -> int:
         """How many expected-label (MFT) tests are of ``kind``; INV and DIR tests are counted apart
         (``count_type``)."""
-        return sum(test.kind == kind and test.test_type == "MFT" for test in self.tests)
+        return sum(test.kind == kind for test in MFT.of(self.tests))
 
     def count_type(self, test_type: TestType) -> int:
         """How many tests are of CheckList type ``test_type``."""

@@ -19,6 +19,7 @@ from markupsafe import Markup
 from linguagym.capabilities.reports.html import highlight, highlight_outcome
 from linguagym.capabilities.reports.results import read_tests_csv
 from linguagym.capabilities.reports.show import summary_rows
+from linguagym.capabilities.testfile.checklist_types import MFT
 from linguagym.capabilities.testfile.model import CapabilityTest, CapabilityTestFile
 from linguagym.capabilities.testing.classifier_run import Outcome
 from linguagym.capabilities.testing.failures import (
@@ -44,7 +45,7 @@ class ClassifierResult:
     @property
     def mft_outcomes(self) -> list[Outcome]:
         """The expected-label tests' outcomes (INV and DIR are reported apart)."""
-        return [o for o in self.outcomes if o.test_type == "MFT"]
+        return MFT.of(self.outcomes)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def file_overview(document: CapabilityTestFile, samples: int) -> list[dict[str, 
     seeds: dict[str, list[CapabilityTest]] = {}
     grown: dict[str, list[CapabilityTest]] = {}
     for test in document.tests:
-        if test.test_type != "MFT":  # INV and DIR pairs are counted in the row (show.summary_rows), not sampled
+        if not MFT.owns(test):  # INV and DIR pairs are counted in the row (show.summary_rows), not sampled
             continue
         if test.kind == "expansion":
             grown.setdefault(test.seed_id or "", []).append(test)
