@@ -450,7 +450,7 @@ def _parameter_names() -> list[str]:
     import linguagym.web
 
     names = {"expand_seeds", "per_seed", "seed", "max_seeds", "fills_per_mask", "masked_per_seed", "note", "dtype"}
-    for path in Path(linguagym.web.__file__).parent.glob("*.py"):
+    for path in Path(linguagym.web.__file__).parent.rglob("*.py"):  # the feature packages too
         names |= _names_in(path.read_text(encoding="utf-8"))
     return sorted(names)
 
