@@ -37,7 +37,6 @@ class CachedScorer(ScorerBase):
 
     def __init__(self, inner: Scorer, cache_dir: Path | None = None, *, chunk_size: int | None = None) -> None:
         self.inner = inner
-        self._members = optional(inner)
         self.cache_dir = resolve_cache_dir(cache_dir)
         self.chunk_size = chunk_size or max(256, 4 * int(self._members.batch_size))
         self._identity = inner.identity
@@ -114,6 +113,11 @@ class CachedScorer(ScorerBase):
     @property
     def score_cache(self) -> CachedScorer:
         return self
+
+    @property
+    def _members(self) -> ScorerBase:
+        """``inner`` with every optional member, seen afresh: ``inner`` may be replaced (a wrapper put in front)."""
+        return optional(self.inner)
 
     def close(self) -> None:
         self._store.close()
