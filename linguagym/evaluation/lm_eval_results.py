@@ -22,8 +22,8 @@ from typing import Any
 from linguagym.atomic import atomic_write_text
 from linguagym.evaluation.aggregate import ModelScores, summarize, surprisal_sums
 from linguagym.evaluation.collections import AD_HOC, Collection
-from linguagym.evaluation.outputs import item_outcomes
 from linguagym.evaluation.run import RunResult
+from linguagym.evaluation.runfolder.rows import item_outcomes
 from linguagym.evaluation.summary import SummarySettings, summary_collection
 from linguagym.version import __version__
 

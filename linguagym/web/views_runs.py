@@ -15,7 +15,9 @@ from linguagym.evaluation.aggregate import summarize
 from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
-from linguagym.evaluation.report import find_runs, region_plot_names
+from linguagym.evaluation.report import region_plot_names
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.reader import find_runs
 from linguagym.evaluation.summary import SummarySettings, folder_policy, summary_policy
 from linguagym.evaluation.tables import format_value, notes, policy_sentence, summary_rows, surprisal_label
 from linguagym.scoring.model_args import model_args
@@ -34,7 +36,7 @@ from linguagym.web.store import get_run, get_suite, list_runs, list_suites, run_
 from linguagym.web.worker import results_directory
 
 if TYPE_CHECKING:
-    from linguagym.evaluation.report import RunData
+    from linguagym.evaluation.runfolder.reader import RunData
 
 blueprint = Blueprint("runs", __name__)
 
@@ -207,7 +209,7 @@ def show(run_id: int):
     run = get_run(db_session(), run_id)
     results = results_directory(config(), run_id)
     context = {"run": run, "files": listing(results), "summary": None}
-    if run.status == "done" and (results / "report.html").is_file():
+    if run.status == "done" and (results / schema.REPORT).is_file():
         choices, chosen = _collection_choice()
         runs, summary = _summary([results], chosen)
         formulas: dict[str, list[str]] = {}
