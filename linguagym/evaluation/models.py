@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, overload
 from linguagym.errors import Cancelled, ConfigurationError, LinguagymError, OutputError
 from linguagym.evaluation.aggregate import Summary
 from linguagym.evaluation.limit import limit_suite
-from linguagym.evaluation.lm_eval_results import write_lm_eval_results
 from linguagym.evaluation.policy import AccuracyPolicy
 from linguagym.evaluation.prefetch import Prefetcher, prefetch_wanted
 from linguagym.evaluation.report import check_report_destination, write_report
@@ -35,7 +34,7 @@ from linguagym.evaluation.run import (
     suite_texts,
 )
 from linguagym.evaluation.runfolder.reader import RunData, held_run
-from linguagym.evaluation.runfolder.writer import check_run_destination, write_run
+from linguagym.evaluation.runfolder.writer import check_run_destination, write_model_folder
 from linguagym.evaluation.summary import SummarySettings, check_summary_settings, run_policy, summarize_held
 from linguagym.executors.base import SideBySide
 from linguagym.executors.local import LocalExecutor
@@ -296,9 +295,7 @@ def _write(result: RunResult, directory: Path, summary: SummarySettings | None) 
     """Write one model's files (and, beside them, its results as lm-evaluation-harness lays them out); a failure
     says that a re-run costs nothing where the scores were cached."""
     try:
-        folder = write_run(result, directory).parent
-        write_lm_eval_results(result, folder, summary)
-        return folder
+        return write_model_folder(result, directory, summary)
     except OutputError as error:
         if result.cache is not None and not result.cache.get("not_saved"):  # (the scores were saved in a cache)
             error.hint = "; ".join(filter(None, (error.hint, "the scores are cached, so running the same command "

@@ -16,8 +16,7 @@ from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, read_item_outcomes, surprisal_sums
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
-from linguagym.evaluation.runfolder.rows import item_outcomes, prediction_rows, region_rows
-from linguagym.evaluation.runfolder.writer import run_record_json
+from linguagym.evaluation.runfolder.rows import item_outcomes, prediction_rows, region_rows, run_record_json
 from linguagym.names import suite_file_name
 
 PredictionShares = dict[str, list[tuple[str, float]]]

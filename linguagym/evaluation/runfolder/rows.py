@@ -4,6 +4,7 @@ columns are ``schema``'s."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 
 from linguagym.evaluation.aggregate import ItemOutcome
@@ -84,6 +85,15 @@ def token_rows(results: Iterable[RunResult]) -> Iterator[tuple]:
                                scored.sentence.text[token.start:token.end], token.start, token.end,
                                token.surprisal, token.unknown)
                         index += 1
+
+
+def run_record(result: RunResult) -> dict:
+    """The run record ``run.json`` holds: the model's label and ``RunResult.record()``."""
+    return {"label": model_label(result), **result.record()}
+
+
+def run_record_json(result: RunResult) -> str:
+    return json.dumps(run_record(result), indent=2, allow_nan=False) + "\n"
 
 
 ROWS = {"predictions": prediction_rows, "items": item_rows, "regions": region_rows,

@@ -9,14 +9,26 @@ import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text
 from linguagym.destinations import check_folder, check_replaceable
+from linguagym.evaluation.lm_eval_results import write_lm_eval_results
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
-from linguagym.evaluation.runfolder.rows import item_rows, model_label, prediction_rows, region_rows, token_rows
+from linguagym.evaluation.runfolder.rows import (
+    item_rows,
+    model_label,
+    prediction_rows,
+    region_rows,
+    run_record_json,
+    token_rows,
+)
 from linguagym.evaluation.scored_suites import scored_suite_dict
 from linguagym.names import safe_name, short_model_name, suite_file_name
+
+if TYPE_CHECKING:
+    from linguagym.evaluation.summary import SummarySettings
 
 
 def _value(x: float) -> float | str:
@@ -48,6 +60,14 @@ def write_tokens(result: RunResult, path: Path) -> None:
     _write_csv(path, list(schema.TOKEN_COLUMNS), rows)
 
 
+def write_model_folder(result: RunResult, directory: Path, summary: SummarySettings | None = None) -> Path:
+    """A model's folder, as ``run_models`` writes it: ``write_run``'s files and, beside them, its results as
+    lm-evaluation-harness lays them out (``summary``: their collection and intervals); returns the folder."""
+    folder = write_run(result, directory).parent
+    write_lm_eval_results(result, folder, summary)
+    return folder
+
+
 def write_run(result: RunResult, out_dir: str | Path) -> Path:
     """Write every output file of a run into ``out_dir``, whole: into a fresh hidden folder beside it, which then
     takes the place of an earlier run's folder (so no stale file of that run stays); returns the run record's
@@ -70,15 +90,6 @@ def _write_run_files(result: RunResult, out: Path) -> None:
         atomic_write_text(out / schema.SCORED_SUITES / suite_file_name(suite_result.suite.name, used),
                           scored_suite_json(data))
     atomic_write_text(out / schema.RUN_RECORD, run_record_json(result))
-
-
-def run_record(result: RunResult) -> dict:
-    """The run record ``run.json`` holds: the model's label and ``RunResult.record()``."""
-    return {"label": model_label(result), **result.record()}
-
-
-def run_record_json(result: RunResult) -> str:
-    return json.dumps(run_record(result), indent=2, allow_nan=False) + "\n"
 
 
 def scored_suite_json(data: dict) -> str:
