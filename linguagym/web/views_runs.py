@@ -174,7 +174,7 @@ def delete(run_id: int):
 def _region_plot_paths(runs: list[RunData], suites: dict[str, list[str]]) -> dict[tuple[str, str], str]:
     """(model, suite) -> the path of its region plot among a run's files, as the report named it. ``suites``: each
     model's suites in the order of its results (the report hashes the later of two names that would clash)."""
-    return {key: f"plots/{name}" for key, name in region_plot_names(runs, suites).items()}
+    return {key: f"{schema.PLOTS}/{name}" for key, name in region_plot_names(runs, suites).items()}
 
 
 def _collection_choice():
@@ -218,7 +218,7 @@ def show(run_id: int):
             predictions = data.predictions()
             formulas.update({suite: [f for f, _ in found] for suite, found in predictions.items()})
             suites_of[data.model] = list(predictions)
-        plots = {name for name, _ in context["files"] if name.startswith("plots/")}
+        plots = {name for name, _ in context["files"] if name.startswith(f"{schema.PLOTS}/")}
         paths = _region_plot_paths(runs, suites_of)
         region_plots = {suite: [(data.model, paths[(data.model, suite)]) for data in runs
                                 if paths.get((data.model, suite)) in plots]

@@ -60,6 +60,13 @@ def test_every_csv_file_has_the_schemas_columns(written):
         assert len(list((result.directory / schema.SCORED_SUITES).glob("*.json"))) == len(result.suites)
 
 
+def test_model_folders_never_take_the_names_of_what_a_run_writes_beside_them():
+    from linguagym.names import RUN_LEVEL_NAMES, model_folders
+
+    assert set(RUN_LEVEL_NAMES) == {schema.REPORT, schema.PLOTS}  # names.py is below evaluation: it keeps its own
+    assert set(model_folders([schema.PLOTS, "m"]).values()).isdisjoint(RUN_LEVEL_NAMES)
+
+
 def test_a_result_held_in_memory_gives_the_numbers_of_its_folder_read_back(written):
     runs, _ = written
     for result in runs:

@@ -27,7 +27,7 @@ ITEMS = "items.csv"
 REGIONS = "regions.csv"
 TOKENS = "tokens.csv"
 SCORED_SUITES = "suites"  # the folder of scored suites, one JSON file each
-REPORT = "report.html"  # beside the model folders
+REPORT = "report.html"  # beside the model folders (names.RUN_LEVEL_NAMES keeps model folders off both names)
 PLOTS = "plots"  # beside the model folders: the report's SVG figures
 
 PREDICTION_COLUMNS = ("model", "suite", "item", "prediction", "formula", "metric", "holds", "undefined", "tie")

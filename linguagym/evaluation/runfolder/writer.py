@@ -8,12 +8,13 @@ import csv
 import json
 import math
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linguagym.atomic import atomic_directory, atomic_open, atomic_write_text
 from linguagym.destinations import check_folder, check_replaceable
-from linguagym.evaluation.lm_eval_results import write_lm_eval_results
+from linguagym.evaluation.lm_eval_results import lm_eval_results_json, results_file_name
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.rows import (
@@ -64,7 +65,7 @@ def write_model_folder(result: RunResult, directory: Path, summary: SummarySetti
     """A model's folder, as ``run_models`` writes it: ``write_run``'s files and, beside them, its results as
     lm-evaluation-harness lays them out (``summary``: their collection and intervals); returns the folder."""
     folder = write_run(result, directory).parent
-    write_lm_eval_results(result, folder, summary)
+    atomic_write_text(folder / results_file_name(datetime.now()), lm_eval_results_json(result, summary))
     return folder
 
 
