@@ -15,9 +15,9 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, summarize
 from linguagym.evaluation.collections import Collection, covering_collection, load_collection
 from linguagym.evaluation.policy import POLICIES, AccuracyPolicy, agreed_policy, resolve_policy
-from linguagym.evaluation.run import RunResult, RunSettings
+from linguagym.evaluation.run import RunSettings
 from linguagym.evaluation.runfolder import schema
-from linguagym.evaluation.runfolder.reader import RunData, find_runs, held_run, read_record, run_records
+from linguagym.evaluation.runfolder.reader import RunData, find_runs, read_record, run_records
 
 
 @dataclass(frozen=True)
@@ -108,11 +108,6 @@ def summarize_held(runs: Sequence[RunData], settings: SummarySettings) -> Summar
     """The summary of every model of ``runs`` (read from their folders, or held in memory: ``held_run``)."""
     summary = summarize_outcomes([o for run in runs for o in run.outcomes], settings, [run.record for run in runs])
     return replace(summary, sums={run.model: run.sums for run in runs})
-
-
-def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:
-    """The summary of runs held in memory: the numbers ``summarize_runs`` reads from their folders."""
-    return summarize_held([held_run(result) for result in results], settings)
 
 
 def summarize_files(paths: Sequence[str | Path], settings: SummarySettings) -> Summary:
