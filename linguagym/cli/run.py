@@ -29,8 +29,8 @@ from linguagym.evaluation.models_file import read_models_file
 from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings, check_settings, load_suites
 from linguagym.executors import EXECUTORS, make_executor
 from linguagym.scoring.cache import resolve_cache_dir
-from linguagym.scoring.memory import is_auto_batch_size
-from linguagym.scoring.order import score_texts
+from linguagym.scoring.engine.order import score_texts
+from linguagym.scoring.huggingface.memory import is_auto_batch_size
 from linguagym.suites.examples import example_suite_paths
 from linguagym.suites.formula import TIE_RULES
 
@@ -181,7 +181,7 @@ def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
     if not args.suites and args.collection in (None, "auto"):
         raise LinguagymError("no suite files given",
                              hint="pass .json files or directories, or --collection syntaxgym-2020 --suites-dir DIR")
-    from linguagym.evaluation.api import resolve_suites  # off --help's path (with run_models, ~40 ms)
+    from linguagym.evaluation.collections import resolve_suites  # off --help's path (with run_models, ~40 ms)
 
     return resolve_suites(args.suites, args.collection, args.suites_dir, args.cache_dir)
 
@@ -197,7 +197,7 @@ def _run_models(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from linguagym.evaluation.models import run_models  # off --help's path (~40 ms)
+    from linguagym.evaluation.model_runs import run_models  # off --help's path (~40 ms)
 
     paths = _run_suite_paths(args)
     if not paths:

@@ -31,7 +31,7 @@ from linguagym.evaluation.results import import_pandas
 from linguagym.evaluation.run import DEFAULT_MODEL
 from linguagym.evaluation.sentences import Sentence
 from linguagym.scoring.cache import cache_stats
-from linguagym.scoring.order import score_texts
+from linguagym.scoring.engine.order import score_texts
 from linguagym.scoring.protocol import ScoredText, Scorer
 from linguagym.scoring.registry import release_scorer
 from linguagym.scoring.spec import ScorerSpec
@@ -117,7 +117,7 @@ class LMScorer:
 
     def _turned(self, bow_correction: bool) -> Scorer:
         from linguagym.scoring.cache import CachedScorer
-        from linguagym.scoring.causal import CausalScorer
+        from linguagym.scoring.huggingface.causal import CausalScorer
 
         inner = self.scorer.inner if isinstance(self.scorer, CachedScorer) else self.scorer
         if self.spec is None or not isinstance(inner, CausalScorer):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from linguagym.entrystore import EntryStore
 from linguagym.errors import ConfigurationError
-from linguagym.scoring.device import probe_device
+from linguagym.scoring.engine.device import probe_device
 from linguagym.scoring.protocol import CachingScorer, Scorer, WarmsUp
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError, LinguagymError
-from linguagym.evaluation.models import ModelRuns
+from linguagym.evaluation.model_runs import ModelRuns
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.rows import ROWS, token_rows

@@ -25,8 +25,8 @@ from linguagym.executors.base import RAY_INSTALL_HINT, ClosingExecutor, Executor
 from linguagym.executors.ray_pool import Job, Pool
 from linguagym.executors.shards import CacheWriter, Shard, plan_shards
 from linguagym.executors.task import AnswerCache, TaskFor
-from linguagym.scoring.device import available_cpus
-from linguagym.scoring.order import counts_in_tokens, score_texts
+from linguagym.scoring.engine.device import available_cpus
+from linguagym.scoring.engine.order import counts_in_tokens, score_texts
 from linguagym.scoring.protocol import CachingScorer, ScoredText, Scorer
 from linguagym.scoring.spec import DescribesScorer, ScorerSpec, as_spec
 from linguagym.scoring.task import ScorerLoader, ScoringTask

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from linguagym.scoring.order import CHUNK, scoring_order
+from linguagym.scoring.engine.order import CHUNK, scoring_order
 from linguagym.scoring.protocol import CachingScorer, CountsTokens, ScoredText, Scorer
 
 

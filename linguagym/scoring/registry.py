@@ -69,7 +69,7 @@ def load_scorer(
         from linguagym.scoring.precomputed import PrecomputedScorer  # lazy: see the module doc
 
         return PrecomputedScorer(Path(model))
-    from linguagym.scoring.sources import resolve_source  # lazy: see the module doc
+    from linguagym.scoring.huggingface.sources import resolve_source  # lazy: see the module doc
 
     root = resolve_cache_dir(cache_dir)
     dtype = effective_dtype(dtype, args)
@@ -89,7 +89,7 @@ def load_scorer(
                 "pseudo-log-likelihood predicts masked tokens, not where the next word begins",
                 hint="leave the correction off; pll='within_word_l2r' already scores each word's tokens as one "
                 "word (Kauf & Ivanova 2023)")
-        from linguagym.scoring.masked import MaskedScorer  # lazy: see the module doc
+        from linguagym.scoring.huggingface.masked import MaskedScorer  # lazy: see the module doc
 
         scorer = MaskedScorer(
             source, pll=pll or "original", dtype=dtype, device=device, batch_size=batch_size,
@@ -100,7 +100,7 @@ def load_scorer(
             raise ConfigurationError(
                 f"pll={pll!r} applies to masked LMs; {model!r} is a causal LM", hint="leave pll unset"
             )
-        from linguagym.scoring.causal import CausalScorer  # lazy: see the module doc
+        from linguagym.scoring.huggingface.causal import CausalScorer  # lazy: see the module doc
 
         scorer = CausalScorer(
             source, bos=bos, dtype=dtype, device=device, batch_size=batch_size, batch_tokens=batch_tokens,

@@ -28,21 +28,16 @@ from werkzeug.exceptions import HTTPException
 
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.version import __version__
-from linguagym.web import (
-    context,
-    ownership,
-    views_accounts,
-    views_capabilities,
-    views_results,
-    views_runs,
-    views_starter,
-    views_suites,
-)
+from linguagym.web import context, ownership, views_accounts
 from linguagym.web.accounts import authenticate, signup_open, token_matches
+from linguagym.web.capabilities import views as views_capabilities
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
 from linguagym.web.errors import NotFound
 from linguagym.web.inputs import IdConverter
+from linguagym.web.jobs.rows.worker import RunWorker
+from linguagym.web.results import views as views_results
+from linguagym.web.runs import views as views_runs
 from linguagym.web.security import (
     DEVICE_COOKIE,
     FailureThrottle,
@@ -53,7 +48,8 @@ from linguagym.web.security import (
     safe_next,
     token_throttle_key,
 )
-from linguagym.web.worker import RunWorker
+from linguagym.web.suites import starter_views as views_starter
+from linguagym.web.suites import views as views_suites
 
 log = logging.getLogger("linguagym.web")
 

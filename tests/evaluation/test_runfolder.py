@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from linguagym.evaluation import summary
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.results import Results, import_pandas, read_csv_frame
 from linguagym.evaluation.run import RunSettings
 from linguagym.evaluation.runfolder import reader, schema

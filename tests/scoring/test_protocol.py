@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from linguagym.scoring.cache import CachedScorer, cache_stats
-from linguagym.scoring.order import counts_in_tokens, work_to_do
+from linguagym.scoring.engine.order import counts_in_tokens, work_to_do
 from linguagym.scoring.protocol import CachingScorer, Closes, CountsCacheUse, CountsTokens, ReportsProgress
 from linguagym.scoring.registry import release_scorer
 from tests.evaluation.fakes import WordScorer

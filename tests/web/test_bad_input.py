@@ -356,9 +356,9 @@ def test_two_saves_of_one_test_file_at_once_store_it_once(database_url):
 
     from sqlalchemy import func, select
 
-    from linguagym.capabilities.testing.testfile import load_document
+    from linguagym.capabilities.testfile import load_document
     from linguagym.web import db
-    from linguagym.web.capability_store import save_test_file
+    from linguagym.web.capabilities.store import save_test_file
     from linguagym.web.db import TestFileRecord
 
     sessions = db.open_database(database_url)

@@ -40,10 +40,10 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, render
 from linguagym.capabilities.expansion.fill_store import FillStore, pools_fingerprint
 from linguagym.capabilities.expansion.next_words import tree_next_logprobs
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.causal_lm import CausalLM, NotCausalError
-from linguagym.scoring.hf_base import encode_many
-from linguagym.scoring.prefix import supports_tree
+from linguagym.scoring.engine.prefix import supports_tree
+from linguagym.scoring.huggingface.base import encode_many
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.causal_lm import CausalLM, NotCausalError
 
 _WORD = re.compile(r"^[A-Za-z]+(?:['-][A-Za-z]+)*$")
 LN2 = math.log(2.0)

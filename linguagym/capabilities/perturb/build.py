@@ -27,7 +27,7 @@ from linguagym.capabilities.perturb.contractions import contraction_variant
 from linguagym.capabilities.perturb.entities import PERSON, PLACE, Entity, swap_entities
 from linguagym.capabilities.perturb.negation import add_negation
 from linguagym.capabilities.perturb.typos import add_typo
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.testfile.model import (
     CHECKLIST_VERSION,
     PERTURBATION_TYPES,
     TEST_TYPES,

@@ -17,6 +17,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS
+from linguagym.capabilities.testfile.model import (
+    CapabilityTest,
+    CapabilityTestFile,
+    Provenance,
+    require_test_file,
+)
 from linguagym.capabilities.testing.classifier_run import ClassifierRun, Outcome
 from linguagym.capabilities.testing.failures import (
     CHECKLIST_DEFINITION,
@@ -28,12 +34,6 @@ from linguagym.capabilities.testing.failures import (
     has_checklist,
     has_sources,
     source_cells,
-)
-from linguagym.capabilities.testing.testfile_model import (
-    CapabilityTest,
-    CapabilityTestFile,
-    Provenance,
-    require_test_file,
 )
 from linguagym.charts import grouped_bars
 
@@ -74,7 +74,8 @@ def render_report(document: CapabilityTestFile, record: Mapping[str, Any], runs:
              f"content='width=device-width,initial-scale=1'><title>linguagym capability tests: "
              f"{e(', '.join(labels))}</title><style>{_CSS}</style></head><body><main>",
              "<h1>linguagym capability tests</h1>",
-             f"<p class=meta>tests <code>{e(info['path'])}</code> (sha256 <code>{e(info['sha256'][:16])}</code>): "
+             "<p class=meta>tests " + (f"<code>{e(info['path'])}</code> " if info["path"] else "")  # None: in memory
+             + f"(sha256 <code>{e(info['sha256'][:16])}</code>): "
              f"{info['seeds']} seeds, {info['expansions']} expansions &middot; dataset {e(dataset.name)} "
              f"({dataset.rows} rows) &middot; made {e(record['created'])} by linguagym "
              f"{e(record['created_by']['version'])}</p>",

@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from linguagym.capabilities.testing.testfile_model import CapabilityTest, CapabilityTestFile, require_test_file
+from linguagym.capabilities.testfile.model import CapabilityTest, CapabilityTestFile, require_test_file
 
 
 def summary_rows(document: CapabilityTestFile) -> list[dict[str, Any]]:

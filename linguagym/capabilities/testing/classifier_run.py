@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
+from linguagym.capabilities.classifiers.base import LABELS, Classifier, Prediction, checked_predictions
 from linguagym.capabilities.classifiers.cache import CachedClassifier
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.testfile.model import (
     CapabilityTest,
     CapabilityTestFile,
     Direction,
@@ -231,19 +231,6 @@ def _predict(classifier: Classifier, texts: list[str], advance: Callable[[int], 
         if advance is not None:
             advance(len(texts))
     return checked_predictions(classifier, texts, predictions)
-
-
-def checked_predictions(classifier: Classifier, texts: Sequence[str], predictions: Sequence[Any]) -> list[Prediction]:
-    """``predictions`` if they are one ``Prediction`` per text with a known label; else a ClassifierError."""
-    predictions = list(predictions)
-    if len(predictions) != len(texts):
-        raise ClassifierError(f"{classifier.name} returned {len(predictions)} predictions for {len(texts)} texts",
-                              hint="a classifier must answer once per text, in order")
-    for prediction in predictions:
-        if not isinstance(prediction, Prediction) or prediction.label not in LABELS:
-            raise ClassifierError(f"{classifier.name} returned {prediction!r}, not a Prediction with a label in "
-                                  + ", ".join(LABELS), hint="map the model's labels with --label-map")
-    return predictions
 
 
 def _steps(advance: Callable[[int], None] | None) -> Callable[..., None] | None:

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from linguagym.capabilities.classifiers.base import LABELS
+from linguagym.capabilities.testfile.model import PERTURBATION_TYPES, CapabilityInfo
 from linguagym.capabilities.testing.classifier_run import Outcome
-from linguagym.capabilities.testing.testfile_model import PERTURBATION_TYPES, CapabilityInfo
 
 Z95 = 1.959963984540054
 SOURCE_DEFINITION = ("source accuracy = share of distinct source sentences (the dataset sentence a test was made "
