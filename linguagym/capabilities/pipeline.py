@@ -140,14 +140,14 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
     parser = load_parser(options.parser, spacy_model=analyser.model)
     grammar = _reference_grammar(reference, data, parser, cache_dir)
     accept = prefilter(analyser.lexicon)
-    filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept, disk_cache=options.fill_cache)
+    filler = fill.optional_filler(fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept,
+                                                   disk_cache=options.fill_cache))
     setup = time.perf_counter() - started
     expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
     try:
         expanded = expander.expand(results, data, analyses, progress=tick)
     finally:
-        if (close := getattr(filler, "close", None)) is not None:  # the causal filler's cache files
-            close()
+        filler.close()  # the causal filler's cache files
     report = expander.report
     block = {
         "parser": parser.identity,
@@ -161,6 +161,6 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
         "validation": {**expander.validator.identity, "refused_early": dict(accept.refused)},
         "seconds": {"setup": round(setup, 2), **{k: round(v, 2) for k, v in report.timings.items()}},
     }
-    if (cache_use := getattr(filler, "cache_use", None)) is not None:  # what came from an earlier run's fills
+    if (cache_use := filler.cache_use) is not None:  # what came from an earlier run's fills
         block["fill_cache"] = cache_use
     return expanded, block

@@ -42,7 +42,8 @@ def add_test_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("tests", type=Path, metavar="FILE", help="the capability-test file (JSON)")
     p.add_argument("-c", "--classifier", action="append", required=True, metavar="SPEC",
                    help="a classifier, repeatable: vader, textblob, smollm2-135m, gemma-3-270m, fewshot:MODEL, "
-                   "minilm-baseline, a hub id or model directory, an http(s) URL, or python:module:function")
+                   "minilm-baseline, a hub id or model directory, an http(s) URL, python:module:function, or a "
+                   "plug-in's form (all: linguagym models --forms)")
     p.add_argument("-o", "--output", type=Path, default=DEFAULT_OUTPUT, metavar="DIR",
                    help=f"output directory (default: ./{DEFAULT_OUTPUT.as_posix()})")
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",

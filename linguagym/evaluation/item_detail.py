@@ -82,7 +82,7 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
     recorded = _recorded_outcomes(run, suite_name, item_number)
     predictions = tuple(
         PredictionTerms(index, prediction.formula, tuple(dict.fromkeys(region_refs(prediction.tree))),
-                        explain(prediction.tree, lookup, tolerance), recorded.get(index))
+                        explain(prediction.tree, lookup, prediction.tolerance(tolerance)), recorded.get(index))
         for index, prediction in enumerate(suite.predictions))
     by_region = _read_tokens(run, suite_name, item_number) if tokens and run.has(schema.TOKENS) else None
     crossed = _read_crossings(run, suite_name, item_number) if entry.get("crossing_tokens") else {}

@@ -211,6 +211,7 @@ def check_settings(settings: RunSettings) -> None:
             raise ConfigurationError(f"unknown {name} {value!r}", hint=f"use one of {shown}")
     _check_batch_size(settings.batch_size)
     check_limit(settings.limit)
+    Tolerance(settings.atol, settings.rtol, settings.ties)  # refuses a negative or non-numeric atol/rtol
 
 
 def _check_batch_size(size: object) -> None:

@@ -35,7 +35,7 @@ from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
 from linguagym.web.errors import NotFound
 from linguagym.web.inputs import IdConverter
-from linguagym.web.jobs.rows.worker import RunWorker
+from linguagym.web.jobs.worker import RunWorker
 from linguagym.web.results import views as views_results
 from linguagym.web.runs import views as views_runs
 from linguagym.web.security import (

@@ -41,7 +41,7 @@ class CountingInner:
 
 def test_a_cancelled_web_run_resumes_with_only_the_tokens_it_had_not_computed(tmp_path, tiny_lm_dir, monkeypatch):
     from linguagym.web import WebConfig, create_app
-    from linguagym.web.jobs.rows import rows as jobs
+    from linguagym.web.jobs import rows as jobs
     from tests.web.conftest import Client
 
     # every step of the count is written (and the cancel request read), as if each took longer than the interval

@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from linguagym.web.jobs.rows.worker import results_directory
 
 from linguagym.cli import main
 from linguagym.evaluation.collections import load_collection
 from linguagym.evaluation.lm_eval_results import RESULTS_FILE
 from linguagym.web.db import RunRecord
+from linguagym.web.jobs.worker import results_directory
 from tests.conftest import SUITES_DIR
 from tests.tiny_models import save_suites_lm
 

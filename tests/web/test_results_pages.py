@@ -16,10 +16,10 @@ import shutil
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from linguagym.web.jobs.rows.worker import results_directory
 
 from linguagym.evaluation.collections import load_collection
 from linguagym.web.db import RunRecord, RunSuite
+from linguagym.web.jobs.worker import results_directory
 from tests.conftest import minimal_suite
 
 SG = load_collection("syntaxgym-2020")

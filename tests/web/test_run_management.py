@@ -8,12 +8,12 @@ import json
 import re
 from datetime import UTC, datetime
 
-from linguagym.web.jobs.rows.worker import run_directory
 from markupsafe import escape
 from sqlalchemy import text
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
 from linguagym.web import db, store
+from linguagym.web.jobs.worker import run_directory
 from linguagym.web.runs.form import values_of_run
 from tests.web.test_runs import _start, _upload_examples
 

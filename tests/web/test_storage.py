@@ -6,12 +6,12 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from linguagym.web.jobs.rows.lifecycle import oldest_queued, requeue_running
 from sqlalchemy import text
 from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
 from linguagym.web import db, errors, store
+from linguagym.web.jobs.lifecycle import oldest_queued, requeue_running
 
 
 def _engine(url):

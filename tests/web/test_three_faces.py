@@ -9,13 +9,12 @@ import re
 import shutil
 from pathlib import Path
 
-from linguagym.web.jobs.rows.worker import results_directory
-
 from linguagym.cli import main
 from linguagym.evaluation.lm_eval_results import RESULTS_FILE
 from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings
 from linguagym.suites import example_suite_paths
+from linguagym.web.jobs.worker import results_directory
 
 SUITES = example_suite_paths()[:2]
 

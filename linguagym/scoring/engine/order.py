@@ -7,9 +7,8 @@ the scorer the same way, so that the numbers agree to the last bit on the same h
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeGuard
 
-from linguagym.scoring.protocol import CachingScorer, CountsTokens, ReportsProgress, ScoredText, Scorer, WarmsUp
+from linguagym.scoring.protocol import ScoredText, Scorer, computing, optional
 
 CHUNK = 256  # sentences handed to the scorer at a time: progress granularity and cache commit size
 
@@ -22,10 +21,11 @@ def scoring_order(texts: Sequence[str]) -> list[str]:
     return sorted(set(texts))
 
 
-def counts_in_tokens(scorer: Scorer) -> TypeGuard[CountsTokens]:
+def counts_in_tokens(scorer: Scorer) -> bool:
     """Whether work on ``scorer`` is measured in tokens: it counts them ahead (tokenizer only) and reports them
     to ``progress`` as it scores them. Otherwise work is measured in texts."""
-    return isinstance(scorer, CountsTokens) and isinstance(scorer, ReportsProgress)
+    members = optional(scorer)
+    return members.counts_tokens and members.reports_progress
 
 
 def score_texts(
@@ -35,7 +35,8 @@ def score_texts(
     advanced by tokens scored where the scorer reports them (``scorer.progress``), else by texts."""
     unique = scoring_order(texts)
     scores: dict[str, ScoredText] = {}
-    reporter = scorer if isinstance(scorer, ReportsProgress) and progress is not None else None
+    members = optional(scorer)
+    reporter = members if members.reports_progress and progress is not None else None
     if reporter is not None:
         reporter.progress = progress
     try:
@@ -56,7 +57,7 @@ def work_to_do(scorer: Scorer, texts: Sequence[str]) -> tuple[int, str]:
     count them (tokenizer only, no weights), else texts."""
     unique = list(dict.fromkeys(texts))
     if counts_in_tokens(scorer):
-        return scorer.count_tokens(unique), "tokens"
+        return optional(scorer).count_tokens(unique), "tokens"
     return len(unique), "sentences"
 
 
@@ -64,6 +65,4 @@ def load_weights(scorer: Scorer) -> None:
     """Load the weights of ``scorer`` (of the model behind its cache) now where they load on first use: a run
     does this before it starts counting its work, so that the count measures scoring and loading shows as the
     stages it reports (``linguagym.progress.stage``)."""
-    inner = scorer.inner if isinstance(scorer, CachingScorer) else scorer
-    if isinstance(inner, WarmsUp):
-        inner.warm_up()
+    computing(scorer).warm_up()

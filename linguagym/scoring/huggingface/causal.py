@@ -14,12 +14,12 @@ from linguagym.scoring.engine.shared_work import encode_texts
 from linguagym.scoring.huggingface.base import Encoded, Loaded, batch_budget, encode_many, library_versions, too_long
 from linguagym.scoring.huggingface.causal_lm import CausalLM
 from linguagym.scoring.huggingface.sources import ModelSource
-from linguagym.scoring.protocol import ScoredText, TokenScore, maybe_held
+from linguagym.scoring.protocol import ScoredText, ScorerBase, TokenScore, maybe_held
 
 LN2 = math.log(2.0)
 
 
-class CausalScorer:
+class CausalScorer(ScorerBase):
     """Scores texts with a causal LM; the weights load on the first ``score`` call, not before.
 
     ``bos``: ``auto`` (the model's BOS token, else its EOS; a named model may fix its own), ``none`` (no start
@@ -41,6 +41,8 @@ class CausalScorer:
     before them): the probability of the words themselves under a tokenizer whose tokens carry their leading space
     (Pimentel & Meister 2024). docs/scoring.md, "Word-boundary correction".
     """
+
+    counts_tokens = reports_progress = warms_up = True  # ScorerBase's optional members it has
 
     def __init__(
         self,

@@ -27,7 +27,7 @@ from linguagym.scoring.huggingface.base import (
     too_long,
 )
 from linguagym.scoring.huggingface.sources import ModelSource
-from linguagym.scoring.protocol import ScoredText, TokenScore
+from linguagym.scoring.protocol import ScoredText, ScorerBase, TokenScore
 
 PLL_VARIANTS = ("original", "within_word_l2r")
 LN2 = math.log(2.0)
@@ -52,7 +52,9 @@ def mask_plan(word_ids: Sequence[int | None], variant: str) -> list[list[int]]:
     return plan
 
 
-class MaskedScorer(TokenizerAccess):
+class MaskedScorer(TokenizerAccess, ScorerBase):
+    counts_tokens = reports_progress = warms_up = True  # ScorerBase's optional members it has
+
     def __init__(
         self,
         source: ModelSource,

@@ -28,7 +28,7 @@ from linguagym.capabilities.testfile.save import tests_text
 from linguagym.web.capabilities.store import get_test_file, save_test_file
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, now
-from linguagym.web.jobs.rows.rows.rows.rows import JobContext, JobProgress
+from linguagym.web.jobs.rows import JobContext, JobProgress
 
 
 def job_directory(config: WebConfig, job_id: int) -> Path:

@@ -34,7 +34,7 @@ from linguagym.web.capabilities.store import (
 from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
-from linguagym.web.jobs.rows.rows.rows.lifecycle import progress_status, request_cancel
+from linguagym.web.jobs.lifecycle import progress_status, request_cancel
 from linguagym.web.ownership import new_owner_id, require_owner
 from linguagym.web.text import clean_text
 from linguagym.web.transactions import commit_retrying

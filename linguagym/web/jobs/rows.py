@@ -24,7 +24,7 @@ from linguagym.executors.local import LocalExecutor
 from linguagym.progress import STAGE, Advance
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, RunRecord, now
-from linguagym.web.jobs.rows.executors import JobExecutors
+from linguagym.web.jobs.executors import JobExecutors
 
 log = logging.getLogger("linguagym.web")
 

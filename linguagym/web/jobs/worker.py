@@ -30,10 +30,10 @@ from linguagym.scoring.engine.device import available_cpus
 from linguagym.web.capabilities.jobs import execute_job
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, RunRecord
-from linguagym.web.jobs.rows.executors import JobExecutors
-from linguagym.web.jobs.rows.lifecycle import claim, oldest_queued, requeue_running, running_ids
-from linguagym.web.jobs.rows.locks import JobLock, JobLocks
-from linguagym.web.jobs.rows.rows import JobContext
+from linguagym.web.jobs.executors import JobExecutors
+from linguagym.web.jobs.lifecycle import claim, oldest_queued, requeue_running, running_ids
+from linguagym.web.jobs.locks import JobLock, JobLocks
+from linguagym.web.jobs.rows import JobContext
 from linguagym.web.runs.jobs import execute_run, results_directory, run_directory
 
 __all__ = ["JOB_KINDS", "RunWorker", "results_directory", "run_directory", "wait_for"]

@@ -31,7 +31,7 @@ from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import find_runs
 from linguagym.evaluation.summary import records_policy
 from linguagym.web.config import WebConfig
-from linguagym.web.jobs.rows.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 from linguagym.web.store import list_runs
 
 

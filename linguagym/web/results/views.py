@@ -16,7 +16,7 @@ from linguagym.web.context import config, db_session
 from linguagym.web.errors import NotFound
 from linguagym.web.files import SANDBOX
 from linguagym.web.inputs import parse_id
-from linguagym.web.jobs.rows.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 from linguagym.web.results.index import SORT_KEYS, latest_results, leaderboard, model_results, suite_results
 from linguagym.web.store import get_run, get_suite, get_version
 

@@ -18,7 +18,7 @@ from linguagym.evaluation.summary import SummarySettings
 from linguagym.names import suite_file_name
 from linguagym.web.config import WebConfig
 from linguagym.web.db import RunRecord, now
-from linguagym.web.jobs.rows.rows import JobContext, JobProgress
+from linguagym.web.jobs.rows import JobContext, JobProgress
 
 RUN_OPTIONS = ("bos", "spacing", "dtype", "device", "batch_size", "metric", "policy", "model_args", "limit", "compat",
                "bow_correction", "crossing", "ties")

@@ -25,8 +25,8 @@ from linguagym.scoring.registry import named_models
 from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
-from linguagym.web.jobs.rows.lifecycle import progress_status, queue_again, request_cancel
-from linguagym.web.jobs.rows.worker import results_directory
+from linguagym.web.jobs.lifecycle import progress_status, queue_again, request_cancel
+from linguagym.web.jobs.worker import results_directory
 from linguagym.web.ownership import require_owner
 from linguagym.web.results.index import shared_suites_outcomes
 from linguagym.web.runs import item_pages
