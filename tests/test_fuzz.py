@@ -172,8 +172,8 @@ SUITE_TEXT = st.one_of(
 
 def _run_and_write(suite, directory: Path) -> None:
     """What ``linguagym run`` does after loading: score (fake scorer), evaluate, write every output."""
-    from linguagym.evaluation.outputs import write_run
     from linguagym.evaluation.run import RunSettings, run_suites
+    from linguagym.evaluation.runfolder.writer import write_run
 
     result = run_suites([], RunSettings(model="fake"), scorer=WordScorer(), loaded_suites=([suite], [{}]))
     write_run(result, directory)

@@ -258,7 +258,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _tie_notes(done) -> list[str]:
     """The tie notes of the models that ran (``evaluation/ties.py``)."""
-    from linguagym.evaluation.outputs import model_label  # off --help's path
+    from linguagym.evaluation.runfolder.rows import model_label  # off --help's path
     from linguagym.evaluation.ties import tie_note
 
     notes = []

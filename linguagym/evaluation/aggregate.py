@@ -25,6 +25,7 @@ from typing import Any
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.collections import AD_HOC, Collection
 from linguagym.evaluation.policy import AccuracyPolicy, resolve_policy
+from linguagym.evaluation.runfolder.schema import ITEMS
 from linguagym.userfiles import RefusedFile, read_regular
 
 MAX_RESULTS_BYTES = 512 * 2**20  # a per-item results file for every SyntaxGym suite and model is a few MB
@@ -57,9 +58,9 @@ def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
     """Outcomes from an items.csv, a run directory (its items.csv), or a Hu et al. (2020) results file."""
     path = Path(path)
     if path.is_dir():
-        if not (path / "items.csv").is_file():
-            raise ConfigurationError(f"{path} holds no items.csv", hint="pass a run directory written by linguagym run")
-        path = path / "items.csv"
+        if not (path / ITEMS).is_file():
+            raise ConfigurationError(f"{path} holds no {ITEMS}", hint="pass a run directory written by linguagym run")
+        path = path / ITEMS
     try:  # a FIFO would block, a device never end: only a regular file of bounded size
         raw = read_regular(path, limit=MAX_RESULTS_BYTES, what="results file")
     except RefusedFile as refused:

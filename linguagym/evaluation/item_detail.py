@@ -4,14 +4,13 @@
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.outputs import scored_suite_files
-from linguagym.evaluation.report import RunData
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.reader import RunData
 from linguagym.evaluation.scored_suites import stored_values
 from linguagym.suites.formula import Explanation, RegionRef, Tolerance, explain, region_refs
 from linguagym.suites.load import read_suite
@@ -85,8 +84,7 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
         PredictionTerms(index, prediction.formula, tuple(dict.fromkeys(region_refs(prediction.tree))),
                         explain(prediction.tree, lookup, prediction.tolerance(tolerance)), recorded.get(index))
         for index, prediction in enumerate(suite.predictions))
-    token_path = run.directory / "tokens.csv"
-    by_region = _read_tokens(run, suite_name, item_number) if tokens and token_path.is_file() else None
+    by_region = _read_tokens(run, suite_name, item_number) if tokens and run.has(schema.TOKENS) else None
     crossed = _read_crossings(run, suite_name, item_number) if entry.get("crossing_tokens") else {}
     conditions = tuple(
         ConditionScores(condition.name, tuple(
@@ -100,7 +98,7 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
 
 
 def _scored_suite(run: RunData, name: str) -> Suite:
-    path = scored_suite_files(run.directory, run.record).get(name)
+    path = run.scored_suite_files().get(name)
     if path is None:
         raise ConfigurationError(f"{run.directory} holds no results for a suite named {name!r}")
     if not path.is_file():
@@ -110,41 +108,29 @@ def _scored_suite(run: RunData, name: str) -> Suite:
 
 
 def _recorded_outcomes(run: RunData, suite: str, item: int) -> dict[int, bool]:
-    with (run.directory / "predictions.csv").open(newline="", encoding="utf-8") as handle:
-        return {int(row["prediction"]): row["holds"] == "True" for row in csv.DictReader(handle)
-                if row["suite"] == suite and row["item"] == str(item)}
+    wanted = str(item)
+    return {int(index): holds == "True" for name, number, index, holds
+            in run.columns(schema.PREDICTIONS, ("suite", "item", "prediction", "holds"))
+            if name == suite and number == wanted}
 
 
 def _read_crossings(run: RunData, suite: str, item: int) -> dict[tuple[str, int], str]:
     """(condition, region) -> regions.csv's ``crossing`` note, for the regions of ``item`` a crossing token touched
     (read only where the run record counts crossings in the suite)."""
-    found: dict[tuple[str, int], str] = {}
-    with (run.directory / "regions.csv").open(newline="", encoding="utf-8") as handle:
-        rows = csv.reader(handle)
-        column = {name: index for index, name in enumerate(next(rows, []))}
-        if "crossing" not in column:
-            return found
-        at = [column[name] for name in ("suite", "item", "condition", "region", "crossing")]
-        wanted = str(item)
-        for row in rows:
-            if row[at[1]] == wanted and row[at[0]] == suite and row[at[4]]:
-                found[(row[at[2]], int(row[at[3]]))] = row[at[4]]
-    return found
+    wanted = str(item)
+    return {(condition, int(region)): crossing for name, number, condition, region, crossing
+            in run.columns(schema.REGIONS, ("suite", "item", "condition", "region", "crossing"))
+            if number == wanted and name == suite and crossing}
 
 
 def _read_tokens(run: RunData, suite: str, item: int) -> dict[tuple[str, int], list[TokenScore]]:
     """(condition, region) -> its tokens, in order, from the folder's tokens.csv."""
     found: dict[tuple[str, int], list[TokenScore]] = {}
-    with (run.directory / "tokens.csv").open(newline="", encoding="utf-8") as handle:
-        rows = csv.reader(handle)
-        column = {name: index for index, name in enumerate(next(rows, []))}
-        at = [column[name] for name in ("suite", "item", "condition", "region", "token", "covered", "surprisal",
-                                        "unknown")]
-        wanted = str(item)
-        for row in rows:  # a plain reader: a run's tokens.csv has tens of thousands of rows, one item a few dozen
-            if row[at[1]] != wanted or row[at[0]] != suite:
-                continue
-            _, _, condition, region, token, covered, surprisal, unknown = (row[i] for i in at)
-            found.setdefault((condition, int(region)), []).append(
-                TokenScore(token, covered, float(surprisal) if surprisal else math.nan, unknown == "True"))
+    wanted = str(item)
+    columns = ("suite", "item", "condition", "region", "token", "covered", "surprisal", "unknown")
+    for name, number, condition, region, token, covered, surprisal, unknown in run.columns(schema.TOKENS, columns):
+        if number != wanted or name != suite:  # one item is a few dozen of tens of thousands of rows
+            continue
+        found.setdefault((condition, int(region)), []).append(
+            TokenScore(token, covered, float(surprisal) if surprisal else math.nan, unknown == "True"))
     return found

@@ -4,13 +4,12 @@ and its filters, and previous/next on an item's page)."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.evaluate import POLICIES
-from linguagym.evaluation.report import RunData
+from linguagym.evaluation.runfolder.reader import RunData
 
 ITEM_FILTERS = {
     "all": "every item",
@@ -70,20 +69,19 @@ class ItemTable:
 
 
 def read_item_table(runs: Iterable[RunData], suite: str) -> ItemTable:
-    """The outcomes of ``suite`` in each model folder of a run (``report.find_runs``); models without the suite
-    are left out, and a table with no model means the run has no such suite."""
+    """The outcomes of ``suite`` in each model folder of a run (``runfolder.reader.find_runs``); models without the
+    suite are left out, and a table with no model means the run has no such suite."""
     models: list[str] = []
     formulas: dict[int, str] = {}
     outcomes: dict[int, dict[str, dict[int, bool]]] = {}
     for run in runs:
-        with (run.directory / "predictions.csv").open(newline="", encoding="utf-8") as handle:
-            for row in csv.DictReader(handle):
-                if row["suite"] != suite:
-                    continue
-                if row["model"] not in models:
-                    models.append(row["model"])
-                index = int(row["prediction"])
-                formulas.setdefault(index, row["formula"])
-                cell = outcomes.setdefault(int(row["item"]), {}).setdefault(row["model"], {})
-                cell[index] = row["holds"] == "True"
+        for row in run.prediction_rows():
+            if row["suite"] != suite:
+                continue
+            if row["model"] not in models:
+                models.append(row["model"])
+            index = int(row["prediction"])
+            formulas.setdefault(index, row["formula"])
+            cell = outcomes.setdefault(int(row["item"]), {}).setdefault(row["model"], {})
+            cell[index] = row["holds"] == "True"
     return ItemTable(suite, tuple(models), dict(sorted(formulas.items())), dict(sorted(outcomes.items())))

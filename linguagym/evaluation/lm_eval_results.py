@@ -16,14 +16,12 @@ import math
 import re
 from dataclasses import asdict
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from linguagym.atomic import atomic_write_text
 from linguagym.evaluation.aggregate import ModelScores, summarize, surprisal_sums
 from linguagym.evaluation.collections import AD_HOC, Collection
-from linguagym.evaluation.outputs import item_outcomes
 from linguagym.evaluation.run import RunResult
+from linguagym.evaluation.runfolder.rows import item_outcomes
 from linguagym.evaluation.summary import SummarySettings, summary_collection
 from linguagym.version import __version__
 
@@ -38,15 +36,11 @@ def results_file_name(when: datetime) -> str:
     return f"results_{when.strftime('%Y-%m-%dT%H-%M-%S.%f')}.json"
 
 
-def write_lm_eval_results(result: RunResult, directory: str | Path, summary: SummarySettings | None = None,
-                          when: datetime | None = None) -> Path:
-    """Write ``result``'s lm-eval results file into ``directory`` (a model's folder, beside ``run.json``);
-    ``summary`` gives the collection and the bootstrap of the intervals (None: the collection the suites make up,
-    no intervals). Returns its path."""
-    path = Path(directory) / results_file_name(when or datetime.now())
-    data = lm_eval_results(result, summary)
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    return path
+def lm_eval_results_json(result: RunResult, summary: SummarySettings | None = None) -> str:
+    """``result``'s lm-eval results file (the run folder's writer writes it beside ``run.json``); ``summary``
+    gives the collection and the bootstrap of the intervals (None: the collection the suites make up, no
+    intervals)."""
+    return json.dumps(lm_eval_results(result, summary), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def lm_eval_results(result: RunResult, summary: SummarySettings | None = None) -> dict[str, Any]:

@@ -4,7 +4,8 @@ run``), the web app's run worker and Python users all call it; they only parse, 
 It reads every suite, resolves every model and checks every destination before any work; scores (on an executor
 that can, all models side by side first); evaluates each model in turn, letting each model's weights go before
 the next one loads; writes each model's files whole into a folder of its own as soon as it is done; then
-summarizes the models that ran and writes the report.
+summarizes the models that ran, from the results in memory (never reading the folders back), and writes the
+report.
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from typing import TYPE_CHECKING, overload
 from linguagym.errors import Cancelled, ConfigurationError, LinguagymError, OutputError
 from linguagym.evaluation.aggregate import Summary
 from linguagym.evaluation.limit import limit_suite
-from linguagym.evaluation.lm_eval_results import write_lm_eval_results
-from linguagym.evaluation.outputs import check_run_destination, write_run
 from linguagym.evaluation.policy import AccuracyPolicy
 from linguagym.evaluation.prefetch import Prefetcher, prefetch_wanted
-from linguagym.evaluation.report import RunData, check_report_destination, write_report
+from linguagym.evaluation.report import check_report_destination, write_report
 from linguagym.evaluation.run import (
     RunResult,
     RunSettings,
@@ -34,13 +33,9 @@ from linguagym.evaluation.run import (
     settings_scorer,
     suite_texts,
 )
-from linguagym.evaluation.summary import (
-    SummarySettings,
-    check_summary_settings,
-    run_policy,
-    summarize_results,
-    summarize_runs,
-)
+from linguagym.evaluation.runfolder.reader import RunData, held_run
+from linguagym.evaluation.runfolder.writer import check_run_destination, write_model_folder
+from linguagym.evaluation.summary import SummarySettings, check_summary_settings, run_policy, summarize_held
 from linguagym.executors.base import SideBySide
 from linguagym.executors.local import LocalExecutor
 from linguagym.names import model_folders, model_labels
@@ -69,7 +64,7 @@ class ModelRuns(Sequence["RunResult | LinguagymError"]):
     settings: list[RunSettings]
     summary: Summary | None = None
     report: Path | None = None
-    runs: list[RunData] = field(default_factory=list)  # the written model folders, as the report read them
+    runs: list[RunData] = field(default_factory=list)  # the written model folders, as the report shows them
 
     @overload
     def __getitem__(self, index: int) -> RunResult | LinguagymError: ...
@@ -169,6 +164,7 @@ def run_models(
         executor = LocalExecutor()
     wanted = prefetch_wanted(prefetch, [one.device for one in settings])
     outcomes: list[RunResult | LinguagymError] = []
+    held: list[RunData] = []  # each model that ran, as its summary and report need it (taken before keep_scores)
     with sharing_work():  # checkpoints of one model tokenise once and pack their prefix trees once
         errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
         if errors is not None:
@@ -193,6 +189,8 @@ def run_models(
                     outcome.label = labels[one.model]
                     if output is not None:
                         outcome.directory = _write(outcome, Path(output) / folders[outcome.label], summary)
+                    if summary is not None:
+                        held.append(held_run(outcome, regions=output is not None and report))
                 outcomes.append(outcome)
                 if finished is not None:
                     finished(one, outcome)
@@ -201,7 +199,7 @@ def run_models(
         finally:
             if ahead is not None:
                 ahead.close()  # a cancelled or failed run loads nothing more and leaves no thread behind
-    return _summarized(outcomes, list(settings), output, summary, report)
+    return _summarized(outcomes, list(settings), held, output, summary, report)
 
 
 def _hash_local_models(settings: Sequence[RunSettings]) -> None:
@@ -270,17 +268,16 @@ def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Su
         return failure
 
 
-def _summarized(outcomes: list[RunResult | LinguagymError], settings: list[RunSettings], output: str | Path | None,
-                summary: SummarySettings | None, report: bool) -> ModelRuns:
-    results = [o for o in outcomes if isinstance(o, RunResult)]
-    if summary is None or not results:
+def _summarized(outcomes: list[RunResult | LinguagymError], settings: list[RunSettings], held: list[RunData],
+                output: str | Path | None, summary: SummarySettings | None, report: bool) -> ModelRuns:
+    """The summary of the models that ran, computed once from what the run holds in memory, and the report."""
+    if summary is None or not held:
         return ModelRuns(outcomes, settings)
-    if output is None:  # nothing written: summarized from memory (the same numbers the folders would give)
-        return ModelRuns(outcomes, settings, summarize_results(results, summary))
-    written = [o.directory for o in results if o.directory is not None]
-    runs, numbers = summarize_runs(written, summary)
-    page = write_report(runs, output, numbers) if report else None
-    return ModelRuns(outcomes, settings, numbers, page, runs)
+    numbers = summarize_held(held, summary)
+    if output is None:
+        return ModelRuns(outcomes, settings, numbers)
+    page = write_report(held, output, numbers) if report else None
+    return ModelRuns(outcomes, settings, numbers, page, held)
 
 
 def _refuse_repeated_models(settings: Sequence[RunSettings]) -> None:
@@ -298,9 +295,7 @@ def _write(result: RunResult, directory: Path, summary: SummarySettings | None) 
     """Write one model's files (and, beside them, its results as lm-evaluation-harness lays them out); a failure
     says that a re-run costs nothing where the scores were cached."""
     try:
-        folder = write_run(result, directory).parent
-        write_lm_eval_results(result, folder, summary)
-        return folder
+        return write_model_folder(result, directory, summary)
     except OutputError as error:
         if result.cache is not None and not result.cache.get("not_saved"):  # (the scores were saved in a cache)
             error.hint = "; ".join(filter(None, (error.hint, "the scores are cached, so running the same command "

@@ -1,83 +1,27 @@
-"""One self-contained HTML report (inline SVG plots, no network needed) for one or more run directories, with
-the plots also written as SVG files beside it."""
+"""One self-contained HTML report (inline SVG plots, no network needed) for one or more runs (``RunData``: read
+from their folders, or held in memory by ``run_models``), with the plots also written as SVG files beside it."""
 
 from __future__ import annotations
 
-import csv
 import html
-import json
 import re
-from collections import defaultdict
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from linguagym.atomic import atomic_directory, atomic_write_text
 from linguagym.destinations import check_file, check_folder, check_replaceable
-from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
-from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, surprisal_sums
+from linguagym.evaluation.aggregate import Summary
 from linguagym.evaluation.crossing_notes import crossing_note
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.reader import RunData, find_runs, read_run
 from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
 from linguagym.evaluation.ties import tie_notes
 from linguagym.names import MAX_NAME, fit_name, name_digest
 from linguagym.version import __version__
 
-
-@dataclass(frozen=True)
-class RunData:
-    directory: Path
-    record: dict
-    outcomes: list[ItemOutcome]
-
-    @property
-    def model(self) -> str:
-        return self.record.get("label") or self.record["settings"]["model"]
-
-    @property
-    def sums(self) -> str:
-        """How the run's region surprisals were summed (``aggregate.surprisal_sums``)."""
-        return surprisal_sums(self.record["settings"], self.record.get("scorer", {}))
-
-    def region_rows(self) -> list[dict[str, str]]:
-        with (self.directory / "regions.csv").open(newline="", encoding="utf-8") as handle:
-            return list(csv.DictReader(handle))
-
-    def predictions(self) -> dict[str, list[tuple[str, float]]]:
-        """suite -> each prediction's formula and the share of items on which it holds, in suite order."""
-        holds: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
-        formulas: dict[tuple[str, int], str] = {}
-        with (self.directory / "predictions.csv").open(newline="", encoding="utf-8") as handle:
-            for row in csv.DictReader(handle):
-                index = int(row["prediction"])
-                formulas[(row["suite"], index)] = row["formula"]
-                holds[row["suite"]][index].append(row["holds"] == "True")
-        return {suite: [(formulas[(suite, i)], sum(v) / len(v)) for i, v in sorted(by_index.items())]
-                for suite, by_index in holds.items()}
-
-
-def read_run(directory: str | Path) -> RunData:
-    directory = Path(directory)
-    record_path = directory / "run.json"
-    if not record_path.is_file():
-        raise ConfigurationError(f"{directory} is not a run directory (no run.json)",
-                                 hint="pass directories written by linguagym run")
-    record = json.loads(record_path.read_text(encoding="utf-8"))
-    return RunData(directory, record, read_item_outcomes(directory))
-
-
-def find_runs(paths: list[str | Path]) -> list[RunData]:
-    """Run directories given directly, or found one level down (``run -o DIR`` writes DIR/<model>/)."""
-    runs = []
-    for path in map(Path, paths):
-        if (path / "run.json").is_file():
-            runs.append(read_run(path))
-        elif path.is_dir() and (found := sorted(p.parent for p in path.glob("*/run.json")
-                                                if not p.parent.name.startswith("."))):  # not a write under way
-            runs.extend(read_run(p) for p in found)
-        else:
-            raise ConfigurationError(f"{path} holds no run (no run.json in it or its subdirectories)")
-    return runs
+__all__ = ["RunData", "check_report_destination", "find_runs", "read_run", "region_plot_names", "render_report",
+           "write_report"]  # RunData, find_runs, read_run: the run folder's (runfolder.reader), kept importable here
 
 
 def _slug(text: str) -> str:
@@ -106,12 +50,6 @@ def _region_plots(model: str, regions: dict[str, plots.SuiteRegions]) -> dict[st
             for suite, data in regions.items()}
 
 
-def run_regions(run: RunData) -> dict[str, plots.SuiteRegions]:
-    """suite -> the model's mean surprisal per region and condition (what its region plot draws)."""
-    metric_of = {s["name"]: s.get("metric", "sum") for s in run.record.get("suites", [])}
-    return plots.suite_regions(run.region_rows(), metric_of)
-
-
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1f2328;margin:0;background:#fafafa}
 main{max-width:1200px;margin:0 auto;padding:24px 32px 64px;background:#fff}
@@ -136,7 +74,7 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
     if group_svg:
         figures["scores.svg"] = group_svg
     figures["suite_accuracy.svg"] = plots.suite_accuracy_svg(summary)
-    regions = {run.model: run_regions(run) for run in runs}
+    regions = {run.model: run.regions() for run in runs}
     region_svgs = {model: _region_plots(model, by_suite) for model, by_suite in regions.items()}
     plot_names = region_plot_names(runs, {model: list(by_suite) for model, by_suite in region_svgs.items()})
     for model, by_suite in region_svgs.items():
@@ -240,10 +178,10 @@ def write_report(runs: list[RunData], out_dir: str | Path, summary: Summary) -> 
     out = Path(out_dir)
     check_report_destination(out)
     page, figures = render_report(runs, summary)
-    with atomic_directory(out / "plots") as plots:
+    with atomic_directory(out / schema.PLOTS) as folder:
         for name, svg in figures.items():
-            atomic_write_text(plots / name, svg)
-    path = out / "report.html"
+            atomic_write_text(folder / name, svg)
+    path = out / schema.REPORT
     atomic_write_text(path, page)
     return path
 
@@ -253,8 +191,8 @@ def check_report_destination(out_dir: str | Path) -> None:
     the plots of an earlier report is refused, since the new plots replace it whole."""
     out = Path(out_dir)
     check_folder(out)
-    check_file(out / "report.html")
-    check_replaceable(out / "plots", _not_plots, "the new plots")
+    check_file(out / schema.REPORT)
+    check_replaceable(out / schema.PLOTS, _not_plots, "the new plots")
 
 
 def _not_plots(folder: Path) -> str | None:

@@ -1,24 +1,25 @@
 """``Results``: what ``linguagym.run`` returns to a notebook. It wraps ``ModelRuns`` and shows its numbers as
 pandas DataFrames (``to_pandas``) and as the accuracy table (``repr``, and HTML in Jupyter).
 
-The DataFrames of ``items``, ``predictions`` and ``regions`` are the CSV files a run writes, made by the very
-writers of ``outputs.py`` (into a temporary folder, read back exactly): their columns and numbers are those of
-the files by construction. pandas is optional: it is imported by ``to_pandas`` only.
+The DataFrames of ``items``, ``predictions`` and ``regions`` are the CSV files a run writes, built from
+the very rows the writer writes (``runfolder.rows``), in memory, with the columns and types reading the files gives
+(``runfolder.schema``). pandas is optional: it is imported by ``to_pandas`` only.
 """
 
 from __future__ import annotations
 
 import html
-import tempfile
-from collections.abc import Callable, Iterator
+import io
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.evaluation.model_runs import ModelRuns
-from linguagym.evaluation.outputs import TOKEN_COLUMNS, token_rows, write_items, write_predictions, write_regions
 from linguagym.evaluation.run import RunResult
-from linguagym.evaluation.tables import format_value, notes, summary_rows, write_summary_csv
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.rows import ROWS, token_rows
+from linguagym.evaluation.tables import format_value, notes, summary_csv, summary_rows
 from linguagym.extras import require_extra
 
 if TYPE_CHECKING:
@@ -34,15 +35,6 @@ KINDS = {
     "suites": "one row per model and suite: accuracy, its 95% interval and the number of items",
     "summary": "the accuracy table in long form: score, groups and suites (what `run --csv FILE` writes)",
 }
-# the run's CSV files, each written by its own writer in outputs.py
-_CSV_WRITERS: dict[str, Callable[[RunResult, Path], None]] = {
-    "items": write_items, "predictions": write_predictions, "regions": write_regions,
-}
-# columns read as text even where every value looks like a number ("1" as a suite or condition name)
-_TEXT_COLUMNS = ("model", "suite", "condition", "region_name", "content", "formula", "metric", "undefined", "tie",
-                 "unknown_tokens", "crossing", "collection", "policy", "kind", "name")
-
-
 def import_pandas(needed_by: str = "a DataFrame"):
     """pandas, or a clear error naming the extra that installs it (it is an optional dependency)."""
     require_extra("notebook", "pandas", needed_by=needed_by)
@@ -102,10 +94,11 @@ class Results:
             raise ConfigurationError(f"unknown kind of table {kind!r}",
                                      hint="use one of " + ", ".join(KINDS) + "; e.g. results.to_pandas('regions')")
         pd = import_pandas(f"to_pandas({kind!r})")
-        if kind in _CSV_WRITERS:
-            return _csv_frame(pd, self.results, _CSV_WRITERS[kind])
-        if kind == "tokens":
-            return pd.DataFrame(token_rows(self.results), columns=list(TOKEN_COLUMNS))
+        if kind == "tokens":  # the rows as they are (NaN where unscored): this kind never was the CSV file
+            return pd.DataFrame(token_rows(self.results), columns=list(schema.TOKEN_COLUMNS))
+        if kind in ROWS:
+            return rows_frame(pd, (row for result in self.results for row in ROWS[kind](result)),
+                              schema.COLUMNS[kind])
         return _summary_frame(pd, self._summary_or_error(), suites_only=kind == "suites")
 
     def _summary_or_error(self) -> Summary:
@@ -158,31 +151,47 @@ class Results:
         return "\n".join(parts)
 
 
-def _read_csv(pd, path: Path) -> pandas.DataFrame:
-    """A CSV file as linguagym wrote it: exact floats, only empty cells missing (never "NA" or "None" as text)."""
-    columns = pd.read_csv(path, nrows=0).columns
+def read_csv_frame(pd, source) -> pandas.DataFrame:
+    """A CSV file (a path or an open handle) as linguagym wrote it: exact floats, only empty cells missing (never
+    "NA" or "None" as text), text columns as text (``schema.TEXT_COLUMNS``)."""
     exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}  # pandas 3: default
-    text = {c: str for c in _TEXT_COLUMNS if c in columns}
-    return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=text, **exact)
+    return pd.read_csv(source, keep_default_na=False, na_values=[""], dtype=dict.fromkeys(schema.TEXT_COLUMNS, str),
+                       **exact)
 
 
-def _csv_frame(pd, results: list[RunResult], writer: Callable[[RunResult, Path], None]) -> pandas.DataFrame:
-    if not results:
+def rows_frame(pd, rows: Iterable[Iterable], columns: tuple[str, ...]) -> pandas.DataFrame:
+    """A run file's rows (``runfolder.rows``) as the DataFrame reading its CSV file gives (``read_csv_frame``):
+    whole numbers int64, True/False bool, numbers float64 and text str, an empty cell (or NaN) missing."""
+    import numpy
+
+    frame = pd.DataFrame(list(rows), columns=list(columns))
+    if frame.empty:
         return pd.DataFrame()
-    with tempfile.TemporaryDirectory(prefix="linguagym-") as folder:
-        frames = []
-        for index, result in enumerate(results):
-            path = Path(folder) / f"{index}.csv"
-            writer(result, path)
-            frames.append(_read_csv(pd, path))
-    return pd.concat(frames, ignore_index=True)
+    for column in columns:
+        values = frame[column]
+        if column in schema.INTEGER_COLUMNS:
+            frame[column] = values.astype("int64")
+        elif column in schema.BOOLEAN_COLUMNS:
+            frame[column] = values.astype(bool)
+        elif column in schema.FLOAT_COLUMNS:
+            frame[column] = values.replace("", numpy.nan).astype("float64")
+        else:  # text: empty is missing, as read_csv's na_values=[""] makes it
+            missing = values.isna() | (values == "")
+            frame[column] = values.astype(object).where(~missing, numpy.nan).astype(str_dtype(pd))
+    return frame
+
+
+def str_dtype(pd):
+    """The dtype ``read_csv(dtype=str)`` gives a text column: pandas 3's ``str`` (missing stays missing), else
+    Python objects."""
+    return "str" if int(pd.__version__.split(".")[0]) >= 3 else object
 
 
 def _summary_frame(pd, summary: Summary, *, suites_only: bool) -> pandas.DataFrame:
-    with tempfile.TemporaryDirectory(prefix="linguagym-") as folder:
-        path = Path(folder) / "summary.csv"
-        write_summary_csv(summary, path)
-        frame = _read_csv(pd, path)
+    text = io.StringIO()
+    summary_csv(summary, text)  # what `run --csv FILE` writes, read as that file is
+    text.seek(0)
+    frame = read_csv_frame(pd, text)
     if not suites_only:
         return frame
     suites = frame[frame["kind"] == "suite"].drop(columns=["kind"]).rename(columns={"name": "suite"})

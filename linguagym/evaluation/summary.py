@@ -1,23 +1,23 @@
 """How the models of a run are summarized (collection, policy, bootstrap), checked before any work, and the
-summary of run folders as written (``items.csv`` of each), for tables and the report. Which policy decides each
+summary of runs (``RunData``: held in memory by ``run_models``, or read from their folders), for tables and the
+report. Which policy decides each
 suite's accuracy is settled here for runs (``run_policy``) and for results read again (``summary_policy``), both
 by ``policy.resolve_policy``."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from linguagym.errors import ConfigurationError
-from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, summarize, surprisal_sums
+from linguagym.evaluation.aggregate import ItemOutcome, Summary, read_item_outcomes, summarize
 from linguagym.evaluation.collections import Collection, covering_collection, load_collection
-from linguagym.evaluation.outputs import item_outcomes, model_label
-from linguagym.evaluation.policy import POLICIES, RECORD_KEY, AccuracyPolicy, agreed_policy, resolve_policy
-from linguagym.evaluation.report import RunData, find_runs
-from linguagym.evaluation.run import RunResult, RunSettings
+from linguagym.evaluation.policy import POLICIES, AccuracyPolicy, agreed_policy, resolve_policy
+from linguagym.evaluation.run import RunSettings
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.reader import RunData, find_runs, read_record, run_records
 
 
 @dataclass(frozen=True)
@@ -81,14 +81,11 @@ def summary_policy(settings: SummarySettings, collection: Collection,
 def folder_policy(directory: str | Path) -> AccuracyPolicy:
     """The policy of the runs in a run folder (``DIR`` or ``DIR/<model>/``), as a run's page shows them: what their
     ``run.json`` recorded, else (runs of earlier versions) that of the built-in collection holding their suites."""
-    folder = Path(directory)
-    paths = [folder / "run.json"] if (folder / "run.json").is_file() else sorted(folder.glob("*/run.json"))
-    records = []
-    for path in paths:
-        try:
-            records.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as error:
-            raise ConfigurationError(f"cannot read {path}: {error}", hint="run it again: scores are cached") from None
+    return records_policy(run_records(directory))
+
+
+def records_policy(records: Sequence[Mapping[str, Any]]) -> AccuracyPolicy:
+    """``folder_policy`` of run records already read (``RunData.record``)."""
     suites = [str(s.get("name")) for record in records for s in record.get("suites", []) if isinstance(s, dict)]
     return summary_policy(SummarySettings(), covering_collection(suites), records)
 
@@ -104,16 +101,13 @@ def summarize_outcomes(outcomes: Sequence[ItemOutcome], settings: SummarySetting
 def summarize_runs(folders: Sequence[str | Path], settings: SummarySettings) -> tuple[list[RunData], Summary]:
     """The run folders (as ``find_runs`` finds them) and the summary of every model in them."""
     runs = find_runs(list(folders))
+    return runs, summarize_held(runs, settings)
+
+
+def summarize_held(runs: Sequence[RunData], settings: SummarySettings) -> Summary:
+    """The summary of every model of ``runs`` (read from their folders, or held in memory: ``held_run``)."""
     summary = summarize_outcomes([o for run in runs for o in run.outcomes], settings, [run.record for run in runs])
-    return runs, replace(summary, sums={run.model: run.sums for run in runs})
-
-
-def summarize_results(results: Sequence[RunResult], settings: SummarySettings) -> Summary:
-    """The summary of runs held in memory: the same numbers ``summarize_runs`` reads from their folders."""
-    outcomes = [o for result in results for o in item_outcomes(result)]
-    records = [{RECORD_KEY: r.policy.record(s.suite.name for s in r.suites)} for r in results]  # as run.json keeps
-    summary = summarize_outcomes(outcomes, settings, records)
-    return replace(summary, sums={model_label(r): surprisal_sums(asdict(r.settings), r.scorer) for r in results})
+    return replace(summary, sums={run.model: run.sums for run in runs})
 
 
 def summarize_files(paths: Sequence[str | Path], settings: SummarySettings) -> Summary:
@@ -123,11 +117,7 @@ def summarize_files(paths: Sequence[str | Path], settings: SummarySettings) -> S
     records: list[dict] = []
     for path in map(Path, paths):
         outcomes += read_item_outcomes(path)
-        record_path = (path if path.is_dir() else path.parent) / "run.json"
+        record_path = (path if path.is_dir() else path.parent) / schema.RUN_RECORD
         if record_path.is_file():
-            try:
-                records.append(json.loads(record_path.read_text(encoding="utf-8")))
-            except (OSError, ValueError) as error:
-                raise ConfigurationError(f"cannot read {record_path}: {error}",
-                                         hint="pass the items.csv alone, or mend or remove run.json") from None
+            records.append(read_record(record_path, hint="pass the items.csv alone, or mend or remove run.json"))
     return summarize_outcomes(outcomes, settings, records)

@@ -12,8 +12,8 @@ import pytest
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.alignment import region_crossings
 from linguagym.evaluation.evaluate import evaluate_suite, suite_sentences
-from linguagym.evaluation.outputs import write_run
 from linguagym.evaluation.run import RunSettings, check_settings, run_suites
+from linguagym.evaluation.runfolder.writer import write_run
 from linguagym.evaluation.scored_suites import evaluate_scored_suite
 from linguagym.suites.formula import RegionRef
 from linguagym.suites.load import parse_suite_data

@@ -11,9 +11,9 @@ import pytest
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.item_detail import read_item_scores
 from linguagym.evaluation.item_table import ItemTable, read_item_table
-from linguagym.evaluation.outputs import write_run
-from linguagym.evaluation.report import read_run
 from linguagym.evaluation.run import RunSettings, run_suites
+from linguagym.evaluation.runfolder.reader import read_run
+from linguagym.evaluation.runfolder.writer import write_run
 from linguagym.suites import example_suite_paths
 from linguagym.suites.formula import RegionRef, explain, parse_formula
 from tests.evaluation.fakes import WordScorer

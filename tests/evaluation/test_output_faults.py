@@ -231,7 +231,7 @@ def test_surprisals_output_problems_are_clear_errors(tmp_path: Path, capsys, mon
 
 
 def _failing_regions(monkeypatch, error: BaseException) -> None:
-    from linguagym.evaluation import outputs
+    from linguagym.evaluation.runfolder import writer as outputs
 
     original = outputs._write_csv
 
@@ -285,7 +285,7 @@ def test_an_interrupted_write_leaves_the_earlier_folder_whole(tmp_path: Path, ca
     out = tmp_path / "out"
     assert run_cli(capsys, *SUITES, "--model", "fake", "-o", out)[0] == 0
     before = {p: p.read_bytes() for p in (out / "fake").rglob("*") if p.is_file()}
-    from linguagym.evaluation import outputs
+    from linguagym.evaluation.runfolder import writer as outputs
 
     original = outputs.atomic_write_text
 
@@ -342,7 +342,7 @@ def test_a_folder_is_swapped_in_whole_and_put_back_if_the_swap_fails(tmp_path: P
 def test_compare_skips_the_hidden_folder_of_a_write_under_way(tmp_path: Path, capsys, fake_models) -> None:
     out = tmp_path / "out"
     assert run_cli(capsys, *SUITES, "--model", "fake", "-o", out, "--no-report")[0] == 0
-    from linguagym.evaluation.report import find_runs
+    from linguagym.evaluation.runfolder.reader import find_runs
 
     shutil.copytree(out / "fake", out / ".fake.x1y2.old")  # left by a process killed in the middle of a swap
     assert [run.directory.name for run in find_runs([out])] == ["fake"]  # one run, not the same one twice

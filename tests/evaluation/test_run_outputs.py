@@ -5,8 +5,9 @@ import pytest
 
 from linguagym.errors import OutputError
 from linguagym.evaluation.aggregate import read_item_outcomes
-from linguagym.evaluation.outputs import item_outcomes, write_run
 from linguagym.evaluation.run import RunSettings, run_suites
+from linguagym.evaluation.runfolder.rows import item_outcomes
+from linguagym.evaluation.runfolder.writer import write_run
 from linguagym.suites import example_suite_paths
 from tests.conftest import minimal_suite
 from tests.evaluation.fakes import WordScorer
@@ -79,7 +80,7 @@ def test_failed_write_leaves_no_partial_file(examples_run, tmp_path, monkeypatch
     out = tmp_path / "out"
     write_run(result, out)
     before = (out / "regions.csv").read_text()
-    import linguagym.evaluation.outputs as outputs
+    import linguagym.evaluation.runfolder.writer as outputs
 
     original = outputs._write_csv
 
@@ -140,7 +141,7 @@ def test_items_csv_correct_is_the_first_prediction_and_correct_all_every_one(tmp
 
 
 def test_scored_suite_files_hold_one_item_a_line(examples_run, tmp_path):
-    from linguagym.evaluation.outputs import scored_suite_json
+    from linguagym.evaluation.runfolder.writer import scored_suite_json
     from linguagym.evaluation.scored_suites import scored_suite_dict
 
     result, _ = examples_run

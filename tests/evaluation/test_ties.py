@@ -10,8 +10,8 @@ import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.evaluate import evaluate_suite
-from linguagym.evaluation.outputs import write_run
 from linguagym.evaluation.run import RunSettings, check_settings, run_suites
+from linguagym.evaluation.runfolder.writer import write_run
 from linguagym.evaluation.scored_suites import evaluate_scored_suite
 from linguagym.evaluation.ties import record_tie_notes, tie_note
 from linguagym.importers.common import IdenticalPairsWarning, pair_suite

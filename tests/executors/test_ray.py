@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from linguagym.evaluation.evaluate import suite_sentences
-from linguagym.evaluation.outputs import write_run
 from linguagym.evaluation.run import RunSettings, run_suites
+from linguagym.evaluation.runfolder.writer import write_run
 from linguagym.executors import ExecutorError
 from linguagym.scoring.cache import CachedScorer
 from linguagym.scoring.registry import load_scorer

@@ -26,9 +26,10 @@ from linguagym.atomic import atomic_write_text
 from linguagym.errors import LinguagymError
 from linguagym.evaluation.aggregate import ItemOutcome, ModelScores, Summary, missing_suites, summarize
 from linguagym.evaluation.collections import Collection
-from linguagym.evaluation.report import find_runs
 from linguagym.evaluation.run import RunSettings
-from linguagym.evaluation.summary import folder_policy
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.reader import find_runs
+from linguagym.evaluation.summary import records_policy
 from linguagym.web.config import WebConfig
 from linguagym.web.jobs.worker import results_directory
 from linguagym.web.store import list_runs
@@ -127,7 +128,7 @@ def suite_results(session: Session, config: WebConfig, *, suite: str | None = No
 
 def _stamp(directory: Path) -> tuple:
     """What changes when any model's results in the folder change: each file's name, time, inode and size."""
-    files = sorted(p for pattern in ("*/run.json", "*/items.csv") for p in directory.glob(pattern))
+    files = sorted(p for pattern in (f"*/{schema.RUN_RECORD}", f"*/{schema.ITEMS}") for p in directory.glob(pattern))
     return tuple((p.relative_to(directory).as_posix(), (info := p.stat()).st_mtime_ns, info.st_ino, info.st_size)
                  for p in files)
 
@@ -184,8 +185,9 @@ def _decode(text: str) -> tuple[bool | None, ...]:
 
 def _parse_folder(directory: Path) -> list[_FolderResult]:
     results = []
-    policy = folder_policy(directory)  # as the run's page shows it
-    for data in find_runs([directory]):
+    runs = find_runs([directory])
+    policy = records_policy([data.record for data in runs])  # as the run's page shows it (summary.folder_policy)
+    for data in runs:
         settings = data.record.get("settings", {})
         model = model_key(settings) if settings.get("model") else data.model
         limited = settings.get("limit") is not None

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, render_template, request, url_for
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.collections import builtin_collections, load_collection
-from linguagym.evaluation.report import find_runs, run_regions
+from linguagym.evaluation.runfolder.reader import find_runs
 from linguagym.evaluation.tables import format_value, score_label
 from linguagym.web.context import config, db_session
 from linguagym.web.errors import NotFound
@@ -74,7 +74,7 @@ def run_regions_plot(run_id: int):
     get_run(db_session(), run_id)
     suite = request.args.get("suite", "")
     by_model = {data.model: regions[suite] for data in find_runs([results_directory(config(), run_id)])
-                if suite in (regions := run_regions(data))}
+                if suite in (regions := data.regions())}
     return _overlaid(suite, by_model, f"run {run_id}")
 
 
@@ -87,7 +87,7 @@ def compare_regions_plot():
     for value in request.args.getlist("run"):
         run = get_run(session, parse_id(value, "run"))
         for data in find_runs([results_directory(config(), run.id)]):
-            if suite in (regions := run_regions(data)):
+            if suite in (regions := data.regions()):
                 by_model[f"run {run.id}: {data.model}"] = regions[suite]
     return _overlaid(suite, by_model, "the chosen runs")
 
@@ -102,7 +102,7 @@ def suite_regions_plot(suite_id: int):
     by_model = {}
     for result in chosen:
         for data in find_runs([results_directory(config(), result.run_id)]):
-            if data.model == result.label and record.name in (regions := run_regions(data)):
+            if data.model == result.label and record.name in (regions := data.regions()):
                 by_model[result.model] = regions[record.name]
     return _overlaid(record.name, by_model, f"version {version.number} of suite {record.name}")
 

@@ -10,7 +10,9 @@ from pathlib import Path
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.item_detail import ItemScores, read_item_scores
 from linguagym.evaluation.item_table import ITEM_FILTERS, ItemTable, read_item_table
-from linguagym.evaluation.report import RunData, find_runs, region_plot_names
+from linguagym.evaluation.report import region_plot_names
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.reader import RunData, find_runs
 from linguagym.web.errors import NotFound
 
 
@@ -48,9 +50,9 @@ def items_context(run_id: int, results: Path, suite: str, show: str, policy: str
     runs = model_runs(results)
     table = suite_table(run_id, runs, suite)
     plots = []
-    if (results / "plots").is_dir():  # the report is written, and with it every model's folder
+    if (results / schema.PLOTS).is_dir():  # the report is written, and with it every model's folder
         suites_of = {data.model: list(dict.fromkeys(s["name"] for s in data.record.get("suites", []))) for data in runs}
-        paths = {key: f"plots/{name}" for key, name in region_plot_names(runs, suites_of).items()}
+        paths = {key: f"{schema.PLOTS}/{name}" for key, name in region_plot_names(runs, suites_of).items()}
         plots = [(model, paths[(model, suite)]) for model in table.models
                  if (model, suite) in paths and (results / paths[(model, suite)]).is_file()]
     counts = {kind: len(table.filtered(kind, policy)) for kind in ITEM_FILTERS}

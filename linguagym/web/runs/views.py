@@ -15,7 +15,9 @@ from linguagym.evaluation.aggregate import summarize
 from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.limit import parse_limit
-from linguagym.evaluation.report import find_runs, region_plot_names
+from linguagym.evaluation.report import region_plot_names
+from linguagym.evaluation.runfolder import schema
+from linguagym.evaluation.runfolder.reader import find_runs
 from linguagym.evaluation.summary import SummarySettings, folder_policy, summary_policy
 from linguagym.evaluation.tables import format_value, notes, policy_sentence, summary_rows, surprisal_label
 from linguagym.scoring.model_args import model_args
@@ -34,7 +36,7 @@ from linguagym.web.runs.queue import queue_run
 from linguagym.web.store import get_run, get_suite, list_runs, list_suites, run_name
 
 if TYPE_CHECKING:
-    from linguagym.evaluation.report import RunData
+    from linguagym.evaluation.runfolder.reader import RunData
 
 blueprint = Blueprint("runs", __name__)
 
@@ -172,7 +174,7 @@ def delete(run_id: int):
 def _region_plot_paths(runs: list[RunData], suites: dict[str, list[str]]) -> dict[tuple[str, str], str]:
     """(model, suite) -> the path of its region plot among a run's files, as the report named it. ``suites``: each
     model's suites in the order of its results (the report hashes the later of two names that would clash)."""
-    return {key: f"plots/{name}" for key, name in region_plot_names(runs, suites).items()}
+    return {key: f"{schema.PLOTS}/{name}" for key, name in region_plot_names(runs, suites).items()}
 
 
 def _collection_choice():
@@ -207,7 +209,7 @@ def show(run_id: int):
     run = get_run(db_session(), run_id)
     results = results_directory(config(), run_id)
     context = {"run": run, "files": listing(results), "summary": None}
-    if run.status == "done" and (results / "report.html").is_file():
+    if run.status == "done" and (results / schema.REPORT).is_file():
         choices, chosen = _collection_choice()
         runs, summary = _summary([results], chosen)
         formulas: dict[str, list[str]] = {}
@@ -216,7 +218,7 @@ def show(run_id: int):
             predictions = data.predictions()
             formulas.update({suite: [f for f, _ in found] for suite, found in predictions.items()})
             suites_of[data.model] = list(predictions)
-        plots = {name for name, _ in context["files"] if name.startswith("plots/")}
+        plots = {name for name, _ in context["files"] if name.startswith(f"{schema.PLOTS}/")}
         paths = _region_plot_paths(runs, suites_of)
         region_plots = {suite: [(data.model, paths[(data.model, suite)]) for data in runs
                                 if paths.get((data.model, suite)) in plots]

@@ -1,0 +1,100 @@
+"""The rows of a model's CSV files, built from its ``RunResult`` in memory: what the writer writes and what
+``Results.to_pandas`` tabulates, so the files and the DataFrames hold the same values by construction. The
+columns are ``schema``'s."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+from linguagym.evaluation.aggregate import ItemOutcome
+from linguagym.evaluation.alignment import region_crossings
+from linguagym.evaluation.run import RunResult
+from linguagym.names import short_model_name
+from linguagym.suites.metrics import METRIC_NAMES
+
+
+def model_label(result: RunResult) -> str:
+    """The model's name in tables: the run's own label where a command gave one (``model_labels``), else a
+    named model or hub id as given, a local path by its last part."""
+    return result.label or short_model_name(result.settings.model)
+
+
+def prediction_rows(result: RunResult) -> Iterator[list]:
+    """``predictions.csv``: one row per item and prediction."""
+    model = model_label(result)
+    for suite_result in result.suites:
+        suite = suite_result.suite
+        for p in suite_result.predictions:
+            yield [model, suite.name, p.item, p.prediction, suite.predictions[p.prediction].formula,
+                   suite_result.metric, p.holds, " ".join(map(str, p.undefined)), p.tie]
+
+
+def item_outcomes(result: RunResult) -> list[ItemOutcome]:
+    """Each item's outcome under both policies, as ``items.csv`` holds it (and ``read_item_outcomes`` reads it)."""
+    model = model_label(result)
+    outcomes = []
+    for suite_result in result.suites:
+        first = suite_result.item_correct("first")
+        for item, all_hold in suite_result.item_correct("all").items():
+            outcomes.append(ItemOutcome(model, suite_result.suite.name, item, correct_all=all_hold,
+                                        correct_first=first[item]))
+    return outcomes
+
+
+def item_rows(result: RunResult) -> Iterator[list]:
+    """``items.csv``: ``correct`` as the paper's per-item files mean it (policy first), so the two kinds of file
+    cannot be misread."""
+    return ([o.model, o.suite, o.item, o.correct_first, o.correct_all] for o in item_outcomes(result))
+
+
+def region_rows(result: RunResult) -> Iterator[list]:
+    """``regions.csv``: one row per item, condition and region; an undefined metric is empty (``""``)."""
+    model = model_label(result)
+    # the names are looked up once a suite or a sentence: a run writes 24,000 rows per model
+    for suite_result in result.suites:
+        suite_name, region_names = suite_result.suite.name, suite_result.suite.region_names
+        for scored in suite_result.conditions:
+            text, spans, values = scored.sentence.text, scored.sentence.spans, scored.values
+            crossed = region_crossings(scored.alignment) if scored.alignment.crossings else {}
+            for region in scored.alignment.regions:
+                number, tokens = region.number, region.tokens
+                start, end = spans[number - 1]
+                metric = values[number]
+                yield [model, suite_name, scored.item, scored.condition, number, region_names[number - 1],
+                       text[start:end], len(tokens), " ".join([t.token for t in tokens if t.unknown]),
+                       *["" if (v := metric[m]) != v else v for m in METRIC_NAMES],  # NaN: empty
+                       crossed.get(number, "")]
+
+
+def token_rows(results: Iterable[RunResult]) -> Iterator[tuple]:
+    """Every scored token of every sentence, in its region (assigned as the region values were: by the region of
+    its first non-space character; under ``--crossing split`` a crossing token is one row per region it covers,
+    each with its share); ``covered``: the text it covers, ``start``/``end`` its character offsets in the sentence;
+    ``surprisal`` in bits (NaN where unscored: the file leaves it empty)."""
+    for result in results:
+        model = model_label(result)
+        for suite_result in result.suites:
+            names = suite_result.suite.region_names
+            for scored in suite_result.conditions:
+                index = 0
+                for region in scored.alignment.regions:
+                    for token in region.tokens:
+                        yield (model, suite_result.suite.name, scored.item, scored.condition, region.number,
+                               names[region.number - 1], index, token.token,
+                               scored.sentence.text[token.start:token.end], token.start, token.end,
+                               token.surprisal, token.unknown)
+                        index += 1
+
+
+def run_record(result: RunResult) -> dict:
+    """The run record ``run.json`` holds: the model's label and ``RunResult.record()``."""
+    return {"label": model_label(result), **result.record()}
+
+
+def run_record_json(result: RunResult) -> str:
+    return json.dumps(run_record(result), indent=2, allow_nan=False) + "\n"
+
+
+ROWS = {"predictions": prediction_rows, "items": item_rows, "regions": region_rows,
+        "tokens": lambda result: token_rows([result])}
