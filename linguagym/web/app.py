@@ -31,6 +31,7 @@ from linguagym.version import __version__
 from linguagym.web import (
     context,
     ownership,
+    setting_labels,
     views_accounts,
     views_capabilities,
     views_results,
@@ -99,7 +100,8 @@ def _security(app: Flask, config: WebConfig) -> None:
     try:
         hosts = HostPolicy(config.host, config.port, config.allowed_hosts)
     except ValueError as error:
-        raise ConfigurationError(str(error), hint="write --allowed-host NAME or NAME:PORT") from None
+        raise ConfigurationError(str(error), hint="give allowed_hosts NAME or NAME:PORT",
+                                 settings=["allowed_hosts"]) from None
     throttle = FailureThrottle()
     app.extensions["login_throttle"] = throttle
 
@@ -243,9 +245,10 @@ def _refuse(status: int, message: str, hint: str = "", *, login: bool = False):
 def _errors(app: Flask) -> None:
     @app.errorhandler(LinguagymError)
     def _user_error(error: LinguagymError):
+        message, hint = setting_labels.worded(error)  # the settings it names, as this face's form fields
         if isinstance(error, ownership.Forbidden):
-            return _refuse(403, error.message, error.hint or "", login=error.sign_in)
-        return _refuse(404 if isinstance(error, NotFound) else 400, error.message, error.hint or "")
+            return _refuse(403, message, hint or "", login=error.sign_in)
+        return _refuse(404 if isinstance(error, NotFound) else 400, message, hint or "")
 
     @app.errorhandler(413)
     def _too_large(_error):
