@@ -58,3 +58,14 @@ def test_the_cli_prints_a_library_error_in_its_own_options(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "--batch-size 0 is not a batch size" in err
     assert "give --batch-size 16" in err
+
+
+def test_a_run_with_ray_options_but_no_ray_executor_is_told_in_options(tmp_path, capsys):
+    from linguagym.cli.entry import main
+    from linguagym.suites.examples import example_suite_paths
+
+    assert main(["run", "--model", "fake", "--ray-workers", "2", "-o", str(tmp_path / "out"),
+                 str(example_suite_paths()[0])]) == 1
+    err = capsys.readouterr().err
+    assert "--ray-address and --ray-workers apply to --executor ray only" in err
+    assert "set --executor ray, or leave those settings out" in err
