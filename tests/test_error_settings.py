@@ -34,6 +34,9 @@ def test_option_names_are_those_of_the_command_run():
     assert options["debug"] == "--debug"  # the top level's options too
     lct = option_names(build_parser("lct"), ["lct", "generate", "--lc", "LC4"])
     assert lct["max_seeds"] == "--max-seeds"
+    # an option whose dest is the library's keyword though the option is singular (repeatable)
+    assert option_names(build_parser("serve"), ["serve"])["allowed_hosts"] == "--allowed-host"
+    assert option_names(build_parser("import"), ["import", "table"])["predictions"] == "--prediction"
 
 
 def test_the_cli_prints_a_library_error_in_its_own_options(monkeypatch, capsys):

@@ -231,7 +231,7 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     from alembic import command
     from alembic.migration import MigrationContext
 
-    from linguagym.web.username_index import ensure_username_index
+    from linguagym.web.auth.username_index import ensure_username_index
 
     try:
         with engine.begin() as connection:

@@ -21,11 +21,11 @@ from linguagym.evaluation.tables import format_value, notes, policy_sentence, su
 from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
 from linguagym.web import item_pages
+from linguagym.web.auth.ownership import require_owner
 from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.lifecycle import progress_status, queue_again, request_cancel
-from linguagym.web.ownership import require_owner
 from linguagym.web.results_index import shared_suites_outcomes
 from linguagym.web.run_deletion import delete_run
 from linguagym.web.run_form import RunFormValues, values_from, values_of_run

@@ -9,11 +9,11 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.run import DEFAULT_MODEL
 from linguagym.scoring.registry import named_models
+from linguagym.web.auth.ownership import require_admin
 from linguagym.web.auto_run import auto_run_models, auto_run_saved, set_auto_run_models
 from linguagym.web.bulk_upload import outcome_summary, store_files
 from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.inputs import plain_text
-from linguagym.web.ownership import require_admin
 from linguagym.web.run_queue import default_settings, queue_run, short_name
 from linguagym.web.starter import missing_suites, starter_files, starter_set, starter_sets
 from linguagym.web.store import list_suites
