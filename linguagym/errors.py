@@ -2,15 +2,15 @@
 
 The CLI prints ``str(error)`` and exits 1; it never shows a traceback for these.
 
-A message that advises changing a setting names it as the library's keyword (``max_seeds``, ``ray_workers``): the
-Python name, which a notebook user passes as is. It lists those names in ``settings``, so that each face can write
-them its own way (``LinguagymError.worded``): the command line as its option (``--max-seeds``), the web as the
-label of its form field.
+A message that advises changing a setting names it as the library's keyword in backticks (```max_seeds```,
+```ray_workers```): the Python name, which a notebook user passes as is. It lists those names in ``settings``, so
+that each face can write them its own way (``LinguagymError.worded``): the command line as its option
+(``--max-seeds``), the web as the label of its form field. Only a backticked name is rewritten: ``dtype=`` in a
+model argument, or the word "model", stay as they are.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -44,13 +44,12 @@ def _joined(message: str, hint: str | None) -> str:
 
 
 def spell_settings(text: str, settings: Iterable[str], spell: Callable[[str], str | None]) -> str:
-    """``text`` with each whole-word occurrence of a setting name replaced by ``spell(name)`` (kept where ``spell``
-    gives ``None``). Whole words only: ``limit`` is not rewritten inside ``limits`` or ``max_limit``, nor a name
-    inside a longer option."""
+    """``text`` with each backticked setting name (```batch_size```) replaced by ``spell(name)``; kept as it is,
+    backticks and all, where ``spell`` gives ``None``."""
     for name in settings:
         written = spell(name)
-        if written is not None and written != name:
-            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lambda _match, written=written: written, text)
+        if written is not None:
+            text = text.replace(f"`{name}`", written)
     return text
 
 

@@ -7,23 +7,25 @@ from linguagym.errors import ConfigurationError, LinguagymError, spell_settings
 
 
 def test_an_error_keeps_the_settings_it_names_and_prints_them_as_keywords():
-    error = ConfigurationError("max_seeds must be 1 or more, not 0", hint="give max_seeds 10",
+    error = ConfigurationError("`max_seeds` must be 1 or more, not 0", hint="give `max_seeds` 10",
                                settings=["max_seeds"])
     assert error.settings == ("max_seeds",)
-    assert str(error) == "max_seeds must be 1 or more, not 0\n  hint: give max_seeds 10"
+    assert str(error) == "`max_seeds` must be 1 or more, not 0\n  hint: give `max_seeds` 10"
 
 
-def test_worded_rewrites_only_the_named_settings_as_whole_words():
-    error = LinguagymError("limit 0.5 limits the items; batch_size too", hint="raise limit", settings=["limit"])
+def test_worded_rewrites_only_the_named_settings_in_backticks():
+    error = LinguagymError("`limit` 0.5 limits the items; `batch_size` too", hint="raise `limit`",
+                           settings=["limit"])
     message, hint = error.worded({"limit": "--limit", "batch_size": "--batch-size"}.get)
-    assert message == "--limit 0.5 limits the items; batch_size too"  # batch_size is not among error.settings
+    assert message == "--limit 0.5 limits the items; `batch_size` too"  # batch_size is not among error.settings
     assert hint == "raise --limit"
     assert error.text(lambda name: None) == str(error)  # a face that knows no spelling keeps the keyword
 
 
-def test_spell_settings_leaves_longer_names_alone():
-    assert spell_settings("ray_workers, max_ray_workers, ray_workers_x", ["ray_workers"],
-                          lambda name: "--ray-workers") == "--ray-workers, max_ray_workers, ray_workers_x"
+def test_spell_settings_leaves_plain_words_and_model_arguments_alone():
+    text = "dtype is given twice: `dtype` bfloat16 and model argument dtype=float16"
+    assert spell_settings(text, ["dtype"], lambda name: "--dtype") == (
+        "dtype is given twice: --dtype bfloat16 and model argument dtype=float16")
 
 
 def test_option_names_are_those_of_the_command_run():
@@ -43,7 +45,7 @@ def test_the_cli_prints_a_library_error_in_its_own_options(monkeypatch, capsys):
     from linguagym.cli import entry
 
     def fail(_args):
-        raise ConfigurationError("batch_size 0 is not a batch size", hint="give batch_size 16",
+        raise ConfigurationError("`batch_size` 0 is not a batch size", hint="give `batch_size` 16",
                                  settings=["batch_size"])
 
     real = entry.build_parser

@@ -182,7 +182,7 @@ def summarize(
         if value is None:
             raise ConfigurationError(
                 f"results of {outcome.model} on {outcome.suite} give only the first prediction's outcome, so "
-                f"policy {chosen.of(outcome.suite)!r} cannot be computed from them", hint="give policy first",
+                f"policy {chosen.of(outcome.suite)!r} cannot be computed from them", hint="give `policy` first",
                 settings=["policy"])
         by_model.setdefault(outcome.model, {}).setdefault(outcome.suite, []).append(value)
     if collection.name == AD_HOC:

@@ -29,7 +29,7 @@ from linguagym.executors.ray_worker import Worker
 from linguagym.executors.shards import Shard
 from linguagym.executors.task import Task
 
-MEMORY_HINT = ("the model may be too large for one worker: use a smaller dtype or batch_size, or workers with "
+MEMORY_HINT = ("the model may be too large for one worker: use a smaller `dtype` or `batch_size`, or workers with "
                "more (GPU) memory")
 MEMORY_SETTINGS = ("dtype", "batch_size")  # the settings MEMORY_HINT names
 
@@ -128,7 +128,7 @@ class Pool:
         wanted = self.workers or available
         if wanted > available or available == 0:
             raise ExecutorError(f"{wanted} Ray workers asked for, but the cluster has {available} {kind}s",
-                                hint="give a smaller ray_workers, or add nodes to the cluster",
+                                hint="give a smaller `ray_workers`, or add nodes to the cluster",
                                 settings=["ray_workers"])
         shards = sum(len(job.shards) for job in self.jobs)
         return use_gpus, max(1, min(wanted, shards)), max(1, cpus // wanted)
@@ -220,7 +220,7 @@ class Pool:
         shown = "; ".join(f"{k}: worker {found.get(k)!r}, driver {job.identity.get(k)!r}" for k in keys)
         hint = "run the driver with the same library versions as the workers"
         if "device" in keys:
-            hint = f"give device {found.get('device')} (the workers' device) so that both agree"
+            hint = f"give `device` {found.get('device')} (the workers' device) so that both agree"
         return ExecutorError(
             f"the Ray worker on {answer['where']} would answer for {job.label} differently from this process "
             f"({shown}), so its answers could not go into this run's cache", hint=hint, settings=["device"])

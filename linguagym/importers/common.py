@@ -189,7 +189,7 @@ def write_suites(suites: Sequence[Suite], out_dir: str | Path) -> list[Path]:
         file_name = safe_name(suite.name, "suite") + ".json"
         if file_name.casefold() in paths:
             raise LinguagymError(f"two imported suites would both be written to {out / file_name}",
-                                 hint="give each input its own name (name, or distinct files)", settings=["name"])
+                                 hint="give each input its own name (`name`, or distinct files)", settings=["name"])
         paths[file_name.casefold()] = out / file_name
     written = []
     for suite, path in zip(suites, paths.values(), strict=True):

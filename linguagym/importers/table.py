@@ -114,7 +114,7 @@ def _formulas(path: Path, given: list[str] | None, predictions_file: str | Path 
         if formulas:
             return formulas
     raise input_error(path, None, "no predictions",
-                      hint=f"give predictions (formulas), or write the formulas into {sidecar_path(path)}, "
+                      hint=f"give `predictions` (formulas), or write the formulas into {sidecar_path(path)}, "
                       "one a line, e.g. (2;%ungrammatical%) > (2;%grammatical%)", settings=["predictions"])
 
 

@@ -204,7 +204,7 @@ def make_engine(url: str) -> Engine:
     except Exception as error:  # bad URL, missing driver
         raise ConfigurationError(
             f"cannot use the database URL {_safe_url(url)}: {error}",
-            hint="give database_url sqlite:///FILE or postgresql+psycopg://USER@HOST/DB",
+            hint="give `database_url` sqlite:///FILE or postgresql+psycopg://USER@HOST/DB",
             settings=["database_url"]) from None
 
 

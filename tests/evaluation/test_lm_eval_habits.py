@@ -54,7 +54,7 @@ def test_limit_counts_items_as_lm_eval_does() -> None:
 def test_a_limit_that_is_not_a_count_or_share_is_refused(limit) -> None:
     with pytest.raises(ConfigurationError) as caught:
         check_settings(RunSettings(limit=limit))
-    assert "limit" in caught.value.message and "give limit a number of items (10)" in caught.value.hint
+    assert "limit" in caught.value.message and "give `limit` a number of items (10)" in caught.value.hint
     assert caught.value.settings == ("limit",)  # each face writes it its own way (--limit on the command line)
 
 

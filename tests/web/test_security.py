@@ -363,6 +363,6 @@ def test_a_bad_allowed_host_is_a_configuration_error_naming_the_setting(tmp_path
     from linguagym.web import WebConfig, create_app
 
     config = WebConfig.build(tmp_path / "d", allowed_hosts=("bad host/name",), start_worker=False)
-    with pytest.raises(ConfigurationError, match="allowed_hosts: 'bad host/name'") as caught:
+    with pytest.raises(ConfigurationError, match="allowed_hosts`: 'bad host/name'") as caught:
         create_app(config)
     assert caught.value.settings == ("allowed_hosts",)  # the CLI writes it as --allowed-host

@@ -42,7 +42,7 @@ def host_policy(config: WebConfig) -> HostPolicy:
     try:
         return HostPolicy(config.host, config.port, config.allowed_hosts)
     except ValueError as error:
-        raise ConfigurationError(str(error), hint="give allowed_hosts NAME or NAME:PORT",
+        raise ConfigurationError(str(error), hint="give `allowed_hosts` NAME or NAME:PORT",
                                  settings=["allowed_hosts"]) from None
 
 

@@ -71,7 +71,7 @@ class HostPolicy:
         for entry in allowed:
             parsed = split_host(entry)
             if parsed is None:
-                raise ValueError(f"allowed_hosts: {entry!r} is not a host name, host:port or [IPv6]:port")
+                raise ValueError(f"`allowed_hosts`: {entry!r} is not a host name, host:port or [IPv6]:port")
             self.extra.add(parsed)
 
     def allows(self, header: str) -> bool:
