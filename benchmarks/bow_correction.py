@@ -77,8 +77,8 @@ def _sentences() -> list[str]:
 
 def cost(args: argparse.Namespace) -> None:
     from linguagym.scoring.cache import resolve_cache_dir
-    from linguagym.scoring.causal import CausalScorer
-    from linguagym.scoring.sources import resolve_source
+    from linguagym.scoring.huggingface.causal import CausalScorer
+    from linguagym.scoring.huggingface.sources import resolve_source
 
     texts = _sentences()
     plain = CausalScorer(resolve_source(args.model, resolve_cache_dir(None)), device="cpu")

@@ -46,9 +46,9 @@ def main() -> None:
 
     sys.path.insert(0, str(ROOT))  # again: importing checkpoints.py put this checkout first
     import linguagym
-    import linguagym.evaluation.models as models
+    import linguagym.evaluation.model_runs as models
     import linguagym.evaluation.run as run
-    from linguagym.scoring.device import available_cpus
+    from linguagym.scoring.engine.device import available_cpus
 
     suites = sorted({p for pattern in args.suites for p in glob.glob(pattern)})
     if not suites:

@@ -111,7 +111,7 @@ def main() -> None:
     suites = sorted({p for pattern in args.suites for p in glob.glob(pattern)})
     if not suites:
         raise SystemExit(f"no suites match {args.suites}")
-    from linguagym.scoring.device import available_cpus, configure_cpu_threads
+    from linguagym.scoring.engine.device import available_cpus, configure_cpu_threads
 
     threads = args.threads or configure_cpu_threads()
     load_before = os.getloadavg()

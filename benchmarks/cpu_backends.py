@@ -134,8 +134,8 @@ def _export_body(model: object, texts: list[str], tokenizer: object, path: Path)
     width."""
     import torch
 
-    from linguagym.scoring import prefix
-    from linguagym.scoring.hf_base import encode_many
+    from linguagym.scoring.engine import prefix
+    from linguagym.scoring.huggingface.base import encode_many
 
     class Body(torch.nn.Module):
         def __init__(self, base: torch.nn.Module) -> None:

@@ -91,7 +91,7 @@ def main() -> int:
 
     from linguagym.evaluation.evaluate import suite_sentences
     from linguagym.scoring import load_scorer
-    from linguagym.scoring.causal import CausalScorer
+    from linguagym.scoring.huggingface.causal import CausalScorer
     from linguagym.suites import example_suite_paths
     from linguagym.suites.load import read_suite
 
@@ -115,7 +115,7 @@ def main() -> int:
         scores[label] = dict(zip(texts, scorer.score(texts), strict=True))
         seconds[label] = time.perf_counter() - clock
 
-    from linguagym.scoring.onednn import describe
+    from linguagym.scoring.native.onednn import describe
 
     reference = scores[SETTINGS[0][0]]
     rows = {label: {**compare(suites, reference, scores[label]), "seconds": round(seconds[label], 2)}

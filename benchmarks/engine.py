@@ -51,7 +51,7 @@ DEFAULT_SUITES = str(ROOT.parent / "shared" / "data" / "syntaxgym" / "suites" / 
 
 def _threads() -> int:
     """Every contender gets the thread count linguagym would pick (``LINGUAGYM_THREADS`` overrides)."""
-    from linguagym.scoring.device import configure_cpu_threads
+    from linguagym.scoring.engine.device import configure_cpu_threads
 
     return configure_cpu_threads()
 

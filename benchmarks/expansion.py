@@ -3,7 +3,7 @@
     NLTK_DATA=../shared/data/nltk_data python benchmarks/expansion.py [--lc LC2,LC9] [--expand-seeds 5]
         [--compare-baseline [COMMIT]]
 
-Runs ``generate_suite`` on the default dataset with the library's expansion defaults (or the caps given) and
+Runs ``generate_tests`` on the default dataset with the library's expansion defaults (or the caps given) and
 prints the expansion block's timings and counts. With ``--compare-baseline`` the causal filler of COMMIT
 (default 059c9f9, before the filler proposed in prefix trees and kept contexts and windows; read with
 ``git show`` and imported from a temporary folder) fills the very same masked sentences beside today's, in the
@@ -26,8 +26,9 @@ import time
 from pathlib import Path
 
 from linguagym.capabilities import pipeline
-from linguagym.capabilities.expansion.expand import ExpansionSettings
-from linguagym.capabilities.pipeline import ExpansionOptions, generate_suite
+from linguagym.capabilities.expansion.settings import ExpansionSettings
+from linguagym.capabilities.pipeline import generate_tests
+from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -166,7 +167,8 @@ def main() -> int:
 
         pipeline.fill.load_filler = load_twin
     started, cpu_started = time.perf_counter(), time.process_time()
-    document = generate_suite(lcs=args.lc, expansion=ExpansionOptions(filler=args.filler, settings=settings))
+    document = generate_tests(GenerateSettings(lcs=args.lc, expansion=ExpansionOptions(filler=args.filler,
+                                                                                   settings=settings)))
     total, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     block = document.expansion
     expansions = sum(c.expansions or 0 for c in document.capabilities)

@@ -38,10 +38,11 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from linguagym.capabilities.data.datasets import Example
+from linguagym.capabilities.expansion.check import Problem
 from linguagym.capabilities.expansion.domain import MIN_COUNT, DomainVocabulary
 from linguagym.capabilities.expansion.expand import ExpansionSettings
-from linguagym.capabilities.expansion.insertions import MODIFIERS
-from linguagym.capabilities.expansion.plausibility import MAX_COST, plausibility_problems
+from linguagym.capabilities.expansion.insertions import INSERTION, MODIFIERS
+from linguagym.capabilities.expansion.plausibility import FLUENCY, MAX_COST, plausibility_problems
 from linguagym.capabilities.seeds.specs import load_specs
 
 JUDGED = Path(__file__).resolve().parent / "expansion_judged.jsonl"
@@ -64,7 +65,7 @@ def load_judged(path: Path = JUDGED) -> list[dict]:
 
 def refusals(rows: list[dict], validator, max_cost: float | None = MAX_COST,
              max_disruption: float | None = ExpansionSettings.max_disruption,
-             source_labels: Mapping[str, str] | None = None) -> list[list[str]]:
+             source_labels: Mapping[str, str] | None = None) -> list[list[Problem]]:
     """The validator's reasons for refusing each judged row (empty: kept). ``validator``: a ``Validator``; the
     caps on the filler's numbers as the expander applies them (None: not applied); ``source_labels``: the dataset
     sentences' labels by id, which the search rule reads (a row's ``label`` is its test's expected label, which is
@@ -81,17 +82,18 @@ def refusals(rows: list[dict], validator, max_cost: float | None = MAX_COST,
                                                 Example(row["id"], row["seed_text"], _source_label(row, source_labels)),
                                                 old).reasons)
         if max_disruption is not None and row["disruption"] > max_disruption:
-            reasons.append(f"fluency: the words after the fill lose {row['disruption']:.1f} bits")
+            reasons.append(FLUENCY.problem(f"the words after the fill lose {row['disruption']:.1f} bits"))
         if max_cost is not None:
             reasons += plausibility_problems(row["confidence"], len(row["fills"]), max_cost)
         out.append(reasons)
     return out
 
 
-def insertion_problems(row: dict) -> list[str]:
+def insertion_problems(row: dict) -> list[Problem]:
     """``insertion`` refusal of a judged row whose kind of insertion the default set does not make."""
     kind = (row["production"]["lhs"], tuple(m["tag"] for m in row["masks"]))
-    return [] if kind in MODIFIERS else [f"insertion: {kind[0]} + {'+'.join(kind[1])} is not a modifier insertion"]
+    return [] if kind in MODIFIERS else [INSERTION.problem(f"{kind[0]} + {'+'.join(kind[1])} is not a modifier "
+                                                           "insertion")]
 
 
 def rank_table(rows: list[dict], ranks: tuple[tuple[int, int], ...] = RANKS) -> str:
@@ -112,11 +114,11 @@ def _source_label(row: dict, labels: Mapping[str, str] | None) -> str:
     return row["label"] if labels is None else labels[row["id"].split("/")[2]]
 
 
-def summary(rows: list[dict], reasons: list[list[str]], only: Collection[str] | None = None) -> dict:
+def summary(rows: list[dict], reasons: list[list[Problem]], only: Collection[str] | None = None) -> dict:
     """Counts: ungrammatical (by the insertion) refused, grammatical kept, the kept set's grammatical rate, and
     per check how many bad and good rows it refused. ``only``: count these checks' refusals alone."""
     if only is not None:
-        reasons = [[x for x in why if x.split(":", 1)[0] in only] for why in reasons]
+        reasons = [[x for x in why if x.check in only] for why in reasons]
     bad = [bool(r["insertion_error"]) for r in rows]
     refused = [bool(x) for x in reasons]
     kept_good = sum(1 for b, x in zip(bad, refused, strict=True) if not b and not x)
@@ -124,7 +126,7 @@ def summary(rows: list[dict], reasons: list[list[str]], only: Collection[str] | 
     kept = sum(1 for x in refused if not x)
     by_check: dict[str, Counter] = {}
     for b, x in zip(bad, reasons, strict=True):
-        for check in dict.fromkeys(reason.split(":", 1)[0] for reason in x):
+        for check in dict.fromkeys(reason.check for reason in x):
             by_check.setdefault(check, Counter())["bad" if b else "good"] += 1
     return {"rows": len(rows), "bad": sum(bad), "good": len(rows) - sum(bad),
             "bad_refused": sum(1 for b, x in zip(bad, refused, strict=True) if b and x),

@@ -94,9 +94,9 @@ def scorer_on(model, tokenizer, model_dir: Path, dtype: str, budget: int, bow: b
     import torch
 
     from linguagym.scoring.cache import resolve_cache_dir
-    from linguagym.scoring.causal import CausalScorer
-    from linguagym.scoring.hf_base import Loaded
-    from linguagym.scoring.sources import resolve_source
+    from linguagym.scoring.huggingface.base import Loaded
+    from linguagym.scoring.huggingface.causal import CausalScorer
+    from linguagym.scoring.huggingface.sources import resolve_source
 
     scorer = CausalScorer(resolve_source(str(model_dir), resolve_cache_dir()), dtype=dtype, device=DEVICE,
                           batch_tokens=budget, **({"bow_correction": True} if bow else {}))

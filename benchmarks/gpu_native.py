@@ -1,4 +1,4 @@
-"""linguagym's own decoders (``scoring/native_llama.py``, ``native_gemma3.py``) against transformers on the same
+"""linguagym's own decoders (``scoring/native/llama.py``, ``native_gemma3.py``) against transformers on the same
 weights and device (``gpu_engine.py native``; issue 42).
 
 For each configuration directory (a config.json: smollm2-135m's Llama shape, gemma-3-270m's Gemma 3 shape), a
@@ -66,9 +66,9 @@ def score_both_ways(directory: Path, texts: list[str], dtype: str, device: str, 
     import torch
 
     from linguagym.scoring.cache import resolve_cache_dir
-    from linguagym.scoring.causal import CausalScorer
+    from linguagym.scoring.huggingface.causal import CausalScorer
+    from linguagym.scoring.huggingface.sources import resolve_source
     from linguagym.scoring.model_args import ModelArgs
-    from linguagym.scoring.sources import resolve_source
 
     found: dict[str, Any] = {}
     for loader in ("native", "transformers"):

@@ -23,12 +23,12 @@ WHOLE = "lg: whole score()"
 TREE = "lg: tree_scores"
 # (module, attribute, label): the phases, in the order a run meets them; patched where the name exists
 PHASES = [
-    ("linguagym.scoring.causal", "encode_texts", "lg: encode texts"),
-    ("linguagym.scoring.prefix", "pack_once", "lg: pack prefix trees"),
-    ("linguagym.scoring.prefix", "_pass_inputs", "lg: pass inputs (host arrays)"),
-    ("linguagym.scoring.prefix", "tree_mask", "lg: tree mask (device)"),
-    ("linguagym.scoring.prefix.Projection", "scores", "lg: vocabulary projection"),
-    ("linguagym.scoring.causal", "_scored", "lg: build result objects"),
+    ("linguagym.scoring.huggingface.causal", "encode_texts", "lg: encode texts"),
+    ("linguagym.scoring.engine.prefix", "pack_once", "lg: pack prefix trees"),
+    ("linguagym.scoring.engine.prefix", "_pass_inputs", "lg: pass inputs (host arrays)"),
+    ("linguagym.scoring.engine.prefix", "tree_mask", "lg: tree mask (device)"),
+    ("linguagym.scoring.engine.prefix.Projection", "scores", "lg: vocabulary projection"),
+    ("linguagym.scoring.huggingface.causal", "_scored", "lg: build result objects"),
 ]
 FORWARD = "lg: model body forward"
 
@@ -60,7 +60,7 @@ def annotate(model: Any) -> tuple[Callable[[], None], list[str]]:
     found."""
     undo: list[Callable[[], None]] = []
     missing = []
-    for path, attribute, label in [*PHASES, ("linguagym.scoring.causal", "tree_scores", TREE)]:
+    for path, attribute, label in [*PHASES, ("linguagym.scoring.huggingface.causal", "tree_scores", TREE)]:
         owner = _owner(path)
         original = None if owner is None else owner.__dict__.get(attribute)
         if original is None:

@@ -96,7 +96,7 @@ def transformers_surprisals(texts: list[str], dtype_name: str) -> dict[str, list
 def setting(name: str) -> Iterator[None]:
     """linguagym's products as ``name`` says: ``default``, ``torch`` (LINGUAGYM_ONEDNN=0) or ``every product``
     (oneDNN for the down products too)."""
-    from linguagym.scoring import onednn
+    from linguagym.scoring.native import onednn
 
     saved_env, saved_products = os.environ.get(onednn.ENV), onednn.DECODER_PRODUCTS
     try:

@@ -19,7 +19,7 @@ Each phase has wall seconds and CPU seconds (user + system, ``resource.getrusage
 wall time of a phase depends on the others, its CPU time much less). "time to first scored token" is from
 spawning the child to the first surprisals. Imports are summed per top-level package from ``-X importtime``'s
 self times (wall microseconds). The load (``/proc/loadavg`` and what other processes use over one second, from
-``linguagym.scoring.cpu_load``) is given before each run. The thread count chosen, and why, is reported.
+``linguagym.scoring.engine.cpu_load``) is given before each run. The thread count chosen, and why, is reported.
 
     python benchmarks/startup.py                       # smollm2-135m, 2 runs
     python benchmarks/startup.py --repeat 3 --json startup.json --suite ../shared/data/syntaxgym/suites/cleft.json
@@ -82,7 +82,9 @@ def child(args: argparse.Namespace) -> None:
     from linguagym.cli.entry import main
 
     mark("cli_imported")
-    from linguagym.scoring import causal, device, hf_base
+    from linguagym.scoring.engine import device
+    from linguagym.scoring.huggingface import base as hf_base
+    from linguagym.scoring.huggingface import causal
 
     load_tokenizer, load_hf = hf_base.load_tokenizer, hf_base.load_hf
 
@@ -121,7 +123,7 @@ def child(args: argparse.Namespace) -> None:
         if hasattr(causal, name):
             setattr(causal, name, first_scored(getattr(causal, name)))
     # causal_lm imported load_hf by name
-    from linguagym.scoring import causal_lm
+    from linguagym.scoring.huggingface import causal_lm
 
     causal_lm.load_hf = timed_load
     with tempfile.TemporaryDirectory() as out:
@@ -157,10 +159,10 @@ def imports_by_package(stderr: str) -> dict[str, float]:
 
 
 def load_now() -> dict:
-    from linguagym.scoring import device
+    from linguagym.scoring.engine import device
 
     try:
-        from linguagym.scoring import cpu_load
+        from linguagym.scoring.engine import cpu_load
     except ImportError:  # a checkout from before cpu_load
         busy = None
     else:

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-INDEX_FILE = ".results-index.json"  # linguagym.web.results_index.INDEX_FILE (not imported: the web extra's imports)
+INDEX_FILE = ".results-index.json"  # linguagym.web.results.index.INDEX_FILE (not imported: the web extra's imports)
 SUITES = ROOT.parent / "shared" / "data" / "syntaxgym" / "suites"
 
 
@@ -33,12 +33,12 @@ def build(work: Path, runs: int, models: int) -> Path:
     if (data / "built.json").is_file():
         return data
     sys.path.insert(0, str(ROOT))
-    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.model_runs import run_models
     from linguagym.evaluation.run import RunSettings
     from linguagym.suites import read_suite
     from linguagym.web import db, store
     from linguagym.web.config import WebConfig
-    from linguagym.web.run_jobs import results_directory
+    from linguagym.web.runs.jobs import results_directory
     from tests.tiny_models import save_example_suites_lm
 
     paths = sorted(SUITES.glob("*.json"))

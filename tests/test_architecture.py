@@ -28,6 +28,12 @@ FORBIDDEN = list(dict.fromkeys([
     *((GROUND, floor) for floor in ("suites", "scoring", "assets", "executors", "evaluation", "capabilities",
                                     "importers")),
 ]))
+# Inside capabilities/, the wings stand on floors (docs/architecture.md): a module may import a wing on a lower
+# floor only, never one on its own floor or above. "ground" is capabilities/errors.py; "top" the other modules
+# beside the wings (pipeline, run, settings: the entry points). The generating half (seeds, expansion, perturb)
+# and the testing half (classifiers, testing, reports) meet only in data and the test-file format.
+WING_FLOORS = {"ground": 0, "data": 1, "syntax": 1, "testfile": 1, "seeds": 2, "classifiers": 2, "expansion": 3,
+               "perturb": 3, "testing": 3, "reports": 4, "top": 5}
 HEAVY = ("torch", "transformers", "spacy", "flask", "ray", "sqlalchemy", "numpy", "pandas")
 
 
@@ -77,9 +83,35 @@ def floor(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1:
         return "package"  # linguagym/__init__.py: the public names, imported lazily
+    if parts[1] == "__main__":
+        return "cli"  # `python -m linguagym`: the command line's face, as cli/__main__.py
     if (PACKAGE / parts[1]).is_dir():
         return parts[1]
     return "cli" if parts[1] == "cli" else GROUND
+
+
+def wing(module: str) -> str | None:
+    """The capabilities wing ``module`` belongs to (see WING_FLOORS); None outside capabilities/."""
+    parts = module.split(".")
+    if parts[:2] != ["linguagym", "capabilities"]:
+        return None
+    if len(parts) == 2:
+        return "top"  # the package's __init__
+    if (PACKAGE / "capabilities" / parts[2]).is_dir():
+        return parts[2]
+    return "ground" if parts[2] == "errors" else "top"
+
+
+def upward_wing_arrows(graph: dict[str, set[str]]) -> list[str]:
+    """The imports between two capabilities wings that do not go down a floor."""
+    found = []
+    for source, targets in graph.items():
+        for target in targets:
+            here, there = wing(source), wing(target)
+            if here is not None and there is not None and here != there \
+                    and WING_FLOORS[here] <= WING_FLOORS[there]:
+                found.append(f"{source} ({here}) -> {target} ({there})")
+    return sorted(found)
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -120,9 +152,9 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_reader_sees_imports_inside_functions_and_under_type_checking(tmp_path):
     graph = import_graph()
-    assert "linguagym.evaluation.run" in graph["linguagym.evaluation.models"]  # module level
-    assert "linguagym.evaluation.models" in graph["linguagym.cli.run"]  # inside a function
-    assert "linguagym.web.worker" in graph["linguagym.web.context"]  # under TYPE_CHECKING only
+    assert "linguagym.evaluation.run" in graph["linguagym.evaluation.model_runs"]  # module level
+    assert "linguagym.evaluation.model_runs" in graph["linguagym.cli.run"]  # inside a function
+    assert "linguagym.web.jobs.worker" in graph["linguagym.web.context"]  # under TYPE_CHECKING only
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
@@ -135,6 +167,26 @@ def test_no_floor_imports_one_it_must_not_know(importer, imported):
     arrows = sorted(f"{source} -> {target}" for source, targets in import_graph().items() if floor(source) == importer
                     for target in targets if floor(target) == imported)
     assert arrows == []
+
+
+def test_every_capabilities_wing_has_a_floor():
+    wings = {path.name for path in (PACKAGE / "capabilities").iterdir() if (path / "__init__.py").is_file()}
+    assert wings <= set(WING_FLOORS), sorted(wings - set(WING_FLOORS))
+
+
+def test_the_wing_rule_refuses_an_arrow_up_or_sideways():
+    up = {"linguagym.capabilities.classifiers.task": {"linguagym.capabilities.testing.classifier_run"}}
+    sideways = {"linguagym.capabilities.expansion.expand": {"linguagym.capabilities.perturb.build"}}
+    down = {"linguagym.capabilities.run": {"linguagym.capabilities.reports.results",
+                                           "linguagym.capabilities.errors"}}
+    assert upward_wing_arrows(up) == ["linguagym.capabilities.classifiers.task (classifiers) -> "
+                                      "linguagym.capabilities.testing.classifier_run (testing)"]
+    assert len(upward_wing_arrows(sideways)) == 1
+    assert upward_wing_arrows(down) == []
+
+
+def test_no_capabilities_wing_imports_one_on_its_floor_or_above():
+    assert upward_wing_arrows(import_graph()) == []
 
 
 def test_importing_the_package_and_its_command_line_loads_no_heavy_library():

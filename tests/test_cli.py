@@ -213,3 +213,49 @@ def test_validate_refuses_a_suite_whose_sentences_are_all_empty(write_suite, cap
     assert main(["validate", str(write_suite(data, "blank.json"))]) == 1
     err = capsys.readouterr().err
     assert "blank.json:items: every region of every condition is empty, so there is no sentence to score" in err
+
+
+# ------------------------------------------------------------------ the prediction language (#37)
+
+NEW_SYNTAX = minimal_suite(predictions=[
+    {"type": "formula", "formula": "[(2;%mismatch%)-(2;%match%)]>=0.5*(1..3;%match%)", "atol": 0.01}])
+
+
+def test_validate_warns_that_peer_tools_could_not_read_the_new_syntax(write_suite, capsys):
+    assert main(["validate", str(write_suite(NEW_SYNTAX))]) == 0  # a warning, not a failure
+    out = capsys.readouterr().out
+    assert "predictions[0]: uses '>=', '*', a region range 'N..M': syntaxgym-core and the syntaxgym.org website " \
+           "could not read this suite" in " ".join(out.split())
+    assert "has its own atol" in out
+    assert main(["validate", "--strict", str(write_suite(NEW_SYNTAX))]) == 1  # ('[ ]' was normalised)
+    capsys.readouterr()
+    assert main(["validate", str(write_suite(minimal_suite(), "old.json"))]) == 0
+    assert "syntaxgym-core" not in capsys.readouterr().out
+
+
+def test_upgrade_writes_the_new_syntax_canonically_and_notes_peer_tools(write_suite, tmp_path):
+    out = tmp_path / "up.json"
+    result = run_cli("upgrade", write_suite(NEW_SYNTAX), "-o", out)
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stderr.split())
+    assert "note" in said and "syntaxgym-core and the syntaxgym.org website could not read this suite" in said
+    assert json.loads(out.read_text())["predictions"] == [
+        {"type": "formula", "formula": "(2;%mismatch%) - (2;%match%) >= 0.5 * (1..3;%match%)", "atol": 0.01}]
+
+
+def test_run_takes_a_default_tolerance():
+    from linguagym.cli.entry import build_parser
+    from linguagym.cli.run import _settings
+
+    args = build_parser().parse_args(["run", "--atol", "0.05", "--rtol", "0", "suite.json"])
+    settings = _settings(args)
+    assert (settings.atol, settings.rtol) == (0.05, 0.0)
+    default = _settings(build_parser().parse_args(["run", "suite.json"]))
+    assert (default.atol, default.rtol) == (1e-3, 1e-5)
+
+
+@pytest.mark.parametrize("value", ["-0.1", "inf", "a lot"])
+def test_run_refuses_a_tolerance_that_is_no_number_of_at_least_zero(value):
+    result = run_cli("run", "--atol", value, "suite.json")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "--atol" in result.stderr and ("at least 0" in result.stderr or "is not a number" in result.stderr)

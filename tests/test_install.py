@@ -210,7 +210,7 @@ DISTRIBUTIONS = {
     "vaderSentiment": "vaderSentiment", "textblob": "textblob", "torch": "torch", "transformers": "transformers",
     "tokenizers": "tokenizers", "huggingface_hub": "huggingface_hub", "safetensors": "safetensors", "gguf": "gguf",
     "accelerate": "accelerate", "numpy": "numpy", "jsonschema": "jsonschema", "rich": "rich",
-    "platformdirs": "platformdirs", "peft": "peft", "datasets": "datasets",
+    "platformdirs": "platformdirs", "peft": "peft", "datasets": "datasets", "itsdangerous": "itsdangerous",
 }
 # imported, on purpose not declared: the user installs it by hand (the error that says so is tested elsewhere)
 UNDECLARED = {"benepar": "an optional parser whose model downloads from the web"}

@@ -5,8 +5,11 @@ against classifiers, with failure rates per capability.
 Wings, in the order data flows: ``data`` (datasets, SST, the SentiWordNet lexicon, sentence analysis), ``seeds``
 (capability specs, search rules, templates, seed generation), ``syntax`` (trees, parsers, treebanks, the
 reference grammar), ``expansion`` (differentiation, fill-in models, validation, selection, the expander),
-``testing`` (the typed test-file model and its reader, one classifier's run, ``run_classifiers``, failure rates),
-``reports`` (results files, the HTML report, a test file at a glance) and ``classifiers`` (every kind of
-sentiment classifier behind one interface).
-``pipeline.generate_suite`` ties data, seeds and expansion into one call.
+``perturb`` (CheckList's INV and DIR pairs), ``testfile`` (the test-file format: model, schema, reader, writer),
+``testing`` (one classifier's run, failure rates), ``reports`` (results files, the HTML report, a test file at a
+glance) and ``classifiers`` (every kind of sentiment classifier behind one interface). Their floors: see
+docs/architecture.md.
+
+On top: ``settings`` (``GenerateSettings``, ``ClassifierRunSettings``: frozen, checked once when made),
+``pipeline.generate_tests`` (settings -> a test file) and ``run.run_classifiers`` (a test file x classifiers).
 """

@@ -1,41 +1,105 @@
-"""One call from names to a capability-test document: dataset + lexicon + specs -> analyses -> seed tests."""
+"""One call from settings to a capability-test file: dataset + lexicon + specs -> analyses -> seed tests ->
+expansions -> INV and DIR tests (``generate_tests``; ``settings.GenerateSettings`` says what to make)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from linguagym.capabilities.data.analysis import Analyser, analyse_cached, load_spacy
 from linguagym.capabilities.data.catalog import load_dataset
 from linguagym.capabilities.data.datasets import DEFAULT_DATASET, Dataset
 from linguagym.capabilities.data.lexicon import load_lexicon
-from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion import fill
-from linguagym.capabilities.expansion.expand import Expander, ExpansionSettings
+from linguagym.capabilities.expansion.expand import Expander
 from linguagym.capabilities.expansion.validate import prefilter
-from linguagym.capabilities.perturb.build import add_checklist_tests, parse_test_types
+from linguagym.capabilities.perturb.build import add_checklist_tests
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.generate import generate_seeds
 from linguagym.capabilities.seeds.screening import screen
 from linguagym.capabilities.seeds.specs import DEFAULT_TEMPLATES, load_specs, select_specs
+from linguagym.capabilities.settings import DatasetOptions, ExpansionOptions, GenerateSettings
 from linguagym.capabilities.syntax.grammar import INDUCED, choose_reference, induced_grammar, load_reference_grammar
 from linguagym.capabilities.syntax.parsers import load_parser
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.testfile.checklist_types import MFT
+from linguagym.capabilities.testfile.model import (
     DEFAULT_TEST_TYPES,
     CapabilityInfo,
     CapabilityTest,
     CapabilityTestFile,
     CreatedBy,
     DatasetInfo,
-    GenerationSettings,
 )
 from linguagym.extras import DEFAULT_SPACY_MODEL
 from linguagym.progress import IsCancelled, Progress, begin
 from linguagym.version import __version__
 
+DEFAULT_SETTINGS = GenerateSettings()
 STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching capabilities",
           "expand": "expanding seeds", "perturb": "making invariance and directional tests"}
+
+
+def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: Progress | None = None,
+                   cancelled: IsCancelled | None = None) -> CapabilityTestFile:
+    """The capability-test file (``testfile.write_tests`` writes it) that ``settings`` describe: seed tests for
+    the chosen capabilities, their expansions unless ``settings.expansion.enabled`` is False, and CheckList's
+    INV and DIR tests made from them where ``settings.test_types`` names them (after each capability's tests).
+    The settings are recorded in the file (its ``settings``, ``expansion`` and ``perturbations`` blocks).
+
+    Seeds: at most ``max_seeds`` per capability, a seeded random draw from every match (default 50, the paper's
+    protocol). Truncated and broken dataset sentences are never seeds (``seeds.screening``; counted in the file's
+    dataset block as ``unusable``).
+
+    ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
+    searching capabilities, expanding seeds, making INV and DIR tests); ``cancelled()`` is asked between steps
+    and stops the work with ``Cancelled``. ``settings.spacy_model`` tags the sentences and parses them for
+    expansion (needs the ``[lct]`` extra).
+    """
+    expansion = settings.expansion
+    # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
+    reference = choose_reference(expansion.reference) if settings.expanding else None
+    nlp = load_spacy(settings.spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
+    # specs first: a bad spec fails before slow work
+    specs = select_specs(load_specs(list(settings.spec_paths) if settings.spec_paths is not None else None,
+                                    settings.templates), settings.lcs)
+    cache_dir = settings.cache_dir
+    data = settings.dataset if isinstance(settings.dataset, Dataset) else load_dataset(
+        settings.dataset, cache_dir=cache_dir, **settings.dataset_options.loader_options())
+    lexicon = load_lexicon(settings.lexicon_path, cache_dir)
+    analyser = Analyser(lexicon, settings.spacy_model, nlp=nlp)
+    tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
+    analyses = analyse_cached(analyser, [e.text for e in data.examples], cache_dir=cache_dir, progress=tick)
+    tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
+    screening = screen([e.text for e in data.examples], analyses)
+    results = generate_seeds(specs, data, analyses, seed=settings.seed, max_seeds=settings.max_seeds, progress=tick,
+                             usable=screening.usable)
+    expanded: dict[str, list[CapabilityTest]] = {}
+    expansion_block = None
+    if settings.expanding:
+        tick = begin(progress, cancelled, STAGES["expand"], len(specs), "capabilities")
+        expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, reference, settings.seed,
+                                            cache_dir, tick)
+    document = CapabilityTestFile(
+        created_by=CreatedBy(tool="linguagym", version=__version__),
+        dataset=DatasetInfo.from_json({**data.describe(), "unusable": screening.describe()}),
+        lexicon={"source": lexicon.source, "words": len(lexicon)},
+        tagger=analyser.tagger_identity,
+        settings=settings.record([s.id for s in specs]),
+        capabilities=tuple(
+            CapabilityInfo(id=r.spec.id, name=r.spec.name, description=r.spec.description, spec=r.spec.path,
+                           spec_sha256=r.spec.sha256, matches=tuple(r.matches), seeds=len(r.tests),
+                           expansions=len(expanded.get(r.spec.id, [])), notes=tuple(r.notes))
+            for r in results),
+        tests=tuple(test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))),
+        expansion=expansion_block,
+    )
+    if settings.test_types == (MFT.code,):
+        return document
+    tick = begin(progress, cancelled, STAGES["perturb"], len(specs), "capabilities")
+    return add_checklist_tests(document, settings.test_types, seed=settings.seed, spacy_model=settings.spacy_model,
+                               progress=tick)
 
 
 def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all", spec_paths: list[Path] | None = None,
@@ -45,82 +109,17 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
                    expansion: ExpansionOptions | None = None, spacy_model: str = DEFAULT_SPACY_MODEL,
                    test_types: str | Sequence[str] = DEFAULT_TEST_TYPES, templates: str = DEFAULT_TEMPLATES,
                    ) -> CapabilityTestFile:
-    """The capability-test file (``testfile.write_tests`` writes it) of seed tests for the chosen capabilities,
-    and their expansions unless ``expansion`` is None or has ``enabled=False``.
-
-    ``max_seeds``: seeds kept per capability, a seeded random draw from every match (default 50, the paper's
-    protocol); None keeps every match. ``templates``: ``repaired`` (default) or ``paper``, the published wording
-    of the capabilities whose templates were repaired (``specs.load_specs``; recorded in the file's settings).
-    Truncated and broken dataset sentences are never seeds (``seeds.screening``; counted in the file's dataset
-    block as ``unusable``).
-
-    ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
-    searching capabilities, expanding seeds); ``cancelled()`` is asked between steps and stops the work with
-    ``Cancelled``. ``spacy_model`` tags the sentences and parses them for expansion (needs the ``[lct]`` extra).
-
-    ``test_types``: CheckList's test types to write (``perturb.build``): MFT, the paper's expected-label tests
-    (always), and by default INV and DIR, invariance and directional tests made from them, after each
-    capability's tests; ``("MFT",)`` writes the paper's experiment alone.
-    """
-
-    if max_seeds is not None and max_seeds < 1:
-        raise CapabilityError(f"--max-seeds must be 1 or more, not {max_seeds}",
-                              hint="give a number of seeds per capability, or 'all' (max_seeds=None) for every match")
-    types = parse_test_types(test_types)  # a misspelt type fails before slow work
-    expanding = expansion is not None and expansion.enabled
-    # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
-    reference = choose_reference(expansion.reference) if expanding else None
-    nlp = load_spacy(spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
-    specs = select_specs(load_specs(spec_paths, templates), lcs)  # specs first: a bad spec fails before slow work
-    data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, cache_dir=cache_dir,
-                                                                     **dict(dataset_options or {}))
-    lexicon = load_lexicon(lexicon_path, cache_dir)
-    analyser = Analyser(lexicon, spacy_model, nlp=nlp)
-    tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
-    analyses = analyse_cached(analyser, [e.text for e in data.examples], cache_dir=cache_dir, progress=tick)
-    tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
-    screening = screen([e.text for e in data.examples], analyses)
-    results = generate_seeds(specs, data, analyses, seed=seed, max_seeds=max_seeds, progress=tick,
-                             usable=screening.usable)
-    expanded: dict[str, list[CapabilityTest]] = {}
-    expansion_block = None
-    if expanding:
-        tick = begin(progress, cancelled, STAGES["expand"], len(specs), "capabilities")
-        expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, reference, seed,
-                                            cache_dir, tick)
-    document = CapabilityTestFile(
-        created_by=CreatedBy(tool="linguagym", version=__version__),
-        dataset=DatasetInfo.from_json({**data.describe(), "unusable": screening.describe()}),
-        lexicon={"source": lexicon.source, "words": len(lexicon)},
-        tagger=analyser.tagger_identity,
-        settings=GenerationSettings(seed=seed, max_seeds=max_seeds, lcs=tuple(s.id for s in specs),
-                                    extra={"templates": templates}),  # an extra key: testing/ has no field for it
-        capabilities=tuple(
-            CapabilityInfo(id=r.spec.id, name=r.spec.name, description=r.spec.description, spec=r.spec.path,
-                           spec_sha256=r.spec.sha256, matches=tuple(r.matches), seeds=len(r.tests),
-                           expansions=len(expanded.get(r.spec.id, [])), notes=tuple(r.notes))
-            for r in results),
-        tests=tuple(test for r in results for test in (*r.tests, *expanded.get(r.spec.id, []))),
-        expansion=expansion_block,
-    )
-    if types == ("MFT",):
-        return document
-    tick = begin(progress, cancelled, STAGES["perturb"], len(specs), "capabilities")
-    return add_checklist_tests(document, types, seed=seed, spacy_model=spacy_model, progress=tick)
-
-
-@dataclass(frozen=True)
-class ExpansionOptions:
-    """How ``generate_suite`` expands seeds (see ``expand.ExpansionSettings`` for the caps)."""
-
-    enabled: bool = True
-    parser: str = "auto"  # auto, spacy, benepar
-    reference: str = "auto"  # auto (treebank if found, else induced), treebank, induced (the dataset), PATH,
-    # or induced:PATH (see ``syntax.grammar``)
-    filler: str = "smollm2-135m"  # a causal or masked LM (named, path, hub id); masked:MODEL forces a masked LM
-    settings: ExpansionSettings = field(default_factory=ExpansionSettings)
-    # the causal filler's work kept under <cache>/fills: a run that stops resumes, a later run reuses what it shares
-    fill_cache: bool = True
+    """Deprecated: ``generate_tests(GenerateSettings(...))``. The same file from the same keyword arguments
+    (``expansion=None``, the default here, writes the seed tests only)."""
+    warnings.warn("generate_suite is deprecated: call generate_tests(GenerateSettings(...)) (a 'suite' is a "
+                  "SyntaxGym suite elsewhere in linguagym)", DeprecationWarning, stacklevel=2)
+    settings = GenerateSettings(
+        dataset=dataset, lcs=lcs, spec_paths=tuple(spec_paths) if spec_paths is not None else None, seed=seed,
+        max_seeds=max_seeds, templates=templates, test_types=test_types,
+        expansion=expansion if expansion is not None else ExpansionOptions(enabled=False),
+        dataset_options=DatasetOptions(**dict(dataset_options or {})), lexicon_path=lexicon_path,
+        cache_dir=cache_dir, spacy_model=spacy_model)
+    return generate_tests(settings, progress=progress, cancelled=cancelled)
 
 
 def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
@@ -142,14 +141,14 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
     parser = load_parser(options.parser, spacy_model=analyser.model)
     grammar = _reference_grammar(reference, data, parser, cache_dir)
     accept = prefilter(analyser.lexicon)
-    filler = fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept, disk_cache=options.fill_cache)
+    filler = fill.optional_filler(fill.load_filler(options.filler, cache_dir=cache_dir, accept=accept,
+                                                   disk_cache=options.fill_cache))
     setup = time.perf_counter() - started
     expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
     try:
         expanded = expander.expand(results, data, analyses, progress=tick)
     finally:
-        if (close := getattr(filler, "close", None)) is not None:  # the causal filler's cache files
-            close()
+        filler.close()  # the causal filler's cache files
     report = expander.report
     block = {
         "parser": parser.identity,
@@ -163,6 +162,6 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
         "validation": {**expander.validator.identity, "refused_early": dict(accept.refused)},
         "seconds": {"setup": round(setup, 2), **{k: round(v, 2) for k, v in report.timings.items()}},
     }
-    if (cache_use := getattr(filler, "cache_use", None)) is not None:  # what came from an earlier run's fills
+    if (cache_use := filler.cache_use) is not None:  # what came from an earlier run's fills
         block["fill_cache"] = cache_use
     return expanded, block

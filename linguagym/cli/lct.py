@@ -1,11 +1,12 @@
 """``linguagym lct ...``: the capability-test group. ``add_lct_parser`` hooks it into the main parser with its
-commands ``generate``, ``show`` and ``specs`` (here), ``test`` (``lct_test``) and ``train-classifier`` (``train``);
+commands ``generate``, ``show`` and ``specs`` (here), ``test`` (``lct_run_tests``) and ``train-classifier`` (``train``);
 heavy modules are imported inside the commands so ``linguagym --help`` stays fast."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linguagym.capabilities.expansion.defaults import (
     DEFAULT_INSERTIONS,
@@ -16,14 +17,19 @@ from linguagym.capabilities.expansion.defaults import (
 )
 from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
-from linguagym.capabilities.testing.testfile import read_tests, write_tests
-from linguagym.capabilities.testing.testfile_model import DEFAULT_TEST_TYPES
-from linguagym.cli.lct_test import add_test_parser
+from linguagym.capabilities.testfile import read_tests, write_tests
+from linguagym.capabilities.testfile.checklist_types import PAIRED
+from linguagym.capabilities.testfile.model import DEFAULT_TEST_TYPES
+from linguagym.cli.flags import settings_as_flags
+from linguagym.cli.lct_run_tests import add_test_parser
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
 from linguagym.cli.train import add_train_parser
 from linguagym.errors import LinguagymError
 from linguagym.extras import DEFAULT_SPACY_MODEL, require_extra
+
+if TYPE_CHECKING:
+    from linguagym.capabilities.settings import GenerateSettings
 
 
 def add_lct_parser(commands) -> argparse.ArgumentParser:
@@ -91,7 +97,7 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
                    "reported apart from the expected-label failure rates")
     x = p.add_argument_group("expansion", "syntax-based expansion of the seeds (on by default)")
     x.add_argument("--no-expand", dest="expand", action="store_false", help="write the seed tests only")
-    # Defaults: the paper's protocol (#21), as expand.ExpansionSettings has them (not imported: --help stays light)
+    # Defaults: the paper's protocol (#21), as ExpansionSettings has them (not imported: --help stays light)
     x.add_argument("--expand-seeds", type=_count_or_all, default=None, metavar="N",
                    help="seeds expanded per capability, a seeded sample (default all: every seed, as in the paper)")
     x.add_argument("--expansions-per-seed", type=_count_or_all, default=None, metavar="N",
@@ -155,43 +161,54 @@ def _no_command(parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+# GenerateSettings' names -> lct generate's flags (an error about a setting names the flag)
+GENERATE_FLAGS = {"max_seeds": "--max-seeds", "templates": "--templates",
+                  "seeds_per_capability": "--expand-seeds", "per_seed": "--expansions-per-seed",
+                  "fills_per_mask": "--expansions-per-mask", "masked_per_seed": "--masked-per-seed",
+                  "max_masks": "--max-masks", "selection": "--selection", "insertions": "--insertions"}
+
+
+def generate_settings(args: argparse.Namespace) -> GenerateSettings:
+    """The library's ``GenerateSettings`` from ``lct generate``'s arguments (checked there, by the library)."""
+    from linguagym.capabilities.data.datasets import parse_label_map  # off --help's path (~7 ms)
+    from linguagym.capabilities.expansion.settings import ExpansionSettings  # off --help's path
+    from linguagym.capabilities.settings import (  # off --help's path (~50 ms)
+        DatasetOptions,
+        ExpansionOptions,
+        GenerateSettings,
+    )
+
+    with settings_as_flags(GENERATE_FLAGS):
+        caps = ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
+                                 fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
+                                 max_masks=args.max_masks, selection=args.selection, insertions=args.insertions)
+        return GenerateSettings(
+            dataset=args.dataset, lcs=args.lc, spec_paths=tuple(args.specs) if args.specs else None, seed=args.seed,
+            max_seeds=args.max_seeds, templates=args.templates, test_types=args.test_types,
+            expansion=ExpansionOptions(enabled=args.expand, parser=args.parser, reference=args.reference,
+                                       filler=args.filler, fill_cache=args.fill_cache, settings=caps),
+            dataset_options=DatasetOptions(
+                text_column=args.text_column, label_column=args.label_column, score_column=args.score_column,
+                id_column=args.id_column, label_map=parse_label_map(args.label_map) if args.label_map else None),
+            lexicon_path=args.lexicon, cache_dir=args.cache_dir, spacy_model=args.spacy_model)
+
+
 def cmd_lct_generate(args: argparse.Namespace) -> int:
     import time
 
-    from linguagym.capabilities.data.datasets import parse_label_map  # off --help's path (~7 ms)
-    from linguagym.capabilities.expansion.expand import ExpansionSettings  # off --help's path (~50 ms)
-    from linguagym.capabilities.pipeline import ExpansionOptions, generate_suite  # off --help's path (~50 ms)
+    from linguagym.capabilities.pipeline import generate_tests  # off --help's path (~50 ms)
 
-    options = {"text_column": args.text_column, "label_column": args.label_column,
-               "score_column": args.score_column, "id_column": args.id_column,
-               "label_map": parse_label_map(args.label_map) if args.label_map else None}
     err = console(stderr=True)
     require_extra("lct", "spacy", needed_by="linguagym lct generate")
-    for flag, value in (("--expansions-per-mask", args.expansions_per_mask),
-                        ("--masked-per-seed", args.masked_per_seed)):
-        if value < 1:
-            raise LinguagymError(f"{flag} must be 1 or more, not {value}")
-    if args.max_masks < 1:
-        raise LinguagymError(f"--max-masks must be 1 or more, not {args.max_masks}")
-    expansion = ExpansionOptions(
-        enabled=args.expand, parser=args.parser, reference=args.reference, filler=args.filler,
-        fill_cache=args.fill_cache,
-        settings=ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
-                                   fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
-                                   max_masks=args.max_masks, selection=args.selection,
-                                   insertions=args.insertions))
+    settings = generate_settings(args)
     started = time.perf_counter()
     with ProgressBars(err) as bars:  # a bar per stage (analysing, searching, expanding), no announcement
-        document = generate_suite(args.dataset, lcs=args.lc, spec_paths=args.specs, seed=args.seed,
-                                  max_seeds=args.max_seeds, lexicon_path=args.lexicon, cache_dir=args.cache_dir,
-                                  dataset_options=options, progress=bars,
-                                  expansion=expansion, spacy_model=args.spacy_model, test_types=args.test_types,
-                                  templates=args.templates)
+        document = generate_tests(settings, progress=bars)
     write_tests(document, args.output)
     counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")
                        for c in document.capabilities)
     expansions = sum(c.expansions or 0 for c in document.capabilities)
-    checklist = {kind: document.count_type(kind) for kind in ("INV", "DIR") if document.count_type(kind)}
+    checklist = {t.code: document.count_type(t.code) for t in PAIRED if document.count_type(t.code)}
     err.print(f"wrote {document.count('seed')} seed tests"
               + (f" and {expansions} expansions" if args.expand else "")
               + "".join(f", {n} {kind} tests" for kind, n in checklist.items())

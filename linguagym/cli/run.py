@@ -29,10 +29,10 @@ from linguagym.evaluation.models_file import read_models_file
 from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings, check_settings, load_suites
 from linguagym.executors import EXECUTORS, make_executor
 from linguagym.scoring.cache import resolve_cache_dir
-from linguagym.scoring.memory import is_auto_batch_size
-from linguagym.scoring.order import score_texts
+from linguagym.scoring.engine.order import score_texts
+from linguagym.scoring.huggingface.memory import is_auto_batch_size
 from linguagym.suites.examples import example_suite_paths
-from linguagym.suites.formula import TIE_RULES
+from linguagym.suites.formula import TIE_RULES, Tolerance
 
 # -------------------------------------------------------------------------------------------- parsers
 
@@ -98,6 +98,13 @@ def add_run_parser(commands) -> argparse.ArgumentParser:
                    help="how '<' and '>' decide two equal sides: strict, a tie fails (default); lm-eval, a tie holds, "
                    "as lm-evaluation-harness's argmax scores a BLiMP pair of two identical sentences. Ties are "
                    "counted either way (predictions.csv, run.json)")
+    p.add_argument("--atol", type=tolerance_argument, default=Tolerance.atol, metavar="BITS",
+                   help="absolute tolerance of '=', '<=', '>=', '!=' (they hold within |a - b| <= atol + rtol * |b|) "
+                   f"and of what counts as a near tie of '<' and '>' (default {Tolerance.atol:g}); a prediction's "
+                   "own \"atol\" in the suite comes first")
+    p.add_argument("--rtol", type=tolerance_argument, default=Tolerance.rtol, metavar="R",
+                   help=f"relative tolerance, as --atol (default {Tolerance.rtol:g}); a prediction's own \"rtol\" "
+                   "comes first")
     p.add_argument("--limit", type=limit_argument, default=None, metavar="N",
                    help="only the first N items of each suite, or (N below 1) that share of them, as lm-eval's "
                    "--limit: a quick look, marked as not a full run")
@@ -129,6 +136,8 @@ def add_surprisals_parser(commands) -> argparse.ArgumentParser:
 def add_models_parser(commands) -> argparse.ArgumentParser:
     p = commands.add_parser("models", help="list named models, or fetch them into the cache")
     p.add_argument("--fetch", nargs="+", metavar="NAME", help="fetch (and de-quantise) these named models now")
+    p.add_argument("--forms", action="store_true",
+                   help="list every form a model, a classifier or a fill-in model may take (plug-ins included)")
     p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR")
     p.set_defaults(func=cmd_models)
     return p
@@ -149,6 +158,17 @@ def batch_size_argument(text: str) -> int | str:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number or auto (e.g. 16, auto)") from None
+
+
+def tolerance_argument(text: str) -> float:
+    """--atol, --rtol: a number of at least 0 (0: exact)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (e.g. 0.001, or 0 for exact)") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a tolerance: give a number of at least 0 (e.g. 0.001)")
+    return value
 
 
 def limit_argument(text: str) -> int | float:
@@ -172,7 +192,8 @@ def _settings(args: argparse.Namespace):
         cache_dir=str(args.cache_dir) if args.cache_dir else None, model_args=args.model_args,
         limit=getattr(args, "limit", None), compat=getattr(args, "compat", None),
         bow_correction=getattr(args, "bow_correction", False), crossing=getattr(args, "crossing", None) or "first",
-        ties=getattr(args, "ties", "strict"),
+        ties=getattr(args, "ties", "strict"), atol=getattr(args, "atol", Tolerance.atol),
+        rtol=getattr(args, "rtol", Tolerance.rtol),
     )
 
 
@@ -181,7 +202,7 @@ def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
     if not args.suites and args.collection in (None, "auto"):
         raise LinguagymError("no suite files given",
                              hint="pass .json files or directories, or --collection syntaxgym-2020 --suites-dir DIR")
-    from linguagym.evaluation.api import resolve_suites  # off --help's path (with run_models, ~40 ms)
+    from linguagym.evaluation.collections import resolve_suites  # off --help's path (with run_models, ~40 ms)
 
     return resolve_suites(args.suites, args.collection, args.suites_dir, args.cache_dir)
 
@@ -197,7 +218,7 @@ def _run_models(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from linguagym.evaluation.models import run_models  # off --help's path (~40 ms)
+    from linguagym.evaluation.model_runs import run_models  # off --help's path (~40 ms)
 
     paths = _run_suite_paths(args)
     if not paths:
@@ -247,8 +268,9 @@ def _tie_notes(done) -> list[str]:
         if isinstance(result, LinguagymError):
             continue
         for suite_result in result.suites:
+            own = any(p.atol is not None or p.rtol is not None for p in suite_result.suite.predictions)
             note = tie_note(model_label(result), suite_result.suite.name, suite_result.ties(), result.settings.ties,
-                            result.settings.atol)
+                            result.settings.atol, own)
             if note:
                 notes.append(note)
     return notes
@@ -294,9 +316,27 @@ def cmd_models(args: argparse.Namespace) -> int:
             path = assets.fetch_named_model(name, cache_dir)
             print(f"{name}: {path}")
         return 0
+    if args.forms:
+        _print_forms()
+        return 0
     for entry in assets.named_models():
         print(entry.name)
     return 0
+
+
+def _print_forms() -> None:
+    """The registries' tables (``linguagym.plugins``): each form with its description."""
+    from linguagym.capabilities.classifiers.registry import describe_classifiers  # off the other commands' path
+    from linguagym.capabilities.expansion.fill import describe_fillers
+    from linguagym.scoring.registry import describe_scorers
+
+    sections = [("models (run --model)", describe_scorers()), ("classifiers (lct test -c)", describe_classifiers()),
+                ("fill-in models (lct generate --filler)", describe_fillers())]
+    for n, (title, rows) in enumerate(sections):
+        print(("\n" if n else "") + title + ":")
+        width = max(len(name) for name, _ in rows)
+        for name, about in rows:
+            print(f"  {name.ljust(width)}  {about}")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from linguagym.errors import LinguagymError, SuiteError
 from linguagym.suites.examples import example_suite_paths
 from linguagym.suites.limits import unscorable_sentences
 from linguagym.suites.load import read_suite
+from linguagym.suites.peers import peer_unreadable
 from linguagym.suites.save import save_suite, suite_to_json
 
 
@@ -97,7 +98,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 f"{loaded.dialect} dialect)"), soft_wrap=True,
             )
         if not args.quiet:
-            for warning in (*loaded.warnings, *unscorable_sentences(suite)):
+            for warning in (*loaded.warnings, *unscorable_sentences(suite), *peer_unreadable(suite)):
                 out.print(styled("  warning ", "yellow", warning.render()), soft_wrap=True)
     if len(paths) > 1 or failed:
         summary = f"{len(paths) - failed} of {len(paths)} suites valid"
@@ -109,6 +110,8 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     loaded = read_suite(args.suite)
     for warning in loaded.warnings:
         console(stderr=True).print(styled("warning ", "yellow", warning.render(args.suite)), soft_wrap=True)
+    for note in peer_unreadable(loaded.suite):  # the canonical form keeps what linguagym adds to the language
+        console(stderr=True).print(styled("note ", "cyan", note.render(args.suite)), soft_wrap=True)
     if args.output == "-":
         sys.stdout.write(suite_to_json(loaded.suite))
     else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from linguagym.capabilities.testing.testfile import read_tests
+from linguagym.capabilities.testfile import read_tests
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
 from linguagym.errors import LinguagymError

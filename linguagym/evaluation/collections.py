@@ -11,13 +11,14 @@ import hashlib
 import tomllib
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from linguagym.atomic import atomic_open
 from linguagym.errors import ConfigurationError
+from linguagym.suites.model import Suite
 from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular_text
 
 AD_HOC = "suites"  # the name of the collection made of whatever suites some results hold
@@ -197,3 +198,36 @@ def covering_collection(suites: Iterable[str]) -> Collection:
     if names and set(names) <= set(builtin.suites):
         return builtin
     return Collection(name=AD_HOC, suites=names)
+
+
+SuiteLike = str | Path | Suite
+
+
+def resolve_suites(suites: SuiteLike | Sequence[SuiteLike] | None, collection: str | Path | None = None,
+                   suites_dir: str | Path | None = None, cache_dir: str | None = None) -> list[Path | Suite]:
+    """The suites of a run: files, directories (their ``*.json`` files) and ``Suite`` objects; or, when none is
+    given, the collection's suites (from ``suites_dir``, else fetched). ``linguagym run``, ``run`` and the web app."""
+    if isinstance(suites, str | Path | Suite):
+        suites = [suites]
+    given: list[Path | Suite] = []
+    for one in suites or []:
+        if isinstance(one, Suite):
+            given.append(one)
+        elif Path(one).is_dir():
+            given.extend(sorted(Path(one).glob("*.json")))
+        else:
+            given.append(Path(one))
+    if given:
+        return given
+    if suites is not None and list(suites):  # directories that hold no suite
+        raise ConfigurationError("the directories given hold no .json suite files",
+                                 hint="pass suite files, or directories holding them")
+    if collection in (None, "auto"):
+        raise ConfigurationError("no suites given", hint="pass suite files, directories or Suite objects, or "
+                                 "collection='syntaxgym-2020' with suites_dir=DIR")
+    from linguagym.scoring.cache import resolve_cache_dir
+
+    chosen = load_collection(collection)
+    if suites_dir is not None:
+        return list(suite_paths(chosen, suites_dir))
+    return list(suite_paths(chosen, fetch_suites(chosen, resolve_cache_dir(Path(cache_dir) if cache_dir else None))))

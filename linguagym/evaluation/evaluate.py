@@ -10,8 +10,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.alignment import Alignment, Crossing, align, check_crossing_rule, count_markers
 from linguagym.evaluation.policy import POLICIES  # item correct when all its predictions hold / prediction 0 holds
 from linguagym.evaluation.sentences import Sentence, build_sentence
-from linguagym.scoring.precomputed import PrecomputedScorer, SentenceMarkers
-from linguagym.scoring.protocol import ScoredText, Scorer
+from linguagym.scoring.protocol import ScoredText, Scorer, SentenceMarkers, optional
 from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite
@@ -127,7 +126,7 @@ def region_values(alignment: Alignment, metrics: tuple[str, ...] = METRIC_NAMES)
 def sentence_markers(scorer: Scorer, texts: Sequence[str]) -> dict[str, SentenceMarkers]:
     """The sentence markers (``<eos>``, ...) ``scorer`` read with each text's scores: only lm-zoo TSV files have
     them; the causal and masked scorers score a text's own tokens, with a start token as context."""
-    return scorer.sentence_markers(texts) if isinstance(scorer, PrecomputedScorer) else {}
+    return optional(scorer).sentence_markers(texts)
 
 
 def evaluate_suite(
@@ -171,6 +170,9 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
     for scored in conditions:
         by_item.setdefault(scored.item, {})[scored.condition] = scored
     predictions = []
+    run_tolerance = tolerance or Tolerance()
+    # a prediction's own atol/rtol (suite JSON) over the run's
+    tolerances = [prediction.tolerance(run_tolerance) for prediction in suite.predictions]
     for item in suite.items:
         by_name = by_item[item.number]
 
@@ -178,7 +180,7 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
             return by_name[ref.condition].values[ref.region][metric]
 
         for index, prediction in enumerate(suite.predictions):
-            outcome = evaluate(prediction.tree, lookup, tolerance or Tolerance())
+            outcome = evaluate(prediction.tree, lookup, tolerances[index])
             # a prediction naming an undefined value is undefined as a whole, even where '|' lets it hold
             holds = outcome.holds and not outcome.undefined
             predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie))

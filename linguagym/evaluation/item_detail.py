@@ -83,7 +83,7 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
     recorded = _recorded_outcomes(run, suite_name, item_number)
     predictions = tuple(
         PredictionTerms(index, prediction.formula, tuple(dict.fromkeys(region_refs(prediction.tree))),
-                        explain(prediction.tree, lookup, tolerance), recorded.get(index))
+                        explain(prediction.tree, lookup, prediction.tolerance(tolerance)), recorded.get(index))
         for index, prediction in enumerate(suite.predictions))
     token_path = run.directory / "tokens.csv"
     by_region = _read_tokens(run, suite_name, item_number) if tokens and token_path.is_file() else None

@@ -31,7 +31,7 @@ from linguagym.evaluation.results import import_pandas
 from linguagym.evaluation.run import DEFAULT_MODEL
 from linguagym.evaluation.sentences import Sentence
 from linguagym.scoring.cache import cache_stats
-from linguagym.scoring.order import score_texts
+from linguagym.scoring.engine.order import score_texts
 from linguagym.scoring.protocol import ScoredText, Scorer
 from linguagym.scoring.registry import release_scorer
 from linguagym.scoring.spec import ScorerSpec
@@ -117,9 +117,10 @@ class LMScorer:
 
     def _turned(self, bow_correction: bool) -> Scorer:
         from linguagym.scoring.cache import CachedScorer
-        from linguagym.scoring.causal import CausalScorer
+        from linguagym.scoring.huggingface.causal import CausalScorer
+        from linguagym.scoring.protocol import computing, optional
 
-        inner = self.scorer.inner if isinstance(self.scorer, CachedScorer) else self.scorer
+        inner, cache = computing(self.scorer), optional(self.scorer).score_cache
         if self.spec is None or not isinstance(inner, CausalScorer):
             what = "a scorer object" if self.spec is None else "this model (not a causal LM)"
             raise ConfigurationError(
@@ -128,7 +129,7 @@ class LMScorer:
                 "LMs only")
         turned = CausalScorer.on(inner.lm, batch_size=inner.batch_size, batch_tokens=inner.batch_tokens,
                                  prefix_sharing=inner.prefix_sharing, bow_correction=bow_correction)
-        return CachedScorer(turned, self.scorer.cache_dir) if isinstance(self.scorer, CachedScorer) else turned
+        return CachedScorer(turned, cache.cache_dir) if cache is not None else turned
 
     def _minicons_options(self, rank: bool = False, bos_token: bool | None = None,
                           eos_token: bool = False) -> None:

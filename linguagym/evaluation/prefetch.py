@@ -21,8 +21,8 @@ from pathlib import Path
 
 from linguagym.entrystore import EntryStore
 from linguagym.errors import ConfigurationError
-from linguagym.scoring.device import probe_device
-from linguagym.scoring.protocol import CachingScorer, Scorer, WarmsUp
+from linguagym.scoring.engine.device import probe_device
+from linguagym.scoring.protocol import CachingScorer, Scorer, computing, optional
 
 log = logging.getLogger(__name__)
 ENV_VAR = "LINGUAGYM_PREFETCH"  # 1: load the next model while one scores; 0: one after the other
@@ -98,10 +98,12 @@ class Prefetcher:
 
     def _load(self, index: int, scorer: Scorer | None) -> bool:
         """Load model ``index``'s weights where it has texts to score; whether it loaded them."""
-        inner = scorer.inner if isinstance(scorer, CachingScorer) else scorer
-        if not isinstance(inner, WarmsUp) or self._stop.is_set():
+        if scorer is None:
             return False
-        if isinstance(scorer, CachingScorer) and not _misses_any(scorer, self._texts(index), self._stop):
+        inner, cache = computing(scorer), optional(scorer).score_cache
+        if not inner.warms_up or self._stop.is_set():
+            return False
+        if cache is not None and not _misses_any(cache, self._texts(index), self._stop):
             return False
         if self._stop.is_set():
             return False

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError, LinguagymError
-from linguagym.evaluation.models import ModelRuns
+from linguagym.evaluation.model_runs import ModelRuns
 from linguagym.evaluation.outputs import TOKEN_COLUMNS, token_rows, write_items, write_predictions, write_regions
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.tables import format_value, notes, summary_rows, write_summary_csv

@@ -27,9 +27,9 @@ from linguagym.evaluation.policy import POLICIES, RECORD_KEY, AccuracyPolicy, re
 from linguagym.evaluation.sentences import SPACING_OPTIONS
 from linguagym.executors.local import LocalExecutor
 from linguagym.scoring.cache import cache_stats as _cache_stats
-from linguagym.scoring.memory import auto_batch_size, is_auto_batch_size
+from linguagym.scoring.engine.order import load_weights, work_to_do
+from linguagym.scoring.huggingface.memory import auto_batch_size, is_auto_batch_size
 from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
-from linguagym.scoring.order import load_weights, work_to_do
 from linguagym.scoring.protocol import Scorer
 from linguagym.scoring.spec import ScorerSpec
 from linguagym.suites.formula import TIE_RULES, Tolerance
@@ -193,7 +193,7 @@ def _environment(identity: dict[str, Any] | None = None) -> dict[str, str]:
         module = sys.modules.get(name)  # only what this run imported: a cached run loads no torch
         if module is not None:
             versions[name] = getattr(module, "__version__", "?")
-    onednn = sys.modules.get("linguagym.scoring.onednn")  # imported where float32 was scored on the CPU
+    onednn = sys.modules.get("linguagym.scoring.native.onednn")  # imported where float32 was scored on the CPU
     if onednn is not None and identity is not None and identity.get("device") == "cpu":
         versions["cpu_float32_products"] = onednn.describe()
     return versions
@@ -211,6 +211,7 @@ def check_settings(settings: RunSettings) -> None:
             raise ConfigurationError(f"unknown {name} {value!r}", hint=f"use one of {shown}")
     _check_batch_size(settings.batch_size)
     check_limit(settings.limit)
+    Tolerance(settings.atol, settings.rtol, settings.ties)  # refuses a negative or non-numeric atol/rtol
 
 
 def _check_batch_size(size: object) -> None:

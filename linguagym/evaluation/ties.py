@@ -14,8 +14,10 @@ from linguagym.suites.formula import Tolerance
 _DECIDED = {"strict": "failing", "lm-eval": "holding"}
 
 
-def tie_note(model: str, suite: str, ties: Mapping[str, int], rule: str, atol: float = Tolerance.atol) -> str | None:
-    """One line for a suite with ties (None without): how many, and how they were decided."""
+def tie_note(model: str, suite: str, ties: Mapping[str, int], rule: str, atol: float = Tolerance.atol,
+             own_tolerance: bool = False) -> str | None:
+    """One line for a suite with ties (None without): how many, and how they were decided. ``own_tolerance``: some
+    prediction of the suite has its own atol/rtol (suite JSON), which decided its near ties."""
     exact, near = int(ties.get("exact", 0)), int(ties.get("near", 0))
     if not exact and not near:
         return None
@@ -25,7 +27,8 @@ def tie_note(model: str, suite: str, ties: Mapping[str, int], rule: str, atol: f
         parts.append(f"{_count(exact)} two equal values, counted as {_DECIDED.get(rule, rule)} "
                      f"(tie rule {rule}; the {other} rule counts them as {_DECIDED[other]})")
     if near:
-        parts.append(f"{_count(near)} values within the tolerance ({atol:g} bits), decided by a smaller "
+        own = ", or a prediction's own" if own_tolerance else ""
+        parts.append(f"{_count(near)} values within the tolerance ({atol:g} bits{own}), decided by a smaller "
                      "difference")
     return f"ties in {suite} ({model}): " + "; ".join(parts)
 

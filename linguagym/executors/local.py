@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linguagym.executors.base import ClosingExecutor
-from linguagym.scoring.order import score_texts
+from linguagym.scoring.engine.order import score_texts
 
 if TYPE_CHECKING:
     from linguagym.scoring.protocol import ScoredText, Scorer

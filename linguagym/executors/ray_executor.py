@@ -25,9 +25,9 @@ from linguagym.executors.base import RAY_INSTALL_HINT, ClosingExecutor, Executor
 from linguagym.executors.ray_pool import Job, Pool
 from linguagym.executors.shards import CacheWriter, Shard, plan_shards
 from linguagym.executors.task import AnswerCache, TaskFor
-from linguagym.scoring.device import available_cpus
-from linguagym.scoring.order import counts_in_tokens, score_texts
-from linguagym.scoring.protocol import CachingScorer, ScoredText, Scorer
+from linguagym.scoring.engine.device import available_cpus
+from linguagym.scoring.engine.order import counts_in_tokens, score_texts
+from linguagym.scoring.protocol import ScoredText, Scorer, optional
 from linguagym.scoring.spec import DescribesScorer, ScorerSpec, as_spec
 from linguagym.scoring.task import ScorerLoader, ScoringTask
 
@@ -119,9 +119,9 @@ class RayExecutor(ClosingExecutor):
             return {text: held[text] for text in dict.fromkeys(texts)}
         scores = score_texts(scorer, texts)  # every text is in the cache now: nothing reaches the model
         written = self._written.pop(key, 0)
-        if isinstance(scorer, CachingScorer):  # count as a local run does: found vs computed
-            scorer.hits -= written
-            scorer.misses += written
+        if (cache := optional(scorer).score_cache) is not None:  # count as a local run does: found vs computed
+            cache.hits -= written
+            cache.misses += written
         return scores
 
     def prefill_scores(
@@ -136,7 +136,7 @@ class RayExecutor(ClosingExecutor):
         jobs: list[Job] = []
         writers: list[CacheWriter | None] = []
         for scorer, texts, described in runs:
-            cache = scorer if isinstance(scorer, CachingScorer) else None
+            cache = optional(scorer).score_cache
             held = None if cache is not None else self._held.setdefault(_key(scorer), {})
             shards = plan_shards(scorer, [t for t in texts if t not in held] if held is not None else texts,
                                  self.shard_texts)

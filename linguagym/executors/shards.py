@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from linguagym.scoring.order import CHUNK, scoring_order
-from linguagym.scoring.protocol import CachingScorer, CountsTokens, ScoredText, Scorer
+from linguagym.scoring.engine.order import CHUNK, scoring_order
+from linguagym.scoring.protocol import CachingScorer, ScoredText, Scorer, computing, optional
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ def plan_shards(scorer: Scorer, texts: Sequence[str], shard_texts: int | None = 
     if shard_texts is not None and shard_texts < 1:
         raise ValueError(f"shard_texts must be at least 1, not {shard_texts}")
     unique = scoring_order(texts)
-    cache = scorer if isinstance(scorer, CachingScorer) else None
+    cache = optional(scorer).score_cache
     size = shard_texts or (cache.chunk_size if cache is not None else CHUNK)
     pieces: list[list[str]] = []
     for start in range(0, len(unique), CHUNK):
@@ -41,8 +41,8 @@ def plan_shards(scorer: Scorer, texts: Sequence[str], shard_texts: int | None = 
         if cache is not None:
             todo = cache.missing(todo)
         pieces += [todo[i:i + size] for i in range(0, len(todo), size)]
-    model = cache.inner if cache is not None else scorer  # (the cache would look every text up again)
-    counter = model if isinstance(model, CountsTokens) else None
+    model = computing(scorer)  # (the cache would look every text up again)
+    counter = model if model.counts_tokens else None
     unit = "tokens" if counter is not None else "characters"
     shards = [Shard(i, tuple(piece), counter.count_tokens(piece) if counter else sum(map(len, piece)), unit)
               for i, piece in enumerate(pieces)]

@@ -19,29 +19,27 @@ from typing import Any
 from linguagym.entrystore import EntryStore, resolve_cache_dir  # (callers import it from here too)
 from linguagym.errors import Cancelled
 from linguagym.scoring.protocol import (
-    Batches,
-    CachingScorer,
-    CountsCacheUse,
-    CountsTokens,
-    ReportsProgress,
     ScoredText,
     Scorer,
-    Unloads,
-    maybe_held,
+    ScorerBase,
+    optional,
 )
 
 log = logging.getLogger(__name__)
 
 
-class CachedScorer:
+class CachedScorer(ScorerBase):
     """Wraps ``inner``; only unique texts missing from the cache reach it, ``chunk_size`` at a time (default
     256 or 4 batches, whichever is more: a chunk is also the scope within which prefixes are shared)."""
 
+    # work on a cached scorer is counted in tokens (cache misses only; 0 where the inner scorer cannot count them)
+    counts_tokens = reports_progress = True
+
     def __init__(self, inner: Scorer, cache_dir: Path | None = None, *, chunk_size: int | None = None) -> None:
         self.inner = inner
+        self._members = optional(inner)
         self.cache_dir = resolve_cache_dir(cache_dir)
-        batch_size = inner.batch_size if isinstance(inner, Batches) else 16
-        self.chunk_size = chunk_size or max(256, 4 * int(batch_size))
+        self.chunk_size = chunk_size or max(256, 4 * int(self._members.batch_size))
         self._identity = inner.identity
         self._store = EntryStore.under(self.cache_dir, "scores", self._identity, what="score cache")
         self.path = self._store.path
@@ -71,9 +69,9 @@ class CachedScorer:
 
     @progress.setter
     def progress(self, callback: Callable[[int], None] | None) -> None:
-        if isinstance(self.inner, ReportsProgress):
+        if self._members.reports_progress:
             self._progress = _DeferredCancel(callback) if callback is not None else None
-            self.inner.progress = self._progress
+            self._members.progress = self._progress
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """The unique ``texts`` that are not in the cache (what ``score`` would hand to the model)."""
@@ -82,10 +80,10 @@ class CachedScorer:
     def count_tokens(self, texts: Sequence[str]) -> int:
         """Tokens the inner scorer would score for ``texts``: cache misses only. 0 without touching the
         model (nor importing torch) when everything is cached, or when the inner scorer cannot count."""
-        if not isinstance(self.inner, CountsTokens):
+        if not self._members.counts_tokens:
             return 0
         missing = self.missing(texts)
-        return int(self.inner.count_tokens(missing)) if missing else 0
+        return int(self._members.count_tokens(missing)) if missing else 0
 
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         texts = list(texts)
@@ -113,12 +111,16 @@ class CachedScorer:
         self._store.put(r.to_json() for r in results if r.text in missing)
         return len(missing)
 
+    @property
+    def score_cache(self) -> CachedScorer:
+        return self
+
     def close(self) -> None:
         self._store.close()
 
     def unload(self) -> Callable[[], bool]:
         """The scorer's weights let go; of a scorer that cannot say, assume that something still holds them."""
-        return self.inner.unload() if isinstance(self.inner, Unloads) else maybe_held
+        return self._members.unload()
 
 
 class _DeferredCancel:
@@ -148,8 +150,10 @@ class _DeferredCancel:
 def cache_stats(scorer: Scorer) -> dict[str, Any] | None:
     """What a run records of its scorer's cache: where it is, texts found there and computed, damaged entries
     dropped, and why scores were not saved (a full disk); None for a scorer without a cache."""
-    if not isinstance(scorer, CountsCacheUse):
+    members = optional(scorer)
+    use, cache = members.cache_use, members.score_cache
+    if use is None:
         return None
-    caching = isinstance(scorer, CachingScorer)
-    return {"path": str(scorer.path), "hits": scorer.hits, "misses": scorer.misses,
-            "dropped_corrupt": scorer.dropped if caching else 0, "not_saved": scorer.problem if caching else None}
+    return {"path": str(use.path), "hits": use.hits, "misses": use.misses,
+            "dropped_corrupt": cache.dropped if cache is not None else 0,
+            "not_saved": cache.problem if cache is not None else None}

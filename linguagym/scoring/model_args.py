@@ -4,8 +4,8 @@ The syntax is lm-evaluation-harness's: ``key=value,key=value``, values ``true``/
 strings (``revision=step1000,trust_remote_code=true,dtype=auto``). The command line parses the string; the
 Python API takes a dict. Both become ``ModelArgs``, checked here (unknown keys, bad values, contradictions) before
 any model is looked for. Where the files are (revision, subfolder, gguf_file, tokenizer, peft) is resolved in
-``linguagym.scoring.sources``; how the weights load (trust_remote_code, device_map, 8/4-bit) in
-``linguagym.scoring.hf_base``.
+``linguagym.scoring.huggingface.sources``; how the weights load (trust_remote_code, device_map, 8/4-bit) in
+``linguagym.scoring.huggingface.base``.
 """
 
 from __future__ import annotations

@@ -14,13 +14,12 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from linguagym.errors import ConfigurationError
-from linguagym.scoring.protocol import ScoredText, TokenScore, nothing_held
+from linguagym.scoring.protocol import ScoredText, ScorerBase, SentenceMarkers, TokenScore, nothing_held
 from linguagym.userfiles import RefusedFile, read_regular
 
 MAX_SURPRISAL_BYTES = 1 << 30  # 1 GiB: lm-zoo's TSV for all of SyntaxGym is about 10 MB
@@ -110,19 +109,10 @@ def align_tokens(text: str, tokens: Sequence[str]) -> list[tuple[int, int, bool]
     return spans
 
 
-@dataclass(frozen=True)
-class SentenceMarkers:
-    """The sentence markers (``<s>``, ``<eos>``, ...) of one TSV sentence, with their surprisals. Scores leave them
-    out (they are context); ``--compat syntaxgym-core`` counts them in regions as syntaxgym-core does. ``opening``:
-    those before the sentence's first word (span 0..0); ``closing``: those after its last (span at the text's end).
-    A marker between two words stays context in every mode."""
-
-    opening: tuple[TokenScore, ...] = ()
-    closing: tuple[TokenScore, ...] = ()
-
-
-class PrecomputedScorer:
+class PrecomputedScorer(ScorerBase):
     """Surprisals read from an lm-zoo TSV, for texts that its sentences spell (see ``score``)."""
+
+    cacheable = False  # the file is its own record of the scores
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)

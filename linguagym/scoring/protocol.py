@@ -1,11 +1,15 @@
 """What every scorer returns (per-token surprisals with character spans), the Scorer protocol, and the optional
-capabilities that the rest of linguagym relies on where a scorer has them.
+members that the rest of linguagym uses where a scorer has them.
 
-A scorer needs only ``identity`` and ``score``. The other protocols here declare what code asks of some scorers
-(count tokens ahead, report progress, load its weights now, be closed, keep a score cache); callers test for
-them with ``isinstance``, never by probing for attribute names. They are ``runtime_checkable``, so a scorer has a
-capability by having its members: no registration, no base class. (On Python 3.11 ``isinstance`` reads each
-member, so none of them may be expensive: ``identity`` and the HF scorers' ``loaded`` are left out on purpose.)
+A scorer needs only ``identity`` and ``score``. Its optional members are declared, with their defaults, on
+``ScorerBase``: whether it counts tokens ahead, reports progress, loads its weights ahead (``warm_up``), whether
+its scores may be cached, ``close``, ``unload``, ``batch_size`` and the score cache it is (``score_cache``).
+linguagym's scorers subclass it; callers read the members through ``optional(scorer)``, which is the scorer
+itself for a subclass and, for a plain class with ``identity`` and ``score`` only (a third party's), a view that
+gives the defaults for what the class lacks. Nothing else asks a scorer what it has.
+
+The protocols below ``ScorerBase`` (``CountsTokens``, ``CachingScorer`` ...) describe the shapes of those members
+for type hints; code does not test for them.
 """
 
 from __future__ import annotations
@@ -74,6 +78,17 @@ class ScoredText:
         return cls(str(data["text"]), tuple(TokenScore.from_json(row) for row in data["tokens"]))
 
 
+@dataclass(frozen=True)
+class SentenceMarkers:
+    """The sentence markers (``<s>``, ``<eos>``, ...) of one TSV sentence, with their surprisals. Scores leave them
+    out (they are context); ``--compat syntaxgym-core`` counts them in regions as syntaxgym-core does. ``opening``:
+    those before the sentence's first word (span 0..0); ``closing``: those after its last (span at the text's end).
+    A marker between two words stays context in every mode."""
+
+    opening: tuple[TokenScore, ...] = ()
+    closing: tuple[TokenScore, ...] = ()
+
+
 @runtime_checkable
 class Scorer(Protocol):
     @property
@@ -84,6 +99,121 @@ class Scorer(Protocol):
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         """Scores of ``texts``, in the same order."""
         ...
+
+
+class ScorerBase:
+    """The optional members of a scorer, each with what a scorer that lacks it does. Subclass it and override
+    what your scorer has; ``optional`` gives a plain class the same members.
+
+    The flags say what a member can do where its mere presence cannot: ``counts_tokens`` (``count_tokens``
+    answers from the tokenizer alone, so work is measured in tokens), ``reports_progress`` (the scorer calls
+    ``progress`` with the tokens it scores, as it scores them), ``warms_up`` (``warm_up`` loads weights that
+    otherwise load on the first ``score``), ``cacheable`` (its scores may be kept in the score cache; not so
+    for precomputed surprisals, which are their own record)."""
+
+    counts_tokens: bool = False
+    reports_progress: bool = False
+    warms_up: bool = False
+    cacheable: bool = True
+    progress: Callable[[int], None] | None = None  # called with the tokens scored; None: silent
+    batch_size: int = 16  # texts per forward pass, as the user set it (sizes the score cache's chunks)
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """Tokens scoring ``texts`` computes surprisals for, from the tokenizer alone (no weights loaded);
+        meaningful only where ``counts_tokens``."""
+        raise NotImplementedError(f"{type(self).__name__} does not count tokens")
+
+    def warm_up(self) -> None:  # noqa: B027 - deliberately a no-op: most scorers load nothing ahead
+        """Load the weights now (they load on the first ``score`` otherwise), so that a model that cannot load
+        fails here, before any text is handed to it. Nothing to do by default."""
+
+    def close(self) -> None:  # noqa: B027 - deliberately a no-op
+        """Release what the scorer holds open (its cache file). Nothing to do by default."""
+
+    def unload(self) -> Callable[[], bool]:
+        """Let go of the weights (they load again if the scorer is used again); returns a probe that says whether
+        anything still holds them, so that the caller runs the cycle collector only where it has to. By
+        default nothing is let go, so the probe says they may still be held."""
+        return maybe_held
+
+    @property
+    def score_cache(self) -> CachingScorer | None:
+        """The score cache this scorer is (``CachedScorer``), or None."""
+        return None
+
+    @property
+    def cache_use(self) -> CountsCacheUse | None:
+        """Where this scorer's cache is and how many texts were found there or computed (what a run records);
+        the score cache itself where the scorer is one."""
+        return self.score_cache
+
+    def sentence_markers(self, texts: Sequence[str]) -> dict[str, SentenceMarkers]:
+        """The sentence markers (``<eos>``, ...) read with each text's scores: only lm-zoo TSV files have them
+        (``PrecomputedScorer``); a model scores a text's own tokens, with a start token as context."""
+        return {}
+
+
+def optional(scorer: Scorer) -> ScorerBase:
+    """``scorer`` with every optional member: itself where it subclasses ``ScorerBase``, else a view of it."""
+    return scorer if isinstance(scorer, ScorerBase) else _PlainScorer(scorer)
+
+
+def computing(scorer: Scorer) -> ScorerBase:
+    """The scorer that computes: the one behind ``scorer``'s score cache, or ``scorer`` itself."""
+    cache = optional(scorer).score_cache
+    return optional(cache.inner) if cache is not None else optional(scorer)
+
+
+class _PlainScorer(ScorerBase):
+    """A scorer that does not subclass ``ScorerBase`` (a third party's plain class), seen with every optional
+    member: those it has are its own (found by name, here only), the others are the defaults."""
+
+    def __init__(self, scorer: Scorer) -> None:
+        self._scorer = scorer
+        self.counts_tokens = callable(getattr(scorer, "count_tokens", None))
+        self.reports_progress = hasattr(scorer, "progress")
+        self.warms_up = callable(getattr(scorer, "warm_up", None))
+        self.batch_size = int(getattr(scorer, "batch_size", ScorerBase.batch_size))
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return self._scorer.identity
+
+    def score(self, texts: Sequence[str]) -> list[ScoredText]:
+        return self._scorer.score(texts)
+
+    @property  # type: ignore[override]
+    def progress(self) -> Callable[[int], None] | None:
+        return getattr(self._scorer, "progress", None)
+
+    @progress.setter
+    def progress(self, callback: Callable[[int], None] | None) -> None:
+        if self.reports_progress:
+            self._scorer.progress = callback  # type: ignore[attr-defined]
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        return self._scorer.count_tokens(texts) if self.counts_tokens else super().count_tokens(texts)  # type: ignore[attr-defined]
+
+    def warm_up(self) -> None:
+        if self.warms_up:
+            self._scorer.warm_up()  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        if callable(close := getattr(self._scorer, "close", None)):
+            close()
+
+    def unload(self) -> Callable[[], bool]:
+        unload = getattr(self._scorer, "unload", None)
+        return unload() if callable(unload) else maybe_held
+
+    # a plain class may still be a whole score cache, or count its cache use: known by its members, as here only
+    @property
+    def score_cache(self) -> CachingScorer | None:
+        return self._scorer if isinstance(self._scorer, CachingScorer) else None
+
+    @property
+    def cache_use(self) -> CountsCacheUse | None:
+        return self._scorer if isinstance(self._scorer, CountsCacheUse) else None
 
 
 @runtime_checkable
@@ -150,6 +280,7 @@ class CachingScorer(CountsCacheUse, Closes, Protocol):
     """A score cache around another scorer (``CachedScorer``): what executors and runs use of it."""
 
     inner: Scorer  # the scorer the cache is in front of
+    cache_dir: Path  # where the cache is kept (the root of linguagym's cache)
     chunk_size: int  # texts handed to ``inner`` at a time (one commit each)
 
     @property

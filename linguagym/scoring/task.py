@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from linguagym.scoring.protocol import Scorer, WarmsUp
+from linguagym.scoring.protocol import Scorer, optional
 from linguagym.scoring.spec import ScorerSpec
 
 ScorerLoader = Callable[[ScorerSpec], Scorer]  # builds a worker's scorer; must be picklable
@@ -37,8 +37,7 @@ class ScoringTask:
 
     def load(self) -> Scorer:
         scorer = (self.loader or load_worker_scorer)(self.spec)
-        if isinstance(scorer, WarmsUp):  # the HF scorers load their weights on first use: load them now
-            scorer.warm_up()
+        optional(scorer).warm_up()  # the HF scorers load their weights on first use: load them now
         return scorer
 
     @staticmethod

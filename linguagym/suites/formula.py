@@ -1,16 +1,22 @@
 """The prediction formula language: tokenizer, parser, expression tree, printer and evaluator.
 
-Grammar, loosest binding first (reference/syntaxgym.md section 3)::
+Grammar, loosest binding first (reference/syntaxgym.md section 3; docs/suite-format.md)::
 
     or      := and ('|' and)*
     and     := compare ('&' compare)*
-    compare := sum (('<' | '>' | '=' | '==') sum)?        # a second comparison is an error
-    sum     := unary (('+' | '-') unary)*
-    unary   := '-' unary | atom
-    atom    := NUMBER | '(' N ';' '%' condition '%' ')' | '(' or ')' | '[' or ']'
+    compare := sum (('<' | '>' | '=' | '==' | '<=' | '>=' | '!=') sum)?   # a second comparison is an error
+    sum     := scaled (('+' | '-') scaled)*
+    scaled  := NUMBER '*' scaled | '-' scaled | atom    # number * expression only: the formula stays linear
+    atom    := NUMBER | ref | '(' or ')' | '[' or ']' | 'abs' group | '!' group
+    group   := '(' or ')' | '[' or ']'
+    ref     := '(' regions ';' '%' condition '%' ')'
+    regions := '*' | span (',' span)*                   # the regions of a range or list are summed
+    span    := N | N '..' M                             # M > N
 
-``N`` is a region number or ``*`` (the whole sentence). Comparisons yield truth values; ``+ -`` take
-numbers; ``& |`` take truth values: a formula that mixes them up is rejected when parsed.
+``*`` is the whole sentence. Comparisons and ``!`` yield truth values; ``+ - * abs`` take numbers; ``& | !`` take
+truth values: a formula that mixes them up is rejected when parsed. ``a >= b`` is ``(a > b) | (a = b)``, ``a <= b``
+likewise, ``a != b`` is ``!(a = b)``: ``=`` and these three use the tolerance and have no ties. ``(3..5;%c%)`` is
+``(3;%c%) + (4;%c%) + (5;%c%)``, the sum of the regions' values in the metric (undefined where one of them is).
 Nothing is ever passed to ``eval``.
 """
 
@@ -42,7 +48,38 @@ class RegionRef:
 
 
 @dataclass(frozen=True)
+class RegionSum:
+    """``(3..5;%c%)`` or ``(3,5;%c%)``: the sum of several regions' values, as written (spans of regions, a span
+    ``(n, n)`` being one region); always two regions or more, none twice (one region is a ``RegionRef``)."""
+
+    spans: tuple[tuple[int, int], ...]
+    condition: str
+
+    @property
+    def refs(self) -> tuple[RegionRef, ...]:
+        return tuple(RegionRef(n, self.condition) for first, last in self.spans for n in range(first, last + 1))
+
+    def __str__(self) -> str:
+        spans = ",".join(str(first) if first == last else f"{first}..{last}" for first, last in self.spans)
+        return f"({spans};%{self.condition}%)"
+
+
+@dataclass(frozen=True)
 class Negate:
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Scale:
+    """``2 * x``: a number (written first, never negative: ``-2 * x`` is ``Negate(Scale(2, x))``) times a numeric
+    expression holding a region reference."""
+
+    factor: float
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Abs:
     operand: Expr
 
 
@@ -53,11 +90,19 @@ class Arithmetic:
     right: Expr
 
 
+COMPARISON_OPS = ("<", ">", "=", "<=", ">=", "!=")
+
+
 @dataclass(frozen=True)
 class Comparison:
-    op: Literal["<", ">", "="]
+    op: Literal["<", ">", "=", "<=", ">=", "!="]
     left: Expr
     right: Expr
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: Expr  # a truth value
 
 
 @dataclass(frozen=True)
@@ -67,7 +112,7 @@ class Logical:
     right: Expr
 
 
-Expr = Union[Number, RegionRef, Negate, Arithmetic, Comparison, Logical]  # noqa: UP007 (forward refs)
+Expr = Union[Number, RegionRef, RegionSum, Negate, Scale, Abs, Arithmetic, Comparison, Not, Logical]  # noqa: UP007
 
 
 @dataclass(frozen=True)
@@ -81,23 +126,31 @@ class ParsedFormula:
 
 # ------------------------------------------------------------------------------------------ tokenizer
 
+# A region reference, its regions checked apart (_regions) so that a bad range is pointed at, not misread. The
+# regions part holds none of '( ) [ ] ; %', so no text that was anything but a reference matches.
+_REF = re.compile(r"\(([^;()\[\]%]*);\s*%([^%]*)%\s*\)")  # (no nested quantifiers: linear time)
 # ASCII digits only: \d would also take "١" and "²", which int() and float() read (or refuse) unlike JSON
-_REF = re.compile(r"\(\s*([0-9]+|\*)\s*;\s*%([^%]*)%\s*\)")
+_SPAN = re.compile(r"([0-9]+)(?:\s*\.\.\s*([0-9]+))?")
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Limits that keep every formula parseable, printable and comparable without deep recursion (the parser
 # recurses once per '(' or '-', the printer and evaluator once per operator) and its messages short.
 MAX_FORMULA_LENGTH = 10_000  # characters
 MAX_NESTING = 50  # levels of '( )', '[ ]' and unary '-' inside one another
-MAX_OPERATORS = 100  # '+ - < > = & |' in one formula
+MAX_OPERATORS = 100  # '+ - * < > = <= >= != ! & |' and abs() in one formula
+MAX_REGIONS = 1_000  # regions named in one formula, a range counting each of its regions
 _MAX_REGION_DIGITS = 9  # a region number longer than this is no region of any suite
-_SYMBOLS = ("==", "<", ">", "=", "+", "-", "&", "|", "(", ")", "[", "]")
+_SYMBOLS = ("==", "<=", ">=", "!=", "<", ">", "=", "!", "+", "-", "*", "&", "|", "(", ")", "[", "]")
+# operators of other languages, with the one to write instead
+_MISTAKES = {"=>": ">=", "=<": "<=", "<>": "!=", "&&": "&", "||": "|", "≥": ">=", "≤": "<=", "≠": "!=",
+             "¬": "!", "−": "-", "×": "*", "·": "*"}
 
 
 @dataclass(frozen=True)
 class _Token:
-    kind: str  # 'num', 'ref', 'end', or the symbol itself
+    kind: str  # 'num', 'ref', 'abs', 'end', or the symbol itself
     text: str
     pos: int
     value: object = None
@@ -111,12 +164,7 @@ def _tokenize(text: str) -> Iterator[_Token]:
             pos += 1
             continue
         if char == "(" and (match := _REF.match(text, pos)):
-            number, condition = match.groups()
-            if len(number.lstrip("0")) > _MAX_REGION_DIGITS:
-                shown = number if len(number) <= 20 else f"{number[:20]}..."
-                raise FormulaError(text, match.start(1), f"region number {shown} is too large")
-            region = None if number == "*" else int(number)
-            yield _Token("ref", match.group(0), pos, RegionRef(region, condition))
+            yield _Token("ref", match.group(0), pos, _reference(text, match))
             pos = match.end()
             continue
         if match := _NUMBER.match(text, pos):
@@ -124,6 +172,13 @@ def _tokenize(text: str) -> Iterator[_Token]:
             if not math.isfinite(value):  # it would be printed as 'inf', which does not parse back
                 raise FormulaError(text, pos, "number too large (the largest is about 1.8e308)")
             yield _Token("num", match.group(0), pos, value)
+            pos = match.end()
+            continue
+        for mistake, meant in _MISTAKES.items():
+            if text.startswith(mistake, pos):
+                raise FormulaError(text, pos, f"{mistake!r} is not an operator here: write {meant!r}")
+        if match := _WORD.match(text, pos):
+            yield _word(text, match)
             pos = match.end()
             continue
         for symbol in _SYMBOLS:
@@ -140,9 +195,77 @@ def _tokenize(text: str) -> Iterator[_Token]:
     yield _Token("end", "", len(text))
 
 
+def _word(text: str, match: re.Match) -> _Token:
+    """'abs', the one name a formula knows; any other word is refused with what to write."""
+    word = match.group(0)
+    if word == "abs":
+        return _Token("abs", word, match.start())
+    if word.lower() == "abs":
+        raise FormulaError(text, match.start(), f"unknown name {word!r}: write abs in lower case, abs(...)")
+    shown = word if len(word) <= 20 else f"{word[:20]}..."
+    reason = f"unexpected character {word!r}" if len(word) == 1 else f"unknown name {shown!r}"
+    raise FormulaError(text, match.start(), f"{reason}: the only name a formula knows is abs(...); a region "
+                       "is written (N;%condition%)")
+
+
+def _reference(text: str, match: re.Match) -> RegionRef | RegionSum:
+    """The reference ``match`` found: one region, '*', or the regions of ranges and lists (a RegionSum)."""
+    condition = match.group(2)
+    spec, start = match.group(1), match.start(1)
+    if spec.strip() == "*":
+        return RegionRef(None, condition)
+    if not spec.strip():
+        raise FormulaError(text, start + len(spec), "a region reference names its region: (N;%condition%), or "
+                           "(*;%condition%) for the whole sentence")
+    spans: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    offset = 0
+    for part in spec.split(","):
+        stripped = part.strip()
+        where = start + offset + (len(part) - len(part.lstrip()))
+        offset += len(part) + 1
+        if stripped == "*":
+            raise FormulaError(text, where, "'*' (the whole sentence) stands alone: (*;%condition%), not in a list")
+        span = _SPAN.fullmatch(stripped)
+        if span is None:
+            ranged = re.fullmatch(r"([0-9]+)\s*(?:-|\.\.\.|:|to)\s*([0-9]+)", stripped)
+            if ranged:  # another language's range: say how this one writes it
+                raise FormulaError(text, where, f"a range of regions is written {ranged[1]}..{ranged[2]}")
+            odd = re.search(r"[^0-9.\s]", stripped)
+            if odd:
+                where += odd.start()
+            reason = f"unexpected character {odd.group()!r} in a region reference" if odd else \
+                f"{_clip(stripped)!r} is not a region"
+            raise FormulaError(text, where, f"{reason}: write a region N, a range N..M or a list N,M")
+        first_text, last_text = span.group(1), span.group(2) or span.group(1)
+        for number_text, number_at in ((first_text, where), (last_text, where + span.start(2 if span.group(2) else 1))):
+            if len(number_text.lstrip("0")) > _MAX_REGION_DIGITS:
+                raise FormulaError(text, number_at, f"region number {_clip(number_text)} is too large")
+        first, last = int(first_text), int(last_text)
+        if last < first:
+            raise FormulaError(text, where, f"the range {first}..{last} runs downward: write {last}..{first}")
+        if last == first and span.group(2):
+            raise FormulaError(text, where, f"the range {first}..{last} holds one region: write {first}")
+        if last - first >= MAX_REGIONS or len(seen) + last - first >= MAX_REGIONS:
+            raise FormulaError(text, where, f"more than {MAX_REGIONS} regions in one reference")
+        twice = next((n for n in range(first, last + 1) if n in seen), None)
+        if twice is not None:
+            raise FormulaError(text, where, f"region {twice} is named twice in this reference")
+        seen.update(range(first, last + 1))
+        spans.append((first, last))
+    if len(spans) == 1 and spans[0][0] == spans[0][1]:
+        return RegionRef(spans[0][0], condition)
+    return RegionSum(tuple(spans), condition)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 20 else f"{text[:20]}..."
+
+
 # --------------------------------------------------------------------------------------------- parser
 
 _CLOSING = {"(": ")", "[": "]"}
+_COMPARISON_TOKENS = ("<", ">", "=", "==", "<=", ">=", "!=")
 
 
 @dataclass
@@ -154,6 +277,7 @@ class _Parser:
     used_double_equals: bool = False
     depth: int = 0  # current nesting of groups and negations
     operators: int = 0
+    regions: int = 0  # regions named so far (a range counts each of its regions)
 
     @property
     def current(self) -> _Token:
@@ -218,18 +342,20 @@ class _Parser:
     def parse_compare(self) -> Expr:
         start = self.current
         left = self.parse_sum()
-        if self.current.kind not in ("<", ">", "=", "=="):
+        if self.current.kind not in _COMPARISON_TOKENS:
             return left
         op_token = self.advance()
         self.count_operator(op_token)
         if op_token.kind == "==":
             self.used_double_equals = True
+        if op_token.kind in ("<", ">") and self.current.kind == "=":  # '> =': one operator, split by a space
+            raise self.fail(self.current, f"write {op_token.kind + '='!r} as one operator, without a space")
         right_start = self.current
         right = self.parse_sum()
         for node, where in ((left, start), (right, right_start)):
             if _is_truth(node):
                 raise self.fail(where, f"{op_token.text!r} compares numbers; this operand is a comparison")
-        if self.current.kind in ("<", ">", "=", "=="):
+        if self.current.kind in _COMPARISON_TOKENS:
             raise self.fail(
                 self.current,
                 "chained comparison: write (a < b) & (b < c) instead of a < b < c",
@@ -239,29 +365,61 @@ class _Parser:
 
     def parse_sum(self) -> Expr:
         start = self.current
-        left = self.parse_unary()
+        left = self.parse_scaled()
+        self._no_product()
         while self.current.kind in ("+", "-"):
             op_token = self.advance()
             self.count_operator(op_token)
             right_start = self.current
-            right = self.parse_unary()
+            right = self.parse_scaled()
+            self._no_product()
             for node, where in ((left, start), (right, right_start)):
                 if _is_truth(node):
                     raise self.fail(where, f"{op_token.text!r} adds numbers; this operand is a comparison")
             left = Arithmetic(op_token.kind, left, right)  # type: ignore[arg-type]
         return left
 
-    def parse_unary(self) -> Expr:
-        if self.current.kind == "-":
-            op_token = self.advance()
-            self.count_operator(op_token)
-            self.enter(op_token)
+    def _no_product(self) -> None:
+        """A '*' after an operand that is not a plain number: only a number may be written before '*'."""
+        if self.current.kind == "*":
+            raise self.fail(self.current, "'*' takes a number on its left: write 2 * (3;%c%), not (3;%c%) * 2; "
+                            "two regions' values cannot be multiplied (a prediction stays linear)")
+
+    def parse_scaled(self) -> Expr:
+        token = self.current
+        if token.kind == "-":
+            self.advance()
+            self.count_operator(token)
+            self.enter(token)
             operand_start = self.current
-            operand = self.parse_unary()
+            operand = self.parse_scaled()
             if _is_truth(operand):
-                raise self.fail(operand_start, "'-' negates a number, but this operand is a comparison")
+                raise self.fail(operand_start, "'-' negates a number, but this operand is a comparison; "
+                                "write !(a < b) to negate a comparison")
             self.depth -= 1
             return Negate(operand)
+        if token.kind == "num" and self.tokens[self.index + 1].kind == "*":
+            self.advance()
+            star = self.advance()
+            self.count_operator(star)
+            operand_start = self.current
+            if operand_start.kind == "end":
+                raise self.fail(operand_start, "formula ends too early: expected what '*' multiplies")
+            operand = self.parse_scaled()
+            if _is_truth(operand):
+                raise self.fail(operand_start, "'*' multiplies a number; this operand is a comparison")
+            if not region_refs(operand):
+                raise self.fail(star, f"'*' between numbers only: write the number itself, not "
+                                f"{token.text} * {self.text[operand_start.pos:self.current.pos].strip()}")
+            return Scale(token.value, operand)  # type: ignore[arg-type]
+        return self.parse_atom()
+
+    def parse_group(self, owner: _Token) -> Expr:
+        """'( or )' or '[ or ]' after '!' or 'abs' (``owner``)."""
+        token = self.current
+        if token.kind not in _CLOSING:
+            example = "!(a < b)" if owner.kind == "!" else "abs((3;%a%) - (3;%b%))"
+            raise self.fail(token, f"{owner.text!r} is followed by its operand in parentheses: write {example}")
         return self.parse_atom()
 
     def parse_atom(self) -> Expr:
@@ -271,7 +429,24 @@ class _Parser:
             return Number(token.value)  # type: ignore[arg-type]
         if token.kind == "ref":
             self.advance()
-            return token.value  # type: ignore[arg-type]
+            ref = token.value
+            self.regions += len(ref.refs) if isinstance(ref, RegionSum) else 1
+            if self.regions > MAX_REGIONS:
+                raise self.fail(token, f"more than {MAX_REGIONS} regions named; split the prediction into several")
+            return ref  # type: ignore[return-value]
+        if token.kind in ("!", "abs"):
+            self.advance()
+            self.count_operator(token)
+            operand_start = self.current
+            operand = self.parse_group(token)
+            if token.kind == "!":
+                if not _is_truth(operand):
+                    raise self.fail(operand_start, "'!' negates a comparison; this operand is a number "
+                                    "(write -x to negate a number)")
+                return Not(operand)
+            if _is_truth(operand):
+                raise self.fail(operand_start, "abs() takes a number; this operand is a comparison")
+            return Abs(operand)
         if token.kind in _CLOSING:
             self.advance()
             self.enter(token)
@@ -290,11 +465,13 @@ class _Parser:
             return inner
         if token.kind == "end":
             raise self.fail(token, "formula ends too early: expected a number, a region or '('")
+        if token.kind == "*":
+            raise self.fail(token, "'*' takes a number on its left: write 2 * (3;%c%)")
         raise self.fail(token, f"unexpected {token.text!r}: expected a number, a region or '('")
 
 
 def _is_truth(node: Expr) -> bool:
-    return isinstance(node, Comparison | Logical)
+    return isinstance(node, Comparison | Logical | Not)
 
 
 def parse_formula(text: str) -> ParsedFormula:
@@ -312,7 +489,7 @@ def parse_formula(text: str) -> ParsedFormula:
 # -------------------------------------------------------------------------------------------- printer
 
 # Binding strength: higher binds tighter.
-_PRECEDENCE = {Logical: {"|": 1, "&": 2}, Comparison: 3, Arithmetic: 4, Negate: 5}
+_PRECEDENCE = {Logical: {"|": 1, "&": 2}, Comparison: 3, Arithmetic: 4, Negate: 5, Scale: 5}
 
 
 def _precedence(node: Expr) -> int:
@@ -331,12 +508,18 @@ def format_formula(node: Expr) -> str:
     """Print a tree back as formula text, with the parentheses it needs and no more."""
     if isinstance(node, Number):
         return _format_number(node.value)
-    if isinstance(node, RegionRef):
+    if isinstance(node, RegionRef | RegionSum):
         return str(node)
-    if isinstance(node, Negate):
+    if isinstance(node, Not):
+        return f"!({format_formula(node.operand)})"
+    if isinstance(node, Abs):
+        return f"abs({format_formula(node.operand)})"
+    if isinstance(node, Negate | Scale):
         inner = format_formula(node.operand)
         if _precedence(node.operand) < _precedence(node):
             inner = f"({inner})"
+        if isinstance(node, Scale):
+            return f"{_format_number(node.factor)} * {inner}"
         # nested negation as '- -x', not '-(-x)': the printed formula must nest no deeper than the one read
         return f"- {inner}" if isinstance(node.operand, Negate) else f"-{inner}"
     mine = _precedence(node)
@@ -351,14 +534,42 @@ def format_formula(node: Expr) -> str:
 
 
 def region_refs(node: Expr) -> tuple[RegionRef, ...]:
-    """Every region reference in the tree, in order of appearance (duplicates kept)."""
+    """Every region reference in the tree, in order of appearance (duplicates kept); a range or list gives each of
+    its regions."""
     if isinstance(node, RegionRef):
+        return (node,)
+    if isinstance(node, RegionSum):
+        return node.refs
+    if isinstance(node, Number):
+        return ()
+    if isinstance(node, Negate | Scale | Abs | Not):
+        return region_refs(node.operand)
+    return region_refs(node.left) + region_refs(node.right)
+
+
+def references(node: Expr) -> tuple[RegionRef | RegionSum, ...]:
+    """Every reference in the tree as written (a range or list is one), in order of appearance."""
+    if isinstance(node, RegionRef | RegionSum):
         return (node,)
     if isinstance(node, Number):
         return ()
-    if isinstance(node, Negate):
-        return region_refs(node.operand)
-    return region_refs(node.left) + region_refs(node.right)
+    if isinstance(node, Negate | Scale | Abs | Not):
+        return references(node.operand)
+    return references(node.left) + references(node.right)  # type: ignore[union-attr]
+
+
+def operators(node: Expr) -> set[str]:
+    """The operators and forms a tree uses: its comparison and logical operators, '+', '-' (negation too), '*',
+    'abs', '!', '..' (a range of regions) and ',' (a list of regions): what ``peers.py`` checks other tools read."""
+    if isinstance(node, Number | RegionRef):
+        return set()
+    if isinstance(node, RegionSum):
+        forms = {","} if len(node.spans) > 1 else set()
+        return forms | ({".."} if any(first != last for first, last in node.spans) else set())
+    own = {Negate: "-", Scale: "*", Abs: "abs", Not: "!"}.get(type(node))
+    if own is not None:
+        return {own} | operators(node.operand)  # type: ignore[union-attr]
+    return {node.op} | operators(node.left) | operators(node.right)  # type: ignore[union-attr]
 
 
 # ------------------------------------------------------------------------------------------ evaluator
@@ -383,6 +594,11 @@ class Tolerance:
     ties: str = "strict"
 
     def __post_init__(self) -> None:
+        for name in ("atol", "rtol"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+                raise ConfigurationError(f"{name} must be a number of at least 0, not {value!r}",
+                                         hint=f"e.g. {name}={getattr(Tolerance, name)} (the default)")
         if self.ties not in TIE_RULES:
             raise ConfigurationError(f"unknown tie rule {self.ties!r}", hint="use one of " + ", ".join(TIE_RULES))
 
@@ -401,7 +617,8 @@ class Outcome:
 def evaluate(
     node: Expr, lookup: Callable[[RegionRef], float], tolerance: Tolerance = Tolerance()
 ) -> Outcome:
-    """Evaluate a truth-valued tree; a comparison involving an undefined (NaN) value is false."""
+    """Evaluate a truth-valued tree; a comparison involving an undefined (NaN) value is false (its negation
+    ``!( )`` true: the caller counts a prediction naming an undefined value as undefined, ``Outcome.undefined``)."""
     undefined: list[RegionRef] = []
     ties: set[str] = set()
 
@@ -410,6 +627,8 @@ def evaluate(
             # both sides are always evaluated, so every undefined reference and every tie is reported
             a, b = truth(n.left), truth(n.right)
             return (a and b) if n.op == "&" else (a or b)
+        if isinstance(n, Not):
+            return not truth(n.operand)
         if isinstance(n, Comparison):
             a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
             if kind := tie_kind(n.op, a, b, tolerance):
@@ -423,8 +642,8 @@ def evaluate(
 
 def tie_kind(op: str, a: float, b: float, tolerance: Tolerance = Tolerance()) -> str:
     """Whether ``a op b`` is a tie: "exact" (a == b), "near" (apart by no more than '=' allows), else ""; only
-    '<' and '>' tie ('=' is meant to hold on equal sides)."""
-    if op == "=" or math.isnan(a) or math.isnan(b):
+    '<' and '>' tie ('=', '<=', '>=' are meant to hold on equal sides, '!=' to fail: the tolerance decides them)."""
+    if op not in ("<", ">") or math.isnan(a) or math.isnan(b):
         return ""
     if a == b:
         return "exact"
@@ -440,8 +659,14 @@ def _number(n: Expr, lookup: Callable[[RegionRef], float], undefined: list[Regio
         if math.isnan(value) and n not in undefined:
             undefined.append(n)
         return value
+    if isinstance(n, RegionSum):  # every region looked up, so that each undefined one is reported
+        return sum((_number(ref, lookup, undefined) for ref in n.refs), 0.0)
     if isinstance(n, Negate):
         return -_number(n.operand, lookup, undefined)
+    if isinstance(n, Scale):
+        return n.factor * _number(n.operand, lookup, undefined)
+    if isinstance(n, Abs):
+        return abs(_number(n.operand, lookup, undefined))
     if isinstance(n, Arithmetic):
         a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
         return a + b if n.op == "+" else a - b
@@ -451,12 +676,18 @@ def _number(n: Expr, lookup: Callable[[RegionRef], float], undefined: list[Regio
 def _compare(op: str, a: float, b: float, tolerance: Tolerance) -> bool:
     if math.isnan(a) or math.isnan(b):
         return False
-    if a == b and op != "=":  # a tie: decided by the rule, not by the values
+    if a == b and op in ("<", ">"):  # a tie: decided by the rule, not by the values
         return tolerance.ties == "lm-eval"
     if op == "<":
         return a < b
     if op == ">":
         return a > b
+    if op == "<=":
+        return a < b or _within(a, b, tolerance)
+    if op == ">=":
+        return a > b or _within(a, b, tolerance)
+    if op == "!=":
+        return not _within(a, b, tolerance)
     return _within(a, b, tolerance)
 
 
@@ -499,6 +730,8 @@ def explain(node: Expr, lookup: Callable[[RegionRef], float], tolerance: Toleran
         if isinstance(n, Logical):
             yield from comparisons(n.left)
             yield from comparisons(n.right)
+        elif isinstance(n, Not):
+            yield from comparisons(n.operand)
         elif isinstance(n, Comparison):
             yield n
 

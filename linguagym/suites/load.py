@@ -12,7 +12,7 @@ from pathlib import Path
 
 from linguagym.errors import FormulaError, Problem, SuiteError
 from linguagym.strict_json import data_problems, decode_json, json_path, nesting_problem
-from linguagym.suites.formula import Comparison, RegionRef, parse_formula, region_refs
+from linguagym.suites.formula import Comparison, RegionRef, RegionSum, parse_formula, references
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.model import Condition, Item, Prediction, Region, Suite, SuiteMeta
 from linguagym.suites.schema import schema_problems
@@ -315,7 +315,10 @@ class _SuiteBuilder:
                     RegionRef(region, raw["r_operand"]),
                 )
             if self.check_references(where, tree, region_count, items):
-                predictions.append(Prediction(tree))
+                # (the schema checked atol and rtol: numbers of at least 0)
+                atol, rtol = raw.get("atol"), raw.get("rtol")
+                predictions.append(Prediction(tree, None if atol is None else float(atol),
+                                              None if rtol is None else float(rtol)))
         if brackets:
             self.warnings.append(Problem("predictions", f"read '[ ]' as '( )' in {brackets} formula"
                                          f"{'s' if brackets != 1 else ''}"))
@@ -326,12 +329,15 @@ class _SuiteBuilder:
 
     def check_references(self, where: str, tree, region_count: int, items: tuple[Item, ...]) -> bool:
         ok = True
-        for ref in dict.fromkeys(region_refs(tree)):
-            if ref.region is not None and not 1 <= ref.region <= region_count:
+        for ref in dict.fromkeys(references(tree)):
+            regions = [r.region for r in (ref.refs if isinstance(ref, RegionSum) else (ref,))]
+            undeclared = [n for n in regions if n is not None and not 1 <= n <= region_count]
+            if undeclared:
                 ok = False
+                shown = _listing(undeclared[:5]) + (f" and {len(undeclared) - 5} more" if len(undeclared) > 5 else "")
                 self.problems.append(
-                    Problem(where, f"{ref} refers to region {ref.region}, which region_meta does not "
-                            f"declare (it declares 1..{region_count})")
+                    Problem(where, f"{ref} refers to region{'s' if len(undeclared) > 1 else ''} {shown}, which "
+                            f"region_meta does not declare (it declares 1..{region_count})")
                 )
             lacking = [item.number for item in items if ref.condition not in
                        {c.name for c in item.conditions}]

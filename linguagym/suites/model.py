@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from linguagym.suites.formula import Expr, format_formula, region_refs
+from linguagym.suites.formula import Expr, Tolerance, format_formula, region_refs
 from linguagym.suites.metrics import METRIC_NAMES
 
 
@@ -43,6 +43,17 @@ class Item:
 @dataclass(frozen=True)
 class Prediction:
     tree: Expr
+    # the prediction's own tolerance ("atol"/"rtol" beside its formula in the suite JSON); None: the run's
+    atol: float | None = None
+    rtol: float | None = None
+
+    def tolerance(self, run: Tolerance) -> Tolerance:
+        """The tolerance this prediction is evaluated with: its own atol/rtol where it states them, else the run's
+        (the tie rule is always the run's)."""
+        if self.atol is None and self.rtol is None:
+            return run
+        return replace(run, atol=run.atol if self.atol is None else self.atol,
+                       rtol=run.rtol if self.rtol is None else self.rtol)
 
     @property
     def formula(self) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from linguagym.atomic import atomic_write_text
-from linguagym.suites.model import Condition, Item, Region, Suite
+from linguagym.suites.model import Condition, Item, Prediction, Region, Suite
 
 
 def suite_to_dict(suite: Suite) -> dict:
@@ -20,7 +20,7 @@ def suite_to_dict(suite: Suite) -> dict:
     return {
         "meta": meta,
         "region_meta": {str(i): name for i, name in enumerate(suite.region_names, start=1)},
-        "predictions": [{"type": "formula", "formula": p.formula} for p in suite.predictions],
+        "predictions": [prediction_to_dict(p) for p in suite.predictions],
         "items": [
             {
                 "item_number": item.number,
@@ -38,6 +38,15 @@ def suite_to_dict(suite: Suite) -> dict:
             for item in suite.items
         ],
     }
+
+
+def prediction_to_dict(prediction: Prediction) -> dict[str, object]:
+    """A prediction in the canonical dialect: its formula, and its own tolerance where it has one."""
+    data: dict[str, object] = {"type": "formula", "formula": prediction.formula}
+    for name in ("atol", "rtol"):
+        if (value := getattr(prediction, name)) is not None:
+            data[name] = int(value) if value.is_integer() else value  # whole numbers as integers, as the schema asks
+    return data
 
 
 # a region's metric values (None: not scored) and unknown words

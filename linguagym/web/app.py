@@ -13,22 +13,19 @@ from werkzeug.exceptions import HTTPException
 
 from linguagym.errors import LinguagymError
 from linguagym.version import __version__
-from linguagym.web import (
-    context,
-    setting_labels,
-    views_capabilities,
-    views_results,
-    views_runs,
-    views_starter,
-    views_suites,
-)
+from linguagym.web import context, setting_labels
 from linguagym.web.auth import gate, ownership
 from linguagym.web.auth import views as account_views
+from linguagym.web.capabilities import views as views_capabilities
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
 from linguagym.web.errors import NotFound, refuse
 from linguagym.web.inputs import IdConverter
-from linguagym.web.worker import RunWorker
+from linguagym.web.jobs.worker import RunWorker
+from linguagym.web.results import views as views_results
+from linguagym.web.runs import views as views_runs
+from linguagym.web.suites import starter_views as views_starter
+from linguagym.web.suites import views as views_suites
 
 log = logging.getLogger("linguagym.web")
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from linguagym.web.config import WebConfig
 
 if TYPE_CHECKING:
-    from linguagym.web.worker import RunWorker
+    from linguagym.web.jobs.worker import RunWorker
 
 # Keys in ``app.extensions``; tests and ``cli`` read them there too.
 CONFIG, SESSIONS, WORKER = "linguagym", "sessions", "worker"

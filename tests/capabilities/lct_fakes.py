@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
-from linguagym.capabilities.testing.testfile import load_document
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
+from linguagym.capabilities.testfile import load_document
+from linguagym.capabilities.testfile.model import CapabilityTestFile
 
 NEGATIVE = {"bad", "awful", "mess", "hate"}  # not "disaster": "isn't a disaster" reads neutral to the rule
 POSITIVE = {"good", "love", "great"}

@@ -20,9 +20,9 @@ from linguagym.capabilities.perturb.contractions import contract, contraction_va
 from linguagym.capabilities.perturb.entities import COUNTRIES, PERSON, PLACE, Entity, swap_entities
 from linguagym.capabilities.perturb.typos import add_typo
 from linguagym.capabilities.reports.results import read_tests_csv, write_results
+from linguagym.capabilities.testfile import load_document, read_tests, write_tests
 from linguagym.capabilities.testing.classifier_run import run_tests
 from linguagym.capabilities.testing.failures import checklist_table, summarize
-from linguagym.capabilities.testing.testfile import load_document, read_tests, write_tests
 from tests.capabilities.lct_fakes import EXPECTED, KeywordClassifier, capability_file, document
 from tests.capabilities.test_cli_test import _main
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.cli.lct_test import add_test_parser, markdown_table
+from linguagym.cli.lct_run_tests import add_test_parser, markdown_table
 from linguagym.errors import LinguagymError
 from tests.capabilities.lct_fakes import EXPECTED, EXPECTED_ORDER, FlakyClassifier, KeywordClassifier, document
 
@@ -91,8 +91,8 @@ def test_markdown_escapes_pipes():
 
 def test_a_classifier_failing_mid_run_leaves_the_others_reported_and_exits_1(tests_file, tmp_path, capsys,
                                                                             monkeypatch):
+    from linguagym.capabilities import run as run_module
     from linguagym.capabilities.classifiers.cache import CachedClassifier
-    from linguagym.capabilities.testing import run as run_module
 
     real = run_module.open_classifier
     state = {"broken": True}

@@ -11,10 +11,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("spacy_ready")]
 
 @pytest.fixture(scope="module")
 def document() -> dict:
-    from linguagym.capabilities.pipeline import generate_suite
+    from linguagym.capabilities.pipeline import generate_tests
+    from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
 
     # every match, not the default 50; the expected-label tests only (INV/DIR pairs for 37,000 seeds take long)
-    return generate_suite("rotten-tomatoes", seed=0, max_seeds=None, test_types="mft").to_json()
+    return generate_tests(GenerateSettings("rotten-tomatoes", seed=0, max_seeds=None, test_types="mft",
+                                           expansion=ExpansionOptions(enabled=False))).to_json()
 
 
 def test_every_capability_yields_seeds(document):

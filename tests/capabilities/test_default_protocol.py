@@ -14,11 +14,11 @@ from linguagym.capabilities.classifiers.train import split_examples, text_key, t
 from linguagym.capabilities.data.analysis import Analysis
 from linguagym.capabilities.data.datasets import Dataset, Example
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.pipeline import generate_suite
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.generate import generate_seeds
 from linguagym.capabilities.seeds.specs import parse_spec
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.settings import GenerateSettings
+from linguagym.capabilities.testfile.model import (
     CapabilityInfo,
     CapabilityTestFile,
     CreatedBy,
@@ -58,7 +58,7 @@ def _specs() -> list:
 
 
 def _document(dataset: Dataset, max_seeds: int | None) -> CapabilityTestFile:
-    """The test file ``generate_suite`` would write for ``_specs()`` (seeds only)."""
+    """The test file ``generate_tests`` would write for ``_specs()`` (seeds only)."""
     results = generate_seeds(_specs(), dataset, _analyses(dataset), max_seeds=max_seeds)
     return CapabilityTestFile(
         created_by=CreatedBy(tool="linguagym", version="0"), dataset=DatasetInfo.from_json(dataset.describe()),
@@ -70,7 +70,7 @@ def _document(dataset: Dataset, max_seeds: int | None) -> CapabilityTestFile:
 
 def test_fifty_seeds_is_the_default_of_the_library():
     assert DEFAULT_MAX_SEEDS == 50
-    assert inspect.signature(generate_suite).parameters["max_seeds"].default == DEFAULT_MAX_SEEDS
+    assert GenerateSettings().max_seeds == DEFAULT_MAX_SEEDS
     assert inspect.signature(generate_seeds).parameters["max_seeds"].default == DEFAULT_MAX_SEEDS
 
 
@@ -105,8 +105,8 @@ def test_exclude_leaves_both_labels_with_a_file_of_the_default_shape():
 
 
 def test_a_cap_of_zero_is_refused_before_any_work():
-    with pytest.raises(CapabilityError, match="--max-seeds must be 1 or more") as error:
-        generate_suite(_dataset(3), max_seeds=0)
+    with pytest.raises(CapabilityError, match="^max_seeds must be 1 or more") as error:  # the setting's name
+        GenerateSettings(_dataset(3), max_seeds=0)
     assert "'all'" in error.value.hint
 
 
@@ -132,11 +132,11 @@ def test_cli_passes_the_cap_to_the_library_and_says_where_it_cut(tmp_path, monke
 
     dataset, seen = _dataset(60), []
 
-    def fake_generate(*args, max_seeds, **kwargs) -> CapabilityTestFile:
-        seen.append(max_seeds)
-        return _document(dataset, max_seeds)
+    def fake_generate(settings, **kwargs) -> CapabilityTestFile:
+        seen.append(settings.max_seeds)
+        return _document(dataset, settings.max_seeds)
 
-    monkeypatch.setattr(pipeline, "generate_suite", fake_generate)
+    monkeypatch.setattr(pipeline, "generate_tests", fake_generate)
     monkeypatch.setattr("linguagym.cli.lct.require_extra", lambda *args, **kwargs: None)  # no spaCy needed here
     said = {}
     for cap, seeds in (([], 50), (["--max-seeds", "all"], 120), (["--max-seeds", "5"], 5)):
@@ -157,15 +157,15 @@ def test_the_fill_cache_is_on_unless_the_command_says_no(tmp_path, monkeypatch, 
 
     dataset, seen = _dataset(3), []
 
-    def fake_generate(*args, expansion, **kwargs) -> CapabilityTestFile:
-        seen.append(expansion.fill_cache)
+    def fake_generate(settings, **kwargs) -> CapabilityTestFile:
+        seen.append(settings.expansion.fill_cache)
         document = _document(dataset, 50)
-        if expansion.fill_cache:  # what a run that read an earlier run's fills records
+        if settings.expansion.fill_cache:  # what a run that read an earlier run's fills records
             document = replace(document, expansion={"fill_cache": {"path": "/c/fills",
                                                                    "found": {"contexts": 7, "windows": 9}}})
         return document
 
-    monkeypatch.setattr(pipeline, "generate_suite", fake_generate)
+    monkeypatch.setattr(pipeline, "generate_tests", fake_generate)
     monkeypatch.setattr("linguagym.cli.lct.require_extra", lambda *args, **kwargs: None)  # no spaCy needed here
     assert pipeline.ExpansionOptions().fill_cache is True
     said = []
@@ -205,11 +205,11 @@ def test_cli_hands_the_expansion_settings_to_the_library(tmp_path, monkeypatch):
 
     dataset, seen = _dataset(5), []
 
-    def fake_generate(*args, expansion, **kwargs) -> CapabilityTestFile:
-        seen.append(expansion.settings)
+    def fake_generate(settings, **kwargs) -> CapabilityTestFile:
+        seen.append(settings.expansion.settings)
         return _document(dataset, 50)
 
-    monkeypatch.setattr(pipeline, "generate_suite", fake_generate)
+    monkeypatch.setattr(pipeline, "generate_tests", fake_generate)
     monkeypatch.setattr("linguagym.cli.lct.require_extra", lambda *args, **kwargs: None)  # no spaCy needed here
     args = _generate_args("--masked-per-seed", "3", "--expansions-per-mask", "7")
     args.output = tmp_path / "t.json"

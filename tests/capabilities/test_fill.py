@@ -287,8 +287,8 @@ def test_batched_fills_are_the_plain_computation(tiny_causal, tiny_llama, monkey
     their numbers that each window computed alone by transformers gives (float32 against float64: within 1e-3
     bits). A Llama runs in linguagym's own decoder, as the scorer runs it."""
     from linguagym.capabilities.expansion import fill
-    from linguagym.scoring.json_tokenizer import JsonTokenizer
-    from linguagym.scoring.native_llama import NativeLlama
+    from linguagym.scoring.native.json_tokenizer import JsonTokenizer
+    from linguagym.scoring.native.llama import NativeLlama
 
     directory = tiny_causal if model == "gpt2" else tiny_llama
     if not trees:
@@ -424,7 +424,7 @@ def _masked_for_store() -> list[MaskedSentence]:
 def test_a_later_filler_reads_the_fills_from_disk_without_the_model(tiny_causal, tmp_path, monkeypatch):
     """``disk_cache``: the ranked contexts and scored windows go to <cache>/fills as they are computed; a new
     filler (a later run) gets exactly the same fills from there without loading the model or scoring anything."""
-    from linguagym.scoring.causal import CausalScorer
+    from linguagym.scoring.huggingface.causal import CausalScorer
 
     masked = _masked_for_store()
     first = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5, cache_dir=tmp_path, disk_cache=True)
@@ -446,7 +446,7 @@ def test_a_later_filler_reads_the_fills_from_disk_without_the_model(tiny_causal,
 def test_a_run_that_stops_keeps_its_contexts_and_the_fills_match_a_fresh_run(tiny_causal, tmp_path, monkeypatch):
     """A run stopped while the windows are scored resumes from the contexts it kept; a filler with another pool
     ranks again (its contexts keep more words) but reuses the windows; both give a fresh run's fills."""
-    from linguagym.scoring.causal import CausalScorer
+    from linguagym.scoring.huggingface.causal import CausalScorer
 
     masked = _masked_for_store()
     fresh = CausalFiller(str(tiny_causal), beam=2, pool=5, last_pool=5).fill(masked, 4)
@@ -480,25 +480,27 @@ def test_without_disk_cache_nothing_is_written(tiny_causal, tmp_path):
 
 @pytest.mark.usefixtures("spacy_ready")
 def test_lct_generate_records_the_fill_cache_and_a_second_run_reads_it(tiny_causal, rt_file, swn_file, tmp_path):
-    """``generate_suite`` keeps the filler's work under its cache directory by default and says in the file's
+    """``generate_tests`` keeps the filler's work under its cache directory by default and says in the file's
     expansion block what came from there; a second run writes the same tests from it."""
     from linguagym.capabilities import pipeline
     from linguagym.capabilities.data.datasets import read_rotten_tomatoes
-    from linguagym.capabilities.expansion.expand import ExpansionSettings
+    from linguagym.capabilities.expansion.settings import ExpansionSettings
+    from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
 
-    options = pipeline.ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal),
-                                        settings=ExpansionSettings())
+    options = ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal),
+                               settings=ExpansionSettings())
+
+    def generate(expansion: ExpansionOptions):
+        return pipeline.generate_tests(GenerateSettings(read_rotten_tomatoes(rt_file), lexicon_path=swn_file,
+                                                        lcs="LC2,LC4", cache_dir=tmp_path, expansion=expansion))
 
     def run() -> dict:
-        return pipeline.generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC4",
-                                       cache_dir=tmp_path, expansion=options).to_json()
+        return generate(options).to_json()
 
     first, second = run(), run()
     assert first["expansion"]["fill_cache"] == {"path": str(tmp_path / "fills"),
                                                 "found": {"contexts": 0, "windows": 0}}
     assert second["expansion"]["fill_cache"]["found"]["contexts"] > 0
     assert second["tests"] == first["tests"]
-    off = pipeline.generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC4",
-                                  cache_dir=tmp_path, expansion=pipeline.ExpansionOptions(
-                                      parser="spacy", reference="induced", filler=str(tiny_causal), fill_cache=False))
+    off = generate(ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal), fill_cache=False))
     assert "fill_cache" not in off.to_json()["expansion"]

@@ -6,19 +6,22 @@ import pytest
 
 from linguagym.capabilities.data.datasets import Dataset, Example, read_rotten_tomatoes
 from linguagym.capabilities.data.lexicon import read_sentiwordnet
-from linguagym.capabilities.pipeline import generate_suite
+from linguagym.capabilities.pipeline import generate_tests
 from linguagym.capabilities.seeds.specs import load_specs, parse_spec
-from linguagym.capabilities.testing.testfile import read_tests, validate_document, write_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile
+from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
+from linguagym.capabilities.testfile import read_tests, validate_document, write_tests
+from linguagym.capabilities.testfile.model import CapabilityTestFile
 
 pytestmark = pytest.mark.usefixtures("spacy_ready")
 
 
 @pytest.fixture
 def generated(rt_file, swn_file):
-    def make(**options) -> CapabilityTestFile:
+    def make(*, progress=None, cancelled=None, **options) -> CapabilityTestFile:
         options.setdefault("test_types", "mft")  # the paper's tests; INV/DIR pairs: test_checklist.py
-        return generate_suite(read_rotten_tomatoes(rt_file), lexicon_path=swn_file, **options)
+        options.setdefault("expansion", ExpansionOptions(enabled=False))  # the seeds (expansion: test_expand.py)
+        settings = GenerateSettings(dataset=read_rotten_tomatoes(rt_file), lexicon_path=swn_file, **options)
+        return generate_tests(settings, progress=progress, cancelled=cancelled)
 
     return make
 

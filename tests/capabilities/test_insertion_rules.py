@@ -133,7 +133,7 @@ def test_the_seed_words_beside_the_insertion_keep_their_word_class():
 
 def test_every_family_runs_and_names_its_check():
     tokens, inserted = tagged("*Over/RB even/RB fans/NNS will/MD")
-    checks = {reason.split(":", 1)[0] for reason in insertion_problems(tokens, inserted)}
+    checks = {reason.check for reason in insertion_problems(tokens, inserted)}
     assert checks == {"position", "modifier"} and checks <= set(CHECKS)
 
 

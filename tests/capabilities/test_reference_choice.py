@@ -102,7 +102,8 @@ def test_the_file_records_which_grammar_was_used_and_the_warning_comes_first(
     from linguagym.capabilities.data import analysis
     from linguagym.capabilities.data.datasets import read_rotten_tomatoes
     from linguagym.capabilities.expansion import fill
-    from linguagym.capabilities.expansion.expand import ExpansionSettings
+    from linguagym.capabilities.expansion.settings import ExpansionSettings
+    from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
     from tests.capabilities.test_expand import FakeFiller
 
     if treebank_installed:
@@ -116,9 +117,9 @@ def test_the_file_records_which_grammar_was_used_and_the_warning_comes_first(
     with caplog.at_level(logging.WARNING, logger=GRAMMAR_LOG):
         # when, among the steps, it was said (monkeypatch restores the handler, which pytest shares across tests)
         monkeypatch.setattr(caplog.handler, "emit", lambda record: order.append("warning"))
-        document = pipeline.generate_suite(
+        document = pipeline.generate_tests(GenerateSettings(
             data, lexicon_path=swn_file, lcs="LC2", cache_dir=tmp_path / "cache",
-            expansion=pipeline.ExpansionOptions(parser="spacy", settings=ExpansionSettings(seeds_per_capability=2)))
+            expansion=ExpansionOptions(parser="spacy", settings=ExpansionSettings(seeds_per_capability=2))))
     reference = document.expansion["reference"]
     assert reference["requested"] == "auto"
     if treebank_installed:

@@ -8,7 +8,7 @@ import pytest
 from linguagym.capabilities.data.analysis import Analyser
 from linguagym.capabilities.data.datasets import read_rotten_tomatoes
 from linguagym.capabilities.data.lexicon import read_sentiwordnet
-from linguagym.capabilities.pipeline import generate_suite
+from linguagym.capabilities.pipeline import generate_tests
 from linguagym.capabilities.seeds.screening import (
     DEBRIS,
     STARTS_MID_SENTENCE,
@@ -17,6 +17,7 @@ from linguagym.capabilities.seeds.screening import (
     length_limit,
     screen,
 )
+from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
 
 pytestmark = pytest.mark.usefixtures("spacy_ready")
 
@@ -78,7 +79,8 @@ def test_unusable_sentences_are_neither_seeds_nor_partners_and_are_counted(swn_f
             ("4", 3.0, "meanders between its good moments."), ("5", 0.0, "A red car.")]
     path = tmp_path / "rt.txt"
     path.write_text("".join(f"{i}\t{r}\t{t}\r\n" for i, r, t in rows), encoding="utf-8")
-    document = generate_suite(read_rotten_tomatoes(path), lexicon_path=swn_file, lcs="LC2,LC8", max_seeds=None)
+    document = generate_tests(GenerateSettings(read_rotten_tomatoes(path), lexicon_path=swn_file, lcs="LC2,LC8",
+                                               max_seeds=None, expansion=ExpansionOptions(enabled=False)))
     used = {row.text for test in document.tests for row in test.provenance.rows or ()}
     assert used == {"This movie is bad.", "A good film."}
     assert document.dataset.extra["unusable"] == {"dropped": 2, "reasons": {TRUNCATED: 1, STARTS_MID_SENTENCE: 1}}

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from linguagym.capabilities.reports.results import read_tests_csv, write_results, write_tests_csv
+from linguagym.capabilities.testfile import load_document
 from linguagym.capabilities.testing.classifier_run import run_tests, source_sentences, unique_texts
 from linguagym.capabilities.testing.failures import SOURCE_DEFINITION, summarize, summary_table
-from linguagym.capabilities.testing.testfile import load_document
 from tests.capabilities.lct_fakes import KeywordClassifier, capability_file
 from tests.capabilities.source_fixture import (
     EXPECTED_OVERALL,

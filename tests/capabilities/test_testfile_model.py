@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
+from linguagym.capabilities.testfile import load_document, read_tests, write_tests
+from linguagym.capabilities.testfile.model import CapabilityTestFile, Mask, Provenance, SourceRow
 from linguagym.capabilities.testing.classifier_run import run_tests, unique_texts
-from linguagym.capabilities.testing.testfile import load_document, read_tests, write_tests
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, Mask, Provenance, SourceRow
 from tests.capabilities.lct_fakes import KeywordClassifier, capability_file, document
 
 EXPANSION_KEYS = ["dataset", "case", "rows", "template", "alternatives", "seed", "seed_text", "expanded_text",
@@ -127,7 +127,8 @@ def test_a_generated_file_with_expansions_reads_back_byte_identical(rt_file, swn
     from linguagym.capabilities import pipeline
     from linguagym.capabilities.data.datasets import read_rotten_tomatoes
     from linguagym.capabilities.expansion import fill
-    from linguagym.capabilities.expansion.expand import ExpansionSettings
+    from linguagym.capabilities.expansion.settings import ExpansionSettings
+    from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
     from linguagym.capabilities.syntax.grammar import Grammar
     from tests.capabilities.test_expand import FakeFiller
 
@@ -135,9 +136,9 @@ def test_a_generated_file_with_expansions_reads_back_byte_identical(rt_file, swn
                        "ADJP": Counter({("RB", "JJ"): 1, ("JJ",): 1})})
     monkeypatch.setattr(fill, "load_filler", lambda *args, **kwargs: FakeFiller())
     monkeypatch.setattr(pipeline, "_reference_grammar", lambda *args, **kwargs: grammar)
-    generated = pipeline.generate_suite(
+    generated = pipeline.generate_tests(GenerateSettings(
         read_rotten_tomatoes(rt_file), lexicon_path=swn_file, lcs="LC2,LC3,LC4", test_types="mft",  # INV/DIR:
-        expansion=pipeline.ExpansionOptions(parser="spacy", settings=ExpansionSettings(seeds_per_capability=None)))
+        expansion=ExpansionOptions(parser="spacy", settings=ExpansionSettings(seeds_per_capability=None))))
     # test_checklist.py reads files with them back
     path = tmp_path / "tests.json"
     write_tests(generated, path)

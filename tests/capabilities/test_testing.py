@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from linguagym.capabilities.classifiers.base import ClassifierError, Prediction
+from linguagym.capabilities.testfile import load_document
 from linguagym.capabilities.testing.classifier_run import ClassifierRun, missing_texts, run_tests, unique_texts
-from linguagym.capabilities.testing.testfile import load_document
 from tests.capabilities.lct_fakes import (
     EXPECTED,
     ConstantClassifier,

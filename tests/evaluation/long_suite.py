@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from linguagym.scoring.order import CHUNK
+from linguagym.scoring.engine.order import CHUNK
 from tests.conftest import minimal_suite
 
 ITEMS = 200  # two conditions each: 400 unique sentences, two chunks (256 + 144)

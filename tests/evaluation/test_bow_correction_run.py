@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
-from linguagym.evaluation.api import run
+from linguagym.evaluation.one_call import run
 from linguagym.suites import example_suite_paths
 
 from .test_cli_run import cli, run_dir

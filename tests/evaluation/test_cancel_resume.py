@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from linguagym.errors import Cancelled
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunResult, RunSettings
 from linguagym.scoring.cache import CachedScorer
-from linguagym.scoring.order import CHUNK, scoring_order
+from linguagym.scoring.engine.order import CHUNK, scoring_order
 from linguagym.scoring.protocol import ScoredText, TokenScore
 from linguagym.scoring.registry import load_scorer
 from tests.evaluation.long_suite import ITEMS, write_long_suite
@@ -125,7 +125,7 @@ def test_ctrl_c_during_linguagym_run_keeps_the_chunks_finished_before_it(
     import json
 
     from linguagym.cli import main
-    from linguagym.scoring.causal import CausalScorer
+    from linguagym.scoring.huggingface.causal import CausalScorer
 
     suite = write_long_suite(tmp_path)
     real = CausalScorer.score

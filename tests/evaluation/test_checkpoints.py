@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from linguagym.errors import Cancelled, LinguagymError
-from linguagym.evaluation import models
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation import model_runs as models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.prefetch import Prefetcher, prefetch_wanted
 from linguagym.evaluation.run import RunResult, RunSettings
+from linguagym.scoring.engine.shared_work import sharing_work, tokenizer_key
+from linguagym.scoring.huggingface.sources import resolve_source
 from linguagym.scoring.protocol import ScoredText, TokenScore
-from linguagym.scoring.shared_work import sharing_work, tokenizer_key
-from linguagym.scoring.sources import resolve_source
 from linguagym.suites import example_suite_paths
 
 
@@ -129,7 +129,9 @@ def test_checkpoints_with_one_tokenizer_load_it_encode_and_pack_once(checkpoints
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from transformers import AutoTokenizer
 
-    from linguagym.scoring import causal, hf_base, prefix
+    from linguagym.scoring.engine import prefix
+    from linguagym.scoring.huggingface import base as hf_base
+    from linguagym.scoring.huggingface import causal
 
     calls = {"encode": 0, "pack": 0, "tokenizer": 0}
 
@@ -200,7 +202,7 @@ def test_checkpoint_files_are_hashed_side_by_side_once(checkpoints: list[Path], 
         return original(path)
 
     monkeypatch.setattr(hashing, "sha256_file", recording)
-    monkeypatch.setattr("linguagym.scoring.device.available_cpus", lambda: 2)
+    monkeypatch.setattr("linguagym.scoring.engine.device.available_cpus", lambda: 2)
     settings = _settings(checkpoints[:2], tmp_path / "cache")
     run_models(example_suite_paths(), settings, summary=None)
     files = [name for name, _ in hashed]

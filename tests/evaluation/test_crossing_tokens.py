@@ -145,7 +145,7 @@ def test_split_is_recorded_and_marked(tmp_path):
 
 
 def test_the_report_notes_the_crossing_under_the_suites_accuracy(tmp_path):
-    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.model_runs import run_models
 
     suite_path = tmp_path / "dots.json"
     suite_path.write_text(json.dumps(dotted_suite()), encoding="utf-8")

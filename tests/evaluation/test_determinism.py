@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from linguagym.evaluation.evaluate import evaluate_suite, suite_sentences
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 from linguagym.suites import example_suite_paths, read_suite
 from linguagym.suites.metrics import METRIC_NAMES
 

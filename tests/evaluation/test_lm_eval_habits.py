@@ -18,10 +18,10 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.evaluate import suite_sentences
 from linguagym.evaluation.limit import describe_limit, limit_suite, limited_count
 from linguagym.evaluation.lm_eval_results import RESULTS_FILE, lm_eval_results
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings, check_settings
 from linguagym.evaluation.summary import SummarySettings
-from linguagym.scoring.memory import CPU_BATCH_SIZE, MAX_AUTO_BATCH_SIZE, batch_size_for_memory
+from linguagym.scoring.huggingface.memory import CPU_BATCH_SIZE, MAX_AUTO_BATCH_SIZE, batch_size_for_memory
 from linguagym.suites import example_suite_paths, read_suite
 
 SUITES = example_suite_paths()
@@ -104,7 +104,8 @@ def test_auto_batch_size_on_a_gpu_grows_with_free_memory_within_bounds() -> None
 
 def test_auto_batch_size_on_cuda_reads_free_memory_and_the_model(tiny_lm_dir, monkeypatch) -> None:
     torch = pytest.importorskip("torch")
-    from linguagym.scoring import device, memory
+    from linguagym.scoring.engine import device
+    from linguagym.scoring.huggingface import memory
 
     asked = []
     monkeypatch.setattr(device, "probe_device", lambda name: name if name != "auto" else "cuda")

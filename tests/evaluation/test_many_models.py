@@ -81,7 +81,7 @@ def test_a_model_that_fails_does_not_stop_the_others(tiny_lm_dir: Path, tmp_path
 def test_each_model_is_let_go_before_the_next_one_runs(tiny_lm_dir: Path, tmp_path: Path) -> None:
     import weakref
 
-    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.model_runs import run_models
     from linguagym.evaluation.run import RunSettings
 
     made = []
@@ -105,7 +105,7 @@ def test_each_model_is_let_go_before_the_next_one_runs(tiny_lm_dir: Path, tmp_pa
 
 def test_a_cancelled_run_keeps_the_models_written_before_it_stopped(tiny_lm_dir: Path, tmp_path: Path) -> None:
     from linguagym.errors import Cancelled
-    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.model_runs import run_models
     from linguagym.evaluation.run import RunSettings
 
     second = shutil.copytree(tiny_lm_dir, tmp_path / "second")
@@ -127,7 +127,7 @@ def test_a_cancelled_run_keeps_the_models_written_before_it_stopped(tiny_lm_dir:
 
 
 def test_without_an_output_folder_the_summary_comes_from_memory_with_the_same_numbers(tmp_path: Path) -> None:
-    from linguagym.evaluation.models import run_models
+    from linguagym.evaluation.model_runs import run_models
     from linguagym.evaluation.run import RunSettings
     from tests.evaluation.fakes import WordScorer
 

@@ -14,8 +14,8 @@ import pytest
 
 from linguagym.cli import main
 from linguagym.errors import ConfigurationError, OutputError
-from linguagym.evaluation import models as models_module
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation import model_runs as models_module
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings, load_suites, suite_texts
 from linguagym.suites import example_suite_paths
 from tests.evaluation.fakes import WordScorer

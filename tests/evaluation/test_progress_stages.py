@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from linguagym.errors import Cancelled
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings
 from linguagym.progress import STAGE, reporting_stages, stage
 from linguagym.suites import example_suite_paths

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from linguagym.evaluation.evaluate import evaluate_suite, suite_sentences
-from linguagym.scoring.order import score_texts
+from linguagym.scoring.engine.order import score_texts
 from linguagym.suites.load import parse_suite_data, read_suite
 from tests.conftest import SUITES_DIR, real_suite_paths
 

@@ -3,7 +3,7 @@ and prediction (201 KB for the three example suites, 12.4 MB for the 34 SyntaxGy
 
 from __future__ import annotations
 
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings, run_suites
 from linguagym.suites import example_suite_paths
 from tests.evaluation.fakes import WordScorer

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from linguagym.errors import ConfigurationError, SuiteError
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings, check_settings, run_suites
 from linguagym.evaluation.scored_suites import evaluate_scored_suite, scored_suite, scored_suite_dict
 from linguagym.scoring.protocol import ScoredText

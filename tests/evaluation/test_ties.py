@@ -13,7 +13,7 @@ from linguagym.evaluation.evaluate import evaluate_suite
 from linguagym.evaluation.outputs import write_run
 from linguagym.evaluation.run import RunSettings, check_settings, run_suites
 from linguagym.evaluation.scored_suites import evaluate_scored_suite
-from linguagym.evaluation.ties import record_tie_notes
+from linguagym.evaluation.ties import record_tie_notes, tie_note
 from linguagym.importers.common import IdenticalPairsWarning, pair_suite
 from linguagym.suites.formula import RegionRef, Tolerance, evaluate, explain, parse_formula, tie_kind
 from tests.evaluation.fakes import WordScorer
@@ -123,3 +123,10 @@ def test_a_scored_suite_evaluated_again_takes_the_rule(tmp_path):
     scored = out / "suites" / "pairs.json"
     assert evaluate_scored_suite(scored).accuracy() == 0.5
     assert evaluate_scored_suite(scored, tolerance=Tolerance(ties="lm-eval")).accuracy() == 0.75
+
+
+def test_the_near_tie_note_says_where_a_prediction_had_its_own_tolerance():
+    plain = tie_note("m", "s", {"near": 2}, "strict", 0.001)
+    own = tie_note("m", "s", {"near": 2}, "strict", 0.001, own_tolerance=True)
+    assert "2 predictions compare values within the tolerance (0.001 bits), decided" in plain
+    assert "2 predictions compare values within the tolerance (0.001 bits, or a prediction's own), decided" in own

@@ -11,8 +11,8 @@ import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import load_scorer
-from linguagym.scoring.causal import corrected
-from linguagym.scoring.word_starts import begins_word
+from linguagym.scoring.engine.word_starts import begins_word
+from linguagym.scoring.huggingface.causal import corrected
 
 from .conftest import SENTENCES
 

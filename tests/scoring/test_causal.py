@@ -9,9 +9,9 @@ import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import load_scorer
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.hf_base import encode
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.huggingface.base import encode
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 
 from .conftest import SENTENCES
 
@@ -149,7 +149,7 @@ def test_identity_needs_no_weights(gpt2_dir: Path, tmp_path: Path) -> None:
     first = scorer(gpt2_dir, tmp_path)
     identity = first.identity
     assert not first.is_loaded
-    from linguagym.scoring.device import probe_device
+    from linguagym.scoring.engine.device import probe_device
 
     # device="auto" is resolved without loading weights: "cpu" here, "cuda" on a GPU machine
     assert identity["kind"] == "causal" and identity["dtype"] == "float32"

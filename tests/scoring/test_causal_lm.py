@@ -10,10 +10,10 @@ from types import SimpleNamespace
 import pytest
 
 from linguagym.errors import ConfigurationError
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.causal_lm import CausalLM, NotCausalError
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.causal_lm import CausalLM, NotCausalError
+from linguagym.scoring.huggingface.sources import resolve_source
 from linguagym.scoring.registry import load_scorer, release_scorer
-from linguagym.scoring.sources import resolve_source
 
 from .conftest import SENTENCES
 

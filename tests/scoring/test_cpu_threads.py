@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from linguagym.scoring import cpu_load, device
-from linguagym.scoring.cpu_load import CpuSample
+from linguagym.scoring.engine import cpu_load, device
+from linguagym.scoring.engine.cpu_load import CpuSample
 
 HEADER = "cpu  900 0 300 4000 10 0 0 0 0 0\n"
 TAIL = "intr 123 0 0\nctxt 456\nbtime 1\nprocesses 7\n"

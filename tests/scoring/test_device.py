@@ -6,12 +6,12 @@ import sys
 import pytest
 
 from linguagym.errors import ConfigurationError
-from linguagym.scoring import device
+from linguagym.scoring.engine import device
 
 
 def test_auto_is_cpu_here_without_importing_torch() -> None:
     program = (
-        "import sys; from linguagym.scoring.device import probe_device; "
+        "import sys; from linguagym.scoring.engine.device import probe_device; "
         "print(probe_device('auto'), 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
@@ -67,7 +67,7 @@ def test_bfloat16_mixed_loads_float32_weights_and_warns_where_the_cpu_emulates_b
 
     cpu = device.torch_device("cpu")
     monkeypatch.setattr(device, "cpu_multiplies_bfloat16", lambda: True)
-    with caplog.at_level("WARNING", logger="linguagym.scoring.device"):
+    with caplog.at_level("WARNING", logger="linguagym.scoring.engine.device"):
         assert device.torch_dtype("bfloat16-mixed", cpu) is torch.float32
         assert not caplog.records
         monkeypatch.setattr(device, "cpu_multiplies_bfloat16", lambda: False)

@@ -30,7 +30,7 @@ CHILD = '''
 import sys, threading
 importing = threading.Event()
 sys.path.insert(0, sys.argv[1])
-from linguagym.scoring.device import probe_device
+from linguagym.scoring.engine.device import probe_device
 
 importer = threading.Thread(target=lambda: __import__("torch"))
 importer.start()

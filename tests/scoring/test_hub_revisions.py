@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from linguagym.errors import ConfigurationError
+from linguagym.scoring.huggingface.sources import resolve_source
 from linguagym.scoring.registry import load_scorer
-from linguagym.scoring.sources import resolve_source
 
 MAIN, STEP = "a" * 40, "b" * 40
 

@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from linguagym.errors import ConfigurationError
-from linguagym.scoring import hub
+from linguagym.scoring.huggingface import hub
 
 
 def _closed_port() -> int:

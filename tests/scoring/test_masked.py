@@ -7,8 +7,8 @@ import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import load_scorer
-from linguagym.scoring.masked import MaskedScorer, mask_plan
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.huggingface.masked import MaskedScorer, mask_plan
+from linguagym.scoring.huggingface.sources import resolve_source
 
 from .conftest import SENTENCES
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from linguagym.errors import ConfigurationError
-from linguagym.scoring import memory
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.huggingface import memory
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 
 
 def test_parameter_count_reads_the_safetensors_headers(gpt2_dir: Path) -> None:

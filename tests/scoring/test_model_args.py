@@ -13,9 +13,9 @@ import pytest
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.run import RunSettings
 from linguagym.scoring.cache import CachedScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 from linguagym.scoring.model_args import ModelArgs, effective_dtype, model_arg_pairs, model_args, parse_model_args
 from linguagym.scoring.registry import load_scorer
-from linguagym.scoring.sources import resolve_source
 from linguagym.scoring.spec import ScorerSpec
 from tests.scoring.conftest import SENTENCES
 

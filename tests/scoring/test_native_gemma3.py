@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.scoring.hf_base import encode_many
-from linguagym.scoring.json_tokenizer import JsonTokenizer, plain_tokenizer
-from linguagym.scoring.native_gemma3 import NativeGemma3
-from linguagym.scoring.prefix import supports_tree
+from linguagym.scoring.engine.prefix import supports_tree
+from linguagym.scoring.huggingface.base import encode_many
+from linguagym.scoring.native.gemma3 import NativeGemma3
+from linguagym.scoring.native.json_tokenizer import JsonTokenizer, plain_tokenizer
 
 from .test_native_llama import TRICKY, _scorer, assert_changed_config_refused
 from .test_prefix import ITEMS, _max_difference

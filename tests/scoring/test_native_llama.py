@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.hf_base import encode_many
-from linguagym.scoring.json_tokenizer import JsonTokenizer, plain_tokenizer
-from linguagym.scoring.native_llama import NativeLlama
-from linguagym.scoring.native_load import native_config
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.huggingface.base import encode_many
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.sources import resolve_source
+from linguagym.scoring.native.json_tokenizer import JsonTokenizer, plain_tokenizer
+from linguagym.scoring.native.llama import NativeLlama
+from linguagym.scoring.native.load import native_config
 
 from .test_prefix import ITEMS, _max_difference
 
@@ -75,7 +75,7 @@ def test_attention_by_query_blocks_computes_the_same(gpt2_dir: Path, tmp_path: P
     """On a CPU the queries go in blocks against the keys up to the block's end (native_llama._attention)."""
     import torch
 
-    from linguagym.scoring import native_llama
+    from linguagym.scoring.native import llama as native_llama
 
     directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
     whole = _scorer(directory, tmp_path, batch_tokens=64).score(ITEMS)
@@ -158,7 +158,7 @@ def test_native_needs_safetensors(gpt2_dir: Path, tmp_path: Path) -> None:
 
 
 def test_only_the_scorer_uses_it_and_model_arguments_turn_it_off(gpt2_dir: Path, tmp_path: Path) -> None:
-    from linguagym.scoring.causal_lm import CausalLM
+    from linguagym.scoring.huggingface.causal_lm import CausalLM
 
     directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
     lm = CausalLM.open(str(directory), cache_dir=tmp_path)  # the few-shot classifier's handle
@@ -234,8 +234,8 @@ def test_scoring_a_llama_imports_no_transformers(gpt2_dir: Path, tmp_path: Path)
     directory = _tiny_llama(tmp_path / "llama", gpt2_dir)
     probe = (
         "import json, sys\n"
-        "from linguagym.scoring.causal import CausalScorer\n"
-        "from linguagym.scoring.sources import resolve_source\n"
+        "from linguagym.scoring.huggingface.causal import CausalScorer\n"
+        "from linguagym.scoring.huggingface.sources import resolve_source\n"
         f"scorer = CausalScorer(resolve_source({str(directory)!r}, __import__('pathlib').Path({str(tmp_path)!r})))\n"
         "scored = scorer.score(['The farmer near the clerks knows the answer.'])\n"
         "print(json.dumps({'tokens': len(scored[0].tokens), 'heavy': sorted(m for m in sys.modules if m.split('.')[0]"

@@ -10,9 +10,9 @@ import pytest
 import torch
 from torch import nn
 
-from linguagym.scoring import onednn
-from linguagym.scoring.native_llama import NativeLlama
-from linguagym.scoring.prefix import VOCAB_BLOCK, Projection, _blocked_logsumexp
+from linguagym.scoring.engine.prefix import VOCAB_BLOCK, Projection, _blocked_logsumexp
+from linguagym.scoring.native import onednn
+from linguagym.scoring.native.llama import NativeLlama
 
 from .test_native_llama import _scorer, _tiny_llama
 from .test_prefix import ITEMS, _max_difference

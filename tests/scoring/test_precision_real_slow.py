@@ -68,7 +68,7 @@ def test_the_default_cpu_path_is_within_the_bound_of_float64() -> None:
         delta = [t.surprisal - bits for t, bits in zip(scored.tokens, reference[text], strict=True)]
         worst = max(worst, abs(sum(delta)))
         first.append(delta[0])
-    from linguagym.scoring import onednn
+    from linguagym.scoring.native import onednn
 
     where = onednn.describe()
     assert worst <= SENTENCE_BOUND, f"a sentence {worst:.2e} bits from float64 ({where})"

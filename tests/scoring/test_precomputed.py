@@ -8,9 +8,9 @@ import pytest
 
 from linguagym.errors import ConfigurationError
 from linguagym.scoring import load_scorer
-from linguagym.scoring.causal import CausalScorer
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 from linguagym.scoring.precomputed import PrecomputedScorer, align_tokens, write_surprisals_tsv
-from linguagym.scoring.sources import resolve_source
 
 from .conftest import SENTENCES
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from linguagym.scoring.cache import CachedScorer
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.masked import MaskedScorer
-from linguagym.scoring.prefix import PASS_COST, batches, pack
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.engine.prefix import PASS_COST, batches, pack
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.masked import MaskedScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 
 from .conftest import SENTENCES
 
@@ -182,7 +182,7 @@ def test_prefix_shared_equals_plain_on_decoder_architectures(gpt2_dir: Path, tmp
     shared_scorer = _scorer(directory, tmp_path, batch_tokens=64)
     shared = shared_scorer.score(ITEMS)
     assert _max_difference(alone, shared) < TOLERANCE
-    from linguagym.scoring.prefix import supports_tree
+    from linguagym.scoring.engine.prefix import supports_tree
 
     if kind in TREE_KINDS:  # scored by prefix trees, not by the plain fallback
         assert supports_tree(shared_scorer.loaded.model, 20)

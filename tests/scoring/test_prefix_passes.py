@@ -13,10 +13,10 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.hf_base import encode, encode_many
-from linguagym.scoring.prefix import Projection, _pass_inputs, pack, tree_mask
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.engine.prefix import Projection, _pass_inputs, pack, tree_mask
+from linguagym.scoring.huggingface.base import encode, encode_many
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.sources import resolve_source
 
 from .test_prefix import ITEMS, _tiny_decoder
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from linguagym.scoring.cache import CachedScorer, cache_stats
-from linguagym.scoring.order import counts_in_tokens, work_to_do
+from linguagym.scoring.engine.order import counts_in_tokens, work_to_do
 from linguagym.scoring.protocol import CachingScorer, Closes, CountsCacheUse, CountsTokens, ReportsProgress
 from linguagym.scoring.registry import release_scorer
 from tests.evaluation.fakes import WordScorer
@@ -56,3 +56,25 @@ def test_a_token_score_made_fast_is_the_same_frozen_object() -> None:
     assert TokenScore.from_json(plain.to_json()) == plain
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.surprisal = 0.0  # type: ignore[misc]
+
+
+def test_optional_members_are_declared_with_defaults_and_a_plain_class_gets_them(tmp_path) -> None:
+    from linguagym.scoring.protocol import ScorerBase, computing, maybe_held, optional
+
+    plain = WordScorer()  # identity and score only
+    members = optional(plain)
+    assert isinstance(members, ScorerBase) and members.identity == plain.identity
+    assert (members.counts_tokens, members.reports_progress, members.warms_up, members.cacheable) == (
+        False, False, False, True)
+    assert members.batch_size == 16 and members.score_cache is None and members.unload() is maybe_held
+    assert members.sentence_markers(["A dog."]) == {}
+    members.warm_up()  # nothing to load, nothing raised
+    members.close()
+    counting = CountingScorer()
+    seen = optional(counting)
+    assert seen.counts_tokens and seen.reports_progress and not seen.warms_up
+    seen.progress = print  # set through the view on the scorer itself
+    assert counting.progress is print
+    cached = CachedScorer(counting, tmp_path)
+    assert optional(cached) is cached and cached.score_cache is cached and computing(cached).counts_tokens
+    cached.close()

@@ -6,12 +6,17 @@ from hypothesis import strategies as st
 
 from linguagym.errors import FormulaError
 from linguagym.suites.formula import (
+    COMPARISON_OPS,
+    Abs,
     Arithmetic,
     Comparison,
     Logical,
     Negate,
+    Not,
     Number,
     RegionRef,
+    RegionSum,
+    Scale,
     Tolerance,
     evaluate,
     format_formula,
@@ -140,18 +145,38 @@ numbers = st.builds(Number, st.one_of(
     st.floats(0, 1e6, allow_nan=False, allow_infinity=False),
     st.floats(1e-12, 1e-3),
 ))
+
+
+@st.composite
+def region_sums(draw) -> RegionSum:
+    """Two regions or more, none twice, as spans (first < last) and single regions, in any order."""
+    regions = sorted(draw(st.lists(st.integers(1, 40), min_size=2, max_size=6, unique=True)))
+    spans = []
+    for first, last in zip(regions[::2], regions[1::2], strict=False):
+        spans += [(first, last)] if draw(st.booleans()) else [(first, first), (last, last)]
+    if len(regions) % 2:
+        spans.append((regions[-1], regions[-1]))
+    return RegionSum(tuple(draw(st.permutations(spans))), draw(conditions))
+
+
+factors = st.one_of(st.integers(0, 100).map(float), st.floats(0, 1e6, allow_nan=False, allow_infinity=False))
 numeric = st.recursive(
-    st.one_of(refs, numbers),
+    st.one_of(refs, numbers, region_sums()),
     lambda inner: st.one_of(
-        st.builds(Negate, inner),
         st.builds(Arithmetic, st.sampled_from(["+", "-"]), inner, inner),
+        # -x, abs(x), and number * x where x holds a region (2 * 3 is refused); one draw of inner, so that the
+        # strategy's repr stays small
+        st.tuples(st.sampled_from(["-", "abs", "*"]), factors, inner)
+        .filter(lambda drawn: drawn[0] != "*" or region_refs(drawn[2]))
+        .map(lambda drawn: Negate(drawn[2]) if drawn[0] == "-" else Abs(drawn[2]) if drawn[0] == "abs"
+             else Scale(drawn[1], drawn[2])),
     ),
     max_leaves=8,
 )
-comparisons = st.builds(Comparison, st.sampled_from(["<", ">", "="]), numeric, numeric)
+comparisons = st.builds(Comparison, st.sampled_from(COMPARISON_OPS), numeric, numeric)
 truths = st.recursive(
     comparisons,
-    lambda inner: st.builds(Logical, st.sampled_from(["&", "|"]), inner, inner),
+    lambda inner: st.one_of(st.builds(Logical, st.sampled_from(["&", "|"]), inner, inner), st.builds(Not, inner)),
     max_leaves=6,
 )
 
@@ -193,6 +218,8 @@ def test_formulas_too_deep_too_long_or_unprintable_are_refused_where_they_go_wro
 
 def test_the_deepest_and_longest_accepted_formulas_print_and_parse_back():
     for text in ("-" * 49 + "(2;%a%) > 1", "(" * 50 + "(2;%a%) > 1" + ")" * 50,
+                 "!(" * 50 + "(2;%a%) > 1" + ")" * 50, "abs(" * 50 + "(2;%a%)" + ")" * 50 + " > 1",
+                 "2 * " * 50 + "(2;%a%) > 1",
                  " + ".join(["(2;%a%)"] * 100) + " > 1", "-(-(-(2;%a%))) < 1.7976931348623157e308"):
         parsed = tree(text)
         assert tree(format_formula(parsed)) == parsed, text

@@ -356,9 +356,9 @@ def test_two_saves_of_one_test_file_at_once_store_it_once(database_url):
 
     from sqlalchemy import func, select
 
-    from linguagym.capabilities.testing.testfile import load_document
+    from linguagym.capabilities.testfile import load_document
     from linguagym.web import db
-    from linguagym.web.capability_store import save_test_file
+    from linguagym.web.capabilities.store import save_test_file
     from linguagym.web.db import TestFileRecord
 
     sessions = db.open_database(database_url)
@@ -450,7 +450,7 @@ def _parameter_names() -> list[str]:
     import linguagym.web
 
     names = {"expand_seeds", "per_seed", "seed", "max_seeds", "fills_per_mask", "masked_per_seed", "note", "dtype"}
-    for path in Path(linguagym.web.__file__).parent.glob("*.py"):
+    for path in Path(linguagym.web.__file__).parent.rglob("*.py"):  # the feature packages too
         names |= _names_in(path.read_text(encoding="utf-8"))
     return sorted(names)
 

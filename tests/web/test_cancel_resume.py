@@ -8,7 +8,7 @@ import itertools
 import json
 from types import SimpleNamespace
 
-from linguagym.scoring.order import CHUNK
+from linguagym.scoring.engine.order import CHUNK
 from linguagym.web.db import RunRecord
 from tests.evaluation.long_suite import ITEMS, long_suite
 
@@ -40,7 +40,8 @@ class CountingInner:
 
 
 def test_a_cancelled_web_run_resumes_with_only_the_tokens_it_had_not_computed(tmp_path, tiny_lm_dir, monkeypatch):
-    from linguagym.web import WebConfig, create_app, jobs
+    from linguagym.web import WebConfig, create_app
+    from linguagym.web.jobs import rows as jobs
     from tests.web.conftest import Client
 
     # every step of the count is written (and the cancel request read), as if each took longer than the interval

@@ -13,8 +13,9 @@ import time
 import pytest
 
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.expansion.expand import ExpansionSettings
+from linguagym.capabilities.expansion.settings import ExpansionSettings
 from linguagym.progress import begin
+from linguagym.web.capabilities.jobs import job_directory
 from linguagym.web.db import CapabilityJob
 from tests.capabilities.lct_fakes import EXPECTED, capability_file, document
 from tests.web.test_capabilities_pages import KEYWORDS, start_test, upload
@@ -85,7 +86,8 @@ def test_a_test_job_shows_the_failure_table_chart_examples_and_files(app, client
     report = client.get(f"/capabilities/jobs/{job_id}/files/report.html")
     assert report.status_code == 200 and "attachment" not in report.headers.get("Content-Disposition", "")
     assert "default-src 'none'" in report.headers["Content-Security-Policy"]
-    assert client.get(f"/capabilities/jobs/{job_id}/files/../tests.json").status_code == 404
+    (job_directory(app.extensions["linguagym"], job_id) / "secret.json").write_text("{}")  # beside the results
+    assert client.get(f"/capabilities/jobs/{job_id}/files/../secret.json").status_code == 404
     assert client.get(f"/capabilities/jobs/{job_id}/files/%2e%2e/%2e%2e/%2e%2e/secret_key").status_code == 404
     listing = client.get("/capabilities/jobs").text
     assert f"job {job_id}" in listing and "vader" in listing
@@ -132,15 +134,15 @@ def test_a_classifier_failing_at_run_time_is_reported_and_the_others_kept(app, c
 
 
 class FakeGeneration:
-    """Stands in for ``pipeline.generate_suite``: records its arguments, reports progress, returns a document."""
+    """Stands in for ``pipeline.generate_tests``: records the settings, reports progress, returns a document."""
 
     def __init__(self, fail: str | None = None, cancel_with=None) -> None:
-        self.calls: list[tuple[tuple, dict]] = []
+        self.calls: list = []  # the GenerateSettings of each call
         self.fail, self.cancel_with = fail, cancel_with
 
-    def __call__(self, *args, **kwargs):
-        self.calls.append((args, kwargs))
-        advance = begin(kwargs["progress"], kwargs["cancelled"], "analysing", 10, "sentences")
+    def __call__(self, settings, *, progress, cancelled):
+        self.calls.append(settings)
+        advance = begin(progress, cancelled, "analysing", 10, "sentences")
         if self.cancel_with is not None:
             self.cancel_with()
         advance(10)
@@ -151,7 +153,7 @@ class FakeGeneration:
 
 def test_a_generate_job_stores_the_test_file_it_made(app, client, monkeypatch):
     fake = FakeGeneration()
-    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", fake)
+    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_tests", fake)
     response = client.post("/capabilities/jobs/generate", data={
         "name": "small <one>", "dataset": "rotten-tomatoes", "lc": ["LC2", "LC4", "LC99"], "max_seeds": "20",
         "seed": "3", "expand": "on", "expand_seeds": "2", "per_seed": "2", "templates": "paper",
@@ -160,11 +162,11 @@ def test_a_generate_job_stores_the_test_file_it_made(app, client, monkeypatch):
     assert app.extensions["worker"].run_next()
     job = _job(app, job_id)
     assert job.status == "done", job.error
-    [(args, kwargs)] = fake.calls
-    assert args == ("rotten-tomatoes",) and kwargs["lcs"] == "LC2,LC4" and kwargs["max_seeds"] == 20
-    assert kwargs["seed"] == 3 and kwargs["cache_dir"] == app.extensions["linguagym"].score_cache_dir
-    assert kwargs["templates"] == "paper" and kwargs["test_types"] == "mft"  # no INV/DIR box ticked
-    expansion = kwargs["expansion"]
+    [settings] = fake.calls
+    assert settings.dataset == "rotten-tomatoes" and settings.lcs == "LC2,LC4" and settings.max_seeds == 20
+    assert settings.seed == 3 and settings.cache_dir == app.extensions["linguagym"].score_cache_dir
+    assert settings.templates == "paper" and settings.test_types == ("MFT",)  # no INV/DIR box ticked
+    expansion = settings.expansion
     assert expansion.enabled and expansion.settings.seeds_per_capability == 2 and expansion.settings.per_seed == 2
     # the best fill alone from 8 masked sentences a seed, every kind of insertion: as lct generate's flags
     assert (expansion.settings.fills_per_mask, expansion.settings.masked_per_seed) == (1, 8)
@@ -193,30 +195,30 @@ def test_generate_form_defaults_and_errors(app, client, monkeypatch):
         "lc": ["LC2"], "per_seed": "5000"}).text
     assert "must be between 1 and 20" in client.post("/capabilities/jobs/generate", data={
         "lc": ["LC2"], "fills_per_mask": "21"}).text  # the paper's 20 at most
-    assert "unknown kind of insertion &#39;nouns&#39;" in client.post("/capabilities/jobs/generate", data={
+    assert "unknown insertion set &#39;nouns&#39;" in client.post("/capabilities/jobs/generate", data={
         "lc": ["LC2"], "insertions": "nouns"}).text
     assert 'name="fills_per_mask" value="" min="1" max="20" placeholder="3"' in form  # blank: the default 3
     assert '<option value="modifiers" selected>' in form
     assert 'name="test_type" value="inv" checked' in form and 'name="test_type" value="dir" checked' in form
     fake = FakeGeneration()
-    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", fake)
+    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_tests", fake)
     job_id = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC5"], "max_seeds": ""}))
     app.extensions["worker"].run_next()
-    [(args, kwargs)] = fake.calls
-    assert kwargs["max_seeds"] is None and not kwargs["expansion"].enabled and args == ("rotten-tomatoes",)
+    [settings] = fake.calls
+    assert settings.max_seeds is None and not settings.expansion.enabled and settings.dataset == "rotten-tomatoes"
     expanded = _job_id(client.post("/capabilities/jobs/generate", data={
         "lc": ["LC5"], "max_seeds": "50", "expand": "on", "test_type": ["inv", "dir"]}))  # as shown
     app.extensions["worker"].run_next()
     described = " ".join(client.get(f"/capabilities/jobs/{expanded}").text.split())
     assert "expanding all seeds per LC, every valid fill each" in described and "None" not in described
-    kwargs = fake.calls[-1][1]
-    assert kwargs["max_seeds"] == 50 and kwargs["test_types"] == "mft,inv,dir"
-    assert kwargs["expansion"].settings == ExpansionSettings()  # blank fields: the library's defaults
+    settings = fake.calls[-1]
+    assert settings.max_seeds == 50 and settings.test_types == ("MFT", "INV", "DIR")
+    assert settings.expansion.settings == ExpansionSettings()  # blank fields: the library's defaults
     assert _job(app, job_id).status == "done"
 
 
 def test_a_failed_generation_shows_its_message(app, client, monkeypatch):
-    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", FakeGeneration(fail="no such dataset"))
+    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_tests", FakeGeneration(fail="no such dataset"))
     job_id = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC2"], "dataset": "csv:/nowhere"}))
     app.extensions["worker"].run_next()
     job = _job(app, job_id)
@@ -237,7 +239,7 @@ def test_cancel_a_queued_job_and_a_running_one(app, client, monkeypatch):
         response = client.post(f"/capabilities/jobs/{running['id']}/cancel", headers={"Accept": "application/json"})
         assert response.json["cancel_requested"]
 
-    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_suite", FakeGeneration(cancel_with=ask_to_cancel))
+    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_tests", FakeGeneration(cancel_with=ask_to_cancel))
     running["id"] = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC2"]}))
     app.extensions["worker"].run_next()
     job = _job(app, running["id"])
@@ -301,7 +303,7 @@ def test_a_real_small_generation_without_the_network(tmp_path):
         job = _job(app, job_id)
         assert job.status == "done", job.error
         with app.extensions["sessions"]() as session:
-            from linguagym.web.capability_store import get_test_file, load_test_file
+            from linguagym.web.capabilities.store import get_test_file, load_test_file
 
             record = get_test_file(session, job.result_file_id)
             generated = load_test_file(record)

@@ -11,8 +11,9 @@ from sqlalchemy import text
 from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
-from linguagym.web import capability_store, db, errors, store
-from linguagym.web.lifecycle import oldest_queued, requeue_running
+from linguagym.web import db, errors, store
+from linguagym.web.capabilities import store as capability_store
+from linguagym.web.jobs.lifecycle import oldest_queued, requeue_running
 from tests.capabilities.lct_fakes import capability_file, document
 
 

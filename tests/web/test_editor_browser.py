@@ -114,3 +114,40 @@ def test_paste_a_block_of_cells_move_with_enter_and_preview_sentences(editor):
     page.click("#undo")  # the paste is one structural change; typed since, so Undo asks first
     assert "Text typed since then is undone too" in page.dialogs[-1]
     assert page.locator("input.item-number").count() == 2
+
+
+def test_ranges_follow_the_grid_and_a_predictions_own_tolerance_survives_save(browser, server, tmp_path):  # noqa: F811
+    """A range reference (3..5 style) is renumbered when a region goes, and a prediction's own atol/rtol (which the
+    grid does not show) is written back on Save instead of being dropped."""
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, base_url=server)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.on("dialog", lambda dialog: dialog.accept())
+    data = minimal_suite(predictions=[
+        {"type": "formula", "formula": "(2..3;%mismatch%) > (2..3;%match%)", "atol": 0.25},
+        {"type": "formula", "formula": "(1,3;%mismatch%) > (1,3;%match%)", "rtol": 0.001},
+    ])
+    path = tmp_path / "tolerance_suite.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    page.goto("/suites")
+    page.set_input_files('input[name="suite_file"]', str(path))
+    page.click("button:has-text('Upload')")
+    page.wait_for_url("**/suites/*")
+    suite_url = page.url
+    page.goto(suite_url + "/edit")
+    formulas = page.locator("input.formula")
+    page.click('button[aria-label="remove region 1"]')
+    expect(formulas.nth(0)).to_have_value("(1..2;%mismatch%) > (1..2;%match%)")  # still regions 2 and 3, renumbered
+    expect(formulas.nth(1)).to_have_value("(?,2;%mismatch%) > (?,2;%match%)")  # it summed the removed region
+    expect(page.locator('.formula-status[data-p="1"]')).to_contain_text("region that was removed")
+    page.click("#undo")
+    page.locator('input.cond-name[data-c="1"]').first.fill("mismatched")
+    expect(formulas.nth(0)).to_have_value("(2..3;%mismatched%) > (2..3;%match%)")
+    page.click("#save")
+    page.wait_for_url(suite_url)
+    saved = json.loads(page.request.get(suite_url + "/download").text())
+    assert saved["predictions"] == [
+        {"type": "formula", "formula": "(2..3;%mismatched%) > (2..3;%match%)", "atol": 0.25},
+        {"type": "formula", "formula": "(1,3;%mismatched%) > (1,3;%match%)", "rtol": 0.001},
+    ]
+    context.close()

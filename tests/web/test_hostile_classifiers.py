@@ -13,8 +13,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from linguagym.capabilities.classifiers.lexicons import TextBlobClassifier
-from linguagym.capabilities.testing.run import ClassifierOptions, run_classifiers
-from linguagym.capabilities.testing.testfile import write_tests
+from linguagym.capabilities.run import run_classifiers
+from linguagym.capabilities.settings import ClassifierOptions
+from linguagym.capabilities.testfile import write_tests
 from linguagym.web.db import CapabilityJob
 from tests.capabilities.lct_fakes import capability_file, document
 from tests.web.test_capabilities_pages import KEYWORDS, start_test, upload

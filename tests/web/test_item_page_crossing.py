@@ -15,7 +15,7 @@ from tests.evaluation.test_crossing_tokens import dotted_suite, scorer
 
 
 def test_the_item_page_shows_the_crossing_and_the_undefined_prediction(client, app, tmp_path):
-    from linguagym.web.worker import results_directory
+    from linguagym.web.jobs.worker import results_directory
 
     data = dotted_suite()
     texts = [s.text for s in suite_sentences(parse_suite_data(data).suite)]

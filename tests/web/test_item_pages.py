@@ -28,7 +28,7 @@ def run(tmp_path_factory, tiny_lm_dir):
     """Run 1: npz_comma and a suite whose name and words hold markup, on two tiny models (the random models pass
     npz_comma's prediction on some items, not all, and disagree on some)."""
     from linguagym.web import WebConfig, create_app
-    from linguagym.web.worker import results_directory
+    from linguagym.web.jobs.worker import results_directory
     from tests.web.conftest import Client
 
     root = tmp_path_factory.mktemp("item-pages")

@@ -11,9 +11,9 @@ import re
 import pytest
 
 from linguagym.web import db
-from linguagym.web.capability_store import create_generate_job
+from linguagym.web.capabilities.store import create_generate_job
 from linguagym.web.db import CapabilityJob
-from linguagym.web.lifecycle import MAX_ATTEMPTS, claim, queue_again, requeue_running
+from linguagym.web.jobs.lifecycle import MAX_ATTEMPTS, claim, queue_again, requeue_running
 
 
 def _job_id(response) -> int:

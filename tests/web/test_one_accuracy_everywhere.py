@@ -28,7 +28,7 @@ from linguagym.cli import main
 from linguagym.evaluation.collections import load_collection
 from linguagym.evaluation.lm_eval_results import RESULTS_FILE
 from linguagym.web.db import RunRecord
-from linguagym.web.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 from tests.conftest import SUITES_DIR
 from tests.tiny_models import save_suites_lm
 

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from linguagym.web import results_index
-from linguagym.web.results_index import INDEX_FILE, _read_folder
+from linguagym.web.results import index as results_index
+from linguagym.web.results.index import INDEX_FILE, _read_folder
 
 
 def _write_model(folder, name: str, outcomes: dict[str, list[bool]], limit=None) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from linguagym.evaluation.collections import load_collection
 from linguagym.web.db import RunRecord, RunSuite
-from linguagym.web.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 from tests.conftest import minimal_suite
 
 SG = load_collection("syntaxgym-2020")

@@ -13,8 +13,8 @@ from sqlalchemy import text
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
 from linguagym.web import db, store
-from linguagym.web.run_form import values_of_run
-from linguagym.web.worker import run_directory
+from linguagym.web.jobs.worker import run_directory
+from linguagym.web.runs.form import values_of_run
 from tests.web.test_runs import _start, _upload_examples
 
 NAME = '<b>base</b> & "line"'

@@ -67,7 +67,7 @@ def test_the_run_page_shows_the_loading_stages_as_a_labelled_bar_without_an_end(
 
 
 def test_a_counted_step_shows_its_count_in_its_unit(app, client, tiny_lm_dir):
-    from linguagym.web.jobs import JobProgress
+    from linguagym.web.jobs.rows import JobProgress
 
     _upload_examples(client)
     run_id = _start(client, tiny_lm_dir)
@@ -142,6 +142,6 @@ def test_model_and_suite_pages_name_the_runs_they_list(app, client, tiny_lm_dir)
 
 
 def _results(app, run_id):
-    from linguagym.web.worker import results_directory
+    from linguagym.web.jobs.worker import results_directory
 
     return results_directory(app.extensions["linguagym"], run_id)

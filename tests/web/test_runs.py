@@ -10,7 +10,7 @@ import pytest
 
 from linguagym.suites import example_suite_paths
 from linguagym.web.db import RunRecord
-from linguagym.web.worker import wait_for
+from linguagym.web.jobs.worker import wait_for
 
 
 def _upload_examples(client):
@@ -161,7 +161,7 @@ def test_two_models_sharing_a_folder_name_keep_both_results(app, client, tiny_lm
     """runA/checkpoint-1 and runB/checkpoint-1: each model's results in a folder of its own, none overwritten."""
     import shutil
 
-    from linguagym.web.worker import results_directory
+    from linguagym.web.jobs.worker import results_directory
 
     models = [tmp_path / run / "checkpoint-1" for run in ("runA", "runB")]
     for model in models:
@@ -192,7 +192,7 @@ def test_compare_averages_only_the_suites_all_runs_share(app, client, finished_r
 
 
 def test_a_running_jobs_progress_names_the_unit_the_library_counts(app, client, tiny_lm_dir):
-    from linguagym.web.jobs import JobProgress
+    from linguagym.web.jobs.rows import JobProgress
 
     _upload_examples(client)
     run_id = _start(client, tiny_lm_dir)

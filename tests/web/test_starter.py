@@ -198,7 +198,7 @@ def test_a_zip_with_a_path_out_of_it_is_refused_whole(client, app, member, reaso
 
 
 def test_a_zip_with_too_many_members_is_refused(client, app):
-    from linguagym.web.bulk_upload import MAX_ZIP_MEMBERS
+    from linguagym.web.suites.bulk_upload import MAX_ZIP_MEMBERS
 
     archive = zipped({f"s{i}.json": b"{}" for i in range(MAX_ZIP_MEMBERS + 1)})
     response = upload_many(client, ("many.zip", archive))
@@ -208,7 +208,7 @@ def test_a_zip_with_too_many_members_is_refused(client, app):
 
 
 def test_a_zip_bomb_is_refused_by_the_bytes_it_unpacks_to(client, app):
-    from linguagym.web.bulk_upload import MAX_ZIP_BYTES
+    from linguagym.web.suites.bulk_upload import MAX_ZIP_BYTES
 
     archive = zipped({"one.json": suite_bytes("one"), "bomb.json": b" " * (MAX_ZIP_BYTES + 1)})
     assert len(archive) < 200_000  # small on the wire
@@ -224,7 +224,7 @@ def test_the_archives_of_one_upload_share_one_budget(client, app):
     later one is refused whole, before it is unpacked, so the work per request is bounded whatever it holds."""
     import time
 
-    from linguagym.web.bulk_upload import MAX_ZIP_BYTES
+    from linguagym.web.suites.bulk_upload import MAX_ZIP_BYTES
 
     archive = zipped({"s.json": suite_bytes("s"), "pad.txt": b" " * (MAX_ZIP_BYTES // 2)})  # half the budget
     archives = [(f"a{i}.zip", archive) for i in range(60)]
@@ -238,7 +238,7 @@ def test_the_archives_of_one_upload_share_one_budget(client, app):
 
 def test_zip_sizes_are_checked_before_reading_and_while_reading():
     from linguagym.errors import ConfigurationError
-    from linguagym.web.bulk_upload import zip_members
+    from linguagym.web.suites.bulk_upload import zip_members
 
     archive = zipped({"a.json": b"x" * 600, "b.json": b"y" * 600})
     assert [name for name, _ in zip_members(archive, max_bytes=1200)] == ["a.json", "b.json"]
@@ -273,7 +273,7 @@ def test_the_servers_upload_limit_holds_for_many_files(tmp_path):
 
 
 def test_run_every_suite_on_one_model_queues_one_run_with_default_options(client, app, tiny_lm_dir):
-    from linguagym.web.run_queue import default_settings
+    from linguagym.web.runs.queue import default_settings
 
     client.post("/suites/load/examples")
     upload_many(client, ("one.json", suite_bytes("one")), ("one-v2.json", suite_bytes("one", region_meta={
@@ -303,7 +303,7 @@ def test_run_every_suite_refuses_with_reasons(client, app):
 
 
 def test_the_run_form_and_every_suite_queue_through_one_function(client, monkeypatch, tiny_lm_dir):
-    from linguagym.web import run_queue
+    from linguagym.web.runs import queue as run_queue
 
     calls = []
     real = run_queue.check_models

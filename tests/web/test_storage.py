@@ -11,7 +11,7 @@ from sqlalchemy.orm import sessionmaker
 
 from linguagym.suites import example_suite_paths, read_suite, suite_to_json
 from linguagym.web import db, errors, store
-from linguagym.web.lifecycle import oldest_queued, requeue_running
+from linguagym.web.jobs.lifecycle import oldest_queued, requeue_running
 
 
 def _engine(url):

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from linguagym.cli import main
 from linguagym.evaluation.lm_eval_results import RESULTS_FILE
-from linguagym.evaluation.models import run_models
+from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings
 from linguagym.suites import example_suite_paths
-from linguagym.web.worker import results_directory
+from linguagym.web.jobs.worker import results_directory
 
 SUITES = example_suite_paths()[:2]
 

@@ -12,10 +12,10 @@ import pytest
 
 from linguagym.suites import example_suite_paths, read_suite
 from linguagym.web import db, store
-from linguagym.web.capability_store import create_generate_job
+from linguagym.web.capabilities.store import create_generate_job
 from linguagym.web.db import CapabilityJob, RunRecord
-from linguagym.web.lifecycle import claim, request_cancel
-from linguagym.web.worker import THREADS_ENV, RunWorker, cpu_share, wait_for
+from linguagym.web.jobs.lifecycle import claim, request_cancel
+from linguagym.web.jobs.worker import THREADS_ENV, RunWorker, cpu_share, wait_for
 
 
 def _queue_runs(sessions, count: int) -> list[int]:
@@ -143,7 +143,7 @@ def test_a_jobs_lock_file_is_held_while_it_runs_and_deleted_when_it_ends(tmp_pat
 def test_a_lock_file_deleted_under_a_waiting_worker_is_not_taken_twice(tmp_path, monkeypatch):
     """Worker B opens the lock file just before its holder A deletes it: B's flock then succeeds on the deleted
     file, so B must see that and lock the file now at the path, which C (opening it afresh) competes for."""
-    from linguagym.web import job_locks
+    from linguagym.web.jobs import locks as job_locks
 
     if job_locks.fcntl is None:
         pytest.skip("no fcntl: file locks are not used here")
@@ -325,7 +325,7 @@ def test_serve_with_executor_ray_scores_a_run_on_a_local_cluster(tmp_path, tiny_
     import json
 
     from linguagym.web import WebConfig, create_app
-    from linguagym.web.worker import results_directory
+    from linguagym.web.jobs.worker import results_directory
     from tests.web.conftest import Client
 
     for name in [key for key in os.environ if key.startswith("RAY_")]:

@@ -98,3 +98,17 @@ class Classifier(ABC):
     def close(self) -> None:  # noqa: B027
         """Release what the classifier holds open (files, connections); nothing to do by default. Safe to call
         more than once."""
+
+
+def checked_predictions(classifier: Classifier, texts: Sequence[str], predictions: Sequence[Any]) -> list[Prediction]:
+    """``predictions`` if they are one ``Prediction`` per text with a known label; else a ClassifierError."""
+    predictions = list(predictions)
+    if len(predictions) != len(texts):
+        raise ClassifierError(f"{classifier.name} returned {len(predictions)} predictions for {len(texts)} texts",
+                              hint="a classifier must answer once per text, in order")
+    for prediction in predictions:
+        if not isinstance(prediction, Prediction) or prediction.label not in LABELS:
+            raise ClassifierError(f"{classifier.name} returned {prediction!r}, not a Prediction with a label in "
+                                  + ", ".join(LABELS), hint="map the model's labels with `label_map`",
+                                  settings=["label_map"])
+    return predictions

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction, from_probabilities
-from linguagym.scoring.causal_lm import CausalLM, NotCausalError
-from linguagym.scoring.hf_base import library_versions
+from linguagym.scoring.huggingface.base import library_versions
+from linguagym.scoring.huggingface.causal_lm import CausalLM, NotCausalError
 
 PROMPT_VERSION = 1
 INSTRUCTION = (

@@ -25,10 +25,10 @@ from linguagym.capabilities.classifiers.base import LABELS, Classifier, Classifi
 from linguagym.capabilities.classifiers.python_callable import SYNONYMS, check_label_map, normalise_output
 from linguagym.errors import ConfigurationError
 from linguagym.hashing import HashMemo
-from linguagym.scoring import device as devices
 from linguagym.scoring.cache import resolve_cache_dir
-from linguagym.scoring.hf_base import library_versions
-from linguagym.scoring.sources import read_config
+from linguagym.scoring.engine import device as devices
+from linguagym.scoring.huggingface.base import library_versions
+from linguagym.scoring.huggingface.sources import read_config
 from linguagym.userfiles import probe
 
 _GENERIC = re.compile(r"^LABEL_(\d+)$", re.IGNORECASE)

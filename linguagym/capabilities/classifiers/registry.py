@@ -1,21 +1,25 @@
 """``load_classifier``: one entry point from a spec string to a classifier, so that the CLI, the web app and the
 Python API accept the same names, paths and URLs.
 
-Resolution order: ``vader``, ``textblob``; an ``http(s)://`` URL; ``python:module:function``; linguagym's
-named language models and ``fewshot:MODEL`` (a language model prompted with examples); ``minilm-baseline``
-(the model ``linguagym lct train-classifier`` writes); an existing directory (its config.json says whether
-it is a sequence classifier or a causal LM) or ``.gguf`` file; anything else is a hub id of a sequence
-classifier. The adapters import their heavy libraries (torch, transformers, the lexicons) only when they
-load, so resolving a spec costs nothing it need not.
+Specs are resolved by a table of ``linguagym.plugins.Adapter`` rows (``classifier_adapters``), tried in order:
+plug-ins registered in the entry point group ``linguagym.classifiers``; then ``vader``, ``textblob``; an
+``http(s)://`` URL; ``python:module:function``; linguagym's named language models and ``fewshot:MODEL`` (a
+language model prompted with examples); ``minilm-baseline`` (the model ``linguagym lct train-classifier``
+writes); an existing directory (its config.json says whether it is a sequence classifier or a causal LM) or
+``.gguf`` file; anything else is a hub id of a sequence classifier. The same rows describe the forms
+(``describe_classifiers``: the web's menu, ``linguagym models --forms``, error hints). The adapters import
+their heavy libraries (torch, transformers, the lexicons) only when they load, so resolving a spec costs
+nothing it need not.
 The result is not cached: wrap it in ``cache.CachedClassifier``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from linguagym import assets
+from linguagym import assets, plugins
 from linguagym.capabilities.classifiers.base import Classifier, ClassifierError
 from linguagym.capabilities.classifiers.fewshot import FewShotClassifier
 from linguagym.capabilities.classifiers.hf import HFClassifier, looks_like_hub_id, read_model_config
@@ -23,32 +27,68 @@ from linguagym.capabilities.classifiers.http import HTTPClassifier
 from linguagym.capabilities.classifiers.lexicons import TextBlobClassifier, VaderClassifier
 from linguagym.capabilities.classifiers.python_callable import load_callable
 from linguagym.capabilities.classifiers.train import default_output_dir
+from linguagym.plugins import Adapter
 from linguagym.scoring.cache import resolve_cache_dir
 from linguagym.userfiles import probe
 
 TRAIN_COMMAND = "linguagym lct train-classifier"
+CODE_PREFIX = "python:"
+
+
+@dataclass(frozen=True)
+class LoaderOptions:
+    """``load_classifier``'s options as a loader receives them (see ``load_classifier``); a loader reads those
+    that apply to it. ``label_map`` is a plain dict (model label -> negative/neutral/positive) or None."""
+
+    cache_dir: Path | None = None
+    device: str = "auto"
+    batch_size: int | None = None
+    label_map: Mapping[str, str] | None = None
+    timeout: float | None = None
+    retries: int | None = None
+
+
+ClassifierAdapter = Adapter[Classifier, LoaderOptions]
+
+
+def classifier_adapters() -> list[ClassifierAdapter]:
+    """Every row ``load_classifier`` tries, in order: plug-ins, then linguagym's own."""
+    return [*plugins.plugin_adapters(plugins.CLASSIFIERS), *builtin_classifiers()]
+
+
+def builtin_classifiers() -> list[ClassifierAdapter]:
+    named = [Adapter(entry.name, f"few-shot prompted {entry.description}", _is(entry.name), _named)
+             for entry in assets.named_models()]
+    return [
+        Adapter("vader", "VADER lexicon and rules (compound >= 0.05 positive, <= -0.05 negative)",
+                plugins.exactly("vader"), _vader),
+        Adapter("textblob", "TextBlob pattern lexicon (polarity > 0 positive, < 0 negative, 0 neutral)",
+                plugins.exactly("textblob"), _textblob),
+        Adapter("http(s)://URL", 'an HTTP endpoint answering POST {"texts": [...]} with one prediction per text',
+                plugins.prefix("http://", "https://"), _http),
+        Adapter("python:module:function", "a Python function texts -> labels, p(positive) or probabilities",
+                runs_code, _python),
+        *named,
+        Adapter("fewshot:MODEL", "a causal LM (named model, directory, .gguf or hub id) prompted with labelled "
+                "examples", plugins.prefix("fewshot:"), _prompted),
+        Adapter("minilm-baseline", "the MiniLM classifier trained offline (Rotten Tomatoes by default) by "
+                f"`{TRAIN_COMMAND}`", plugins.exactly("minilm-baseline"), _baseline),
+        Adapter("DIRECTORY", "a local Hugging Face model: sequence classifier, or causal LM (few-shot)",
+                lambda spec: probe(Path(spec).expanduser(), Path.is_dir), _directory),
+        Adapter("FILE.gguf", "a GGUF causal LM, prompted few-shot",
+                lambda spec: Path(spec).expanduser().suffix.lower() == ".gguf", _gguf),
+        Adapter("HUB_ID", "a Hugging Face hub sequence classifier, e.g. owner/model-name (downloaded once online)",
+                plugins.anything, _hub),
+    ]
 
 
 def describe_classifiers() -> list[tuple[str, str]]:
     """The accepted spec forms with a one-line description each, for help listings."""
-    rows = [
-        ("vader", "VADER lexicon and rules (compound >= 0.05 positive, <= -0.05 negative)"),
-        ("textblob", "TextBlob pattern lexicon (polarity > 0 positive, < 0 negative, 0 neutral)"),
-    ]
-    rows += [(entry.name, f"few-shot prompted {entry.description}") for entry in assets.named_models()]
-    rows += [
-        ("fewshot:MODEL", "a causal LM (named model, directory, .gguf or hub id) prompted with labelled examples"),
-        ("minilm-baseline", f"the MiniLM classifier trained offline (Rotten Tomatoes by default) by `{TRAIN_COMMAND}`"),
-        ("DIRECTORY", "a local Hugging Face model: sequence classifier, or causal LM (few-shot)"),
-        ("FILE.gguf", "a GGUF causal LM, prompted few-shot"),
-        ("HUB_ID", "a Hugging Face hub sequence classifier, e.g. owner/model-name (downloaded once online)"),
-        ("http(s)://URL", 'an HTTP endpoint answering POST {"texts": [...]} with one prediction per text'),
-        ("python:module:function", "a Python function texts -> labels, p(positive) or probabilities"),
-    ]
-    return rows
+    return plugins.describe(classifier_adapters())
 
 
-CODE_PREFIX = "python:"
+def _is(name: str) -> Callable[[str], bool]:
+    return lambda spec: spec == name  # named models are matched as spelled
 
 
 def normalise_spec(spec: object) -> str:
@@ -95,40 +135,61 @@ def load_classifier(
     text = normalise_spec(spec)
     if not text:
         raise ClassifierError(f"empty classifier spec {spec!r}", hint=_accepted())
-    lowered = text.lower()
-    if lowered in ("vader", "textblob"):
-        _no_label_map(label_map, text)
-        return VaderClassifier() if lowered == "vader" else TextBlobClassifier()
-    if lowered.startswith(("http://", "https://")):
-        return HTTPClassifier(text, batch_size=batch_size, timeout=timeout, retries=retries, label_map=label_map)
-    if runs_code(text):
-        return load_callable(text, batch_size=batch_size, label_map=label_map)
-    if text in assets.NAMED_MODELS or lowered.startswith("fewshot:"):
-        model = text.split(":", 1)[1].strip() if lowered.startswith("fewshot:") else text
-        if not model:
-            raise ClassifierError(f"classifier spec {spec!r} names no model", hint="fewshot:MODEL; " + _accepted())
-        _no_label_map(label_map, text)
-        return _fewshot(model, cache_dir=cache_dir, device=device, batch_size=batch_size)
-    if lowered == "minilm-baseline":
-        return _baseline(cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map)
-    path = Path(text).expanduser()
-    if probe(path, Path.is_dir):
-        return _directory(path, cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map)
-    if path.suffix.lower() == ".gguf":
-        if not probe(path, Path.is_file):
-            raise ClassifierError(f"GGUF file {str(path)!r} does not exist", hint="check the path; " + _accepted())
-        _no_label_map(label_map, text)
-        return _fewshot(text, cache_dir=cache_dir, device=device, batch_size=batch_size)
-    if probe(path, Path.exists):
+    options = LoaderOptions(cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map,
+                            timeout=timeout, retries=retries)
+    return plugins.load(classifier_adapters(), text, options)
+
+
+def _vader(spec: str, options: LoaderOptions) -> Classifier:
+    _no_label_map(options.label_map, spec)
+    return VaderClassifier()
+
+
+def _textblob(spec: str, options: LoaderOptions) -> Classifier:
+    _no_label_map(options.label_map, spec)
+    return TextBlobClassifier()
+
+
+def _http(spec: str, options: LoaderOptions) -> Classifier:
+    return HTTPClassifier(spec, batch_size=options.batch_size, timeout=options.timeout, retries=options.retries,
+                          label_map=options.label_map)
+
+
+def _python(spec: str, options: LoaderOptions) -> Classifier:
+    return load_callable(spec, batch_size=options.batch_size, label_map=options.label_map)
+
+
+def _named(spec: str, options: LoaderOptions) -> Classifier:
+    _no_label_map(options.label_map, spec)
+    return _fewshot(spec, options)
+
+
+def _prompted(spec: str, options: LoaderOptions) -> Classifier:
+    model = spec.split(":", 1)[1].strip()
+    if not model:
+        raise ClassifierError(f"classifier spec {spec!r} names no model", hint="fewshot:MODEL; " + _accepted())
+    _no_label_map(options.label_map, spec)
+    return _fewshot(model, options)
+
+
+def _gguf(spec: str, options: LoaderOptions) -> Classifier:
+    path = Path(spec).expanduser()
+    if not probe(path, Path.is_file):
+        raise ClassifierError(f"GGUF file {str(path)!r} does not exist", hint="check the path; " + _accepted())
+    _no_label_map(options.label_map, spec)
+    return _fewshot(spec, options)
+
+
+def _hub(spec: str, options: LoaderOptions) -> Classifier:
+    if probe(Path(spec).expanduser(), Path.exists):
         raise ClassifierError(
-            f"{text!r} is a file but not a classifier (expected a model directory or a .gguf file)", hint=_accepted()
+            f"{spec!r} is a file but not a classifier (expected a model directory or a .gguf file)", hint=_accepted()
         )
-
-    if not looks_like_hub_id(text):
-        raise ClassifierError(f"unknown classifier {text!r}", hint=_accepted())
-
+    if not looks_like_hub_id(spec):
+        raise ClassifierError(f"unknown classifier {spec!r}", hint=_accepted())
     try:
-        return HFClassifier(text, cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map)
+        return HFClassifier(spec, cache_dir=options.cache_dir, device=options.device, batch_size=options.batch_size,
+                            label_map=options.label_map)
     except ClassifierError as error:
         if error.hint and "online" in error.hint:  # not found locally: say what works without a network
             raise ClassifierError(error.message, hint=f"{error.hint}; {_offline_choices()}") from None
@@ -143,14 +204,13 @@ def _no_label_map(label_map: Mapping[str, str] | None, spec: str) -> None:
         )
 
 
-def _fewshot(model: str, *, cache_dir: Path | None, device: str, batch_size: int | None) -> Classifier:
-    return FewShotClassifier(model, cache_dir=cache_dir, device=device, batch_size=batch_size)
+def _fewshot(model: str, options: LoaderOptions) -> Classifier:
+    return FewShotClassifier(model, cache_dir=options.cache_dir, device=options.device,
+                             batch_size=options.batch_size)
 
 
-def _baseline(
-    *, cache_dir: Path | None, device: str, batch_size: int | None, label_map: Mapping[str, str] | None
-) -> Classifier:
-    directory = Path(default_output_dir(resolve_cache_dir(cache_dir)))
+def _baseline(spec: str, options: LoaderOptions) -> Classifier:
+    directory = Path(default_output_dir(resolve_cache_dir(options.cache_dir)))
     weights = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
     if not (directory / "config.json").is_file() or not any((directory / name).is_file() for name in weights):
         raise ClassifierError(
@@ -159,21 +219,21 @@ def _baseline(
         )
 
     return HFClassifier(
-        directory, cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map,
-        name="minilm-baseline",
+        directory, cache_dir=options.cache_dir, device=options.device, batch_size=options.batch_size,
+        label_map=options.label_map, name="minilm-baseline",
     )
 
 
-def _directory(
-    path: Path, *, cache_dir: Path | None, device: str, batch_size: int | None, label_map: Mapping[str, str] | None
-) -> Classifier:
+def _directory(spec: str, options: LoaderOptions) -> Classifier:
+    path = Path(spec).expanduser()
     config = read_model_config(path)
     architectures = [str(name) for name in config.get("architectures") or []]
     if any(name.endswith("ForSequenceClassification") for name in architectures):
-        return HFClassifier(path, cache_dir=cache_dir, device=device, batch_size=batch_size, label_map=label_map)
+        return HFClassifier(path, cache_dir=options.cache_dir, device=options.device, batch_size=options.batch_size,
+                            label_map=options.label_map)
     if any(name.endswith("ForCausalLM") or name.endswith("LMHeadModel") for name in architectures):
-        _no_label_map(label_map, str(path))
-        return _fewshot(str(path), cache_dir=cache_dir, device=device, batch_size=batch_size)
+        _no_label_map(options.label_map, str(path))
+        return _fewshot(str(path), options)
     raise ClassifierError(
         f"{path} holds a {', '.join(architectures) or 'model of unknown architecture'}, which is neither a "
         "sequence classifier nor a causal language model",

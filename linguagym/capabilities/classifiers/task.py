@@ -8,10 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import Classifier, Prediction
+from linguagym.capabilities.classifiers.base import Classifier, Prediction, checked_predictions
 from linguagym.capabilities.classifiers.cache import CachedClassifier
 from linguagym.capabilities.classifiers.registry import load_classifier
-from linguagym.capabilities.testing.classifier_run import checked_predictions
 
 
 @dataclass(frozen=True)

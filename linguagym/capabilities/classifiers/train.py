@@ -33,12 +33,12 @@ from typing import Any
 from linguagym import assets
 from linguagym.capabilities.classifiers.base import ClassifierError
 from linguagym.capabilities.data.datasets import Dataset, Example
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, require_test_file
+from linguagym.capabilities.testfile.model import CapabilityTestFile, require_test_file
 from linguagym.hashing import HashMemo
-from linguagym.scoring import device as devices
 from linguagym.scoring.cache import resolve_cache_dir
-from linguagym.scoring.hf_base import library_versions
-from linguagym.scoring.sources import resolve_source
+from linguagym.scoring.engine import device as devices
+from linguagym.scoring.huggingface.base import library_versions
+from linguagym.scoring.huggingface.sources import resolve_source
 
 METADATA_FILE = "linguagym-classifier.json"
 DEFAULT_BASE = "minilm-l6-v2"  # an encoder asset of linguagym.assets

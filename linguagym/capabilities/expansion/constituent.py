@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from linguagym.capabilities.expansion.check import Check, Problem
 from linguagym.capabilities.expansion.differentiate import MaskedSentence
 from linguagym.capabilities.syntax.parsers import Parsed
 from linguagym.capabilities.syntax.trees import Tree
@@ -40,25 +41,30 @@ def leaf_parents(tree: Tree) -> list[tuple[Tree, Tree | None]]:
 
 
 def constituent_problems(parsed: Parsed, masked: MaskedSentence, words: Sequence[str],
-                         spans: Sequence[tuple[int, int]]) -> list[str]:
+                         spans: Sequence[tuple[int, int]]) -> list[Problem]:
     """Why the filled words of ``parsed`` (the re-parse of the filled sentence) are not the intended constituent;
     empty when they are."""
     leaves = leaf_parents(parsed.tree)
     if len(leaves) != len(parsed.spans):  # a parser whose leaves do not line up with its tokens: cannot judge
-        return [f"constituent: the re-parse has {len(leaves)} leaves for {len(parsed.spans)} tokens"]
+        return [CONSTITUENT.problem(f"the re-parse has {len(leaves)} leaves for {len(parsed.spans)} tokens")]
     production = f"{masked.lhs} -> {' '.join(masked.reference_rhs)}"
     parents: list[Tree] = []
     for word, span, mask in zip(words, spans, masked.masks, strict=True):
         index = next((i for i, s in enumerate(parsed.spans) if tuple(s) == tuple(span)), None)
         if index is None:
-            return [f"constituent: {word!r} is not one word in the re-parse"]
+            return [CONSTITUENT.problem(f"{word!r} is not one word in the re-parse")]
         preterminal, parent = leaves[index]
         if preterminal.label != mask.tag:
-            return [f"constituent: {word!r} is parsed as {preterminal.label}, the mask of {production} is {mask.tag}"]
+            return [CONSTITUENT.problem(f"{word!r} is parsed as {preterminal.label}, the mask of {production} is "
+                                        f"{mask.tag}")]
         if parent is None or parent.label != masked.lhs:
             where = parent.label if parent is not None else "nothing"
-            return [f"constituent: {word!r} is parsed into {where}, not the {masked.lhs} of {production}"]
+            return [CONSTITUENT.problem(f"{word!r} is parsed into {where}, not the {masked.lhs} of {production}")]
         parents.append(parent)
     if any(p is not parents[0] for p in parents[1:]):
-        return [f"constituent: the filled words fall in different {masked.lhs} phrases, not one {production}"]
+        return [CONSTITUENT.problem(f"the filled words fall in different {masked.lhs} phrases, not one {production}")]
     return []
+
+
+CONSTITUENT = Check("constituent", "parse", "filled words that the re-parse does not put in the phrase their mask was "
+                    "made for, with its tag", constituent_problems)

@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from linguagym.capabilities.expansion.check import Check, Problem
+
 # the minimum occurrences of an inserted adjective or adverb in the dataset, chosen on the dev set
 # (benchmarks/expansion_quality.py: 1, 2, 3, 5 and 10 tried; 3 kept the most grammatical share)
 MIN_COUNT = 3
@@ -81,23 +83,45 @@ class DomainVocabulary:
         lemma = lemma.lower()
         return self.nouns.get(lemma, 0) >= _MASS_EVIDENCE and not self.counted.get(lemma, 0)
 
-    def problems(self, tokens: Sequence, inserted: Sequence[int]) -> list[str]:
+    def problems(self, tokens: Sequence, inserted: Sequence[int]) -> list[Problem]:
         """The ``domain`` and ``mass`` refusals of the words at ``inserted`` (indices into the filled sentence's
         analysis ``tokens``); empty when none."""
-        problems = []
-        for i in inserted:
-            token = tokens[i]
-            if token.word_class in DOMAIN_CLASSES and self.checks_words:
-                seen = self.count(token.lemma, token.word_class)
-                if seen < self.min_count:
-                    problems.append(f"domain: the {token.word_class} {token.text!r} occurs {seen} times in the "
-                                    f"dataset's {self.sentences} sentences (at least {self.min_count} needed)")
-            elif token.lower in _INSERTED_COUNT_DETERMINERS:
-                noun = _noun_after(tokens, i + 1)
-                if noun is not None and self.is_mass(noun.lemma):
-                    problems.append(f"mass: {token.text!r} goes before {noun.text!r}, which the dataset uses "
-                                    f"{self.nouns[noun.lemma.lower()]} times and never after a/an/each/every")
-        return problems
+        return [problem for i in inserted for check in USAGE_CHECKS for problem in check.problems(self, tokens, i)]
+
+    def domain_judges(self, token) -> bool:
+        """Whether the ``domain`` check judges ``token`` (then ``mass`` does not)."""
+        return token.word_class in DOMAIN_CLASSES and self.checks_words
+
+
+def domain_problems(vocabulary: DomainVocabulary, tokens: Sequence, i: int) -> list[Problem]:
+    """The ``domain`` refusal of the inserted word ``tokens[i]``: an adjective or adverb the dataset rarely uses."""
+    token = tokens[i]
+    if not vocabulary.domain_judges(token):
+        return []
+    seen = vocabulary.count(token.lemma, token.word_class)
+    if seen >= vocabulary.min_count:
+        return []
+    return [DOMAIN.problem(f"the {token.word_class} {token.text!r} occurs {seen} times in the dataset's "
+                           f"{vocabulary.sentences} sentences (at least {vocabulary.min_count} needed)")]
+
+
+def mass_problems(vocabulary: DomainVocabulary, tokens: Sequence, i: int) -> list[Problem]:
+    """The ``mass`` refusal of the inserted word ``tokens[i]``: a count determiner before a noun the dataset never
+    counts."""
+    token = tokens[i]
+    if vocabulary.domain_judges(token) or token.lower not in _INSERTED_COUNT_DETERMINERS:
+        return []
+    noun = _noun_after(tokens, i + 1)
+    if noun is None or not vocabulary.is_mass(noun.lemma):
+        return []
+    return [MASS.problem(f"{token.text!r} goes before {noun.text!r}, which the dataset uses "
+                         f"{vocabulary.nouns[noun.lemma.lower()]} times and never after a/an/each/every")]
+
+
+DOMAIN = Check("domain", "usage", "an inserted adjective or adverb the dataset uses too rarely", domain_problems)
+MASS = Check("mass", "usage", "an inserted a/an/each/every/another before a noun the dataset never counts",
+             mass_problems)
+USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS)  # in the order they run on each inserted word
 
 
 def _determiner_before(tokens: Sequence, i: int):

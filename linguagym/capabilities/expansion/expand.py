@@ -14,19 +14,14 @@ from dataclasses import dataclass, field, replace
 from linguagym.capabilities.data.analysis import Analyser
 from linguagym.capabilities.data.datasets import Dataset
 from linguagym.capabilities.errors import CapabilityError
-from linguagym.capabilities.expansion.defaults import (
-    DEFAULT_INSERTIONS,
-    FILLS_PER_MASK,
-    INSERTION_SETS,
-    MASKED_PER_SEED,
-)
+from linguagym.capabilities.expansion.check import Problem
+from linguagym.capabilities.expansion.checks import MASKED_CHECKS, RANKING_CHECKS
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, differentiate, render
 from linguagym.capabilities.expansion.domain import DomainVocabulary
 from linguagym.capabilities.expansion.fill import Fill, Filler
-from linguagym.capabilities.expansion.grammaticality import slot_problems
-from linguagym.capabilities.expansion.insertions import allowed, insertion_tags
-from linguagym.capabilities.expansion.plausibility import MAX_COST, plausibility_problems
-from linguagym.capabilities.expansion.selection import select, selection_score
+from linguagym.capabilities.expansion.insertions import insertion_tags
+from linguagym.capabilities.expansion.selection import DUPLICATE_TEXT, select, selection_score
+from linguagym.capabilities.expansion.settings import DEFAULT_EXPANSION_SETTINGS, ExpansionSettings
 from linguagym.capabilities.expansion.validate import Validator, shape_problems
 from linguagym.capabilities.seeds.generate import CapabilityResult
 from linguagym.capabilities.seeds.search import search_match
@@ -35,40 +30,21 @@ from linguagym.capabilities.seeds.templates import Slot
 from linguagym.capabilities.seeds.templates import render as render_template
 from linguagym.capabilities.syntax.grammar import Grammar
 from linguagym.capabilities.syntax.parsers import ConstituencyParser
-from linguagym.capabilities.testing.testfile_model import CapabilityTest, Mask
+from linguagym.capabilities.testfile.model import CapabilityTest, Mask
 
 STAGES = ("parse", "differentiate", "fill", "validate", "select")
-
-
-@dataclass(frozen=True)
-class ExpansionSettings:
-    # The paper's protocol (#21): every seed expanded, every valid fill kept; per masked sentence its 3 best fills,
-    # not the paper's 20 (defaults.py says why); the masked sentences per seed are what fits the 15-minute run.
-    seeds_per_capability: int | None = None  # seeds expanded per capability (a seeded sample); None: all
-    per_seed: int | None = None  # expansions kept per seed, the best by selection; None: every valid one
-    masked_per_seed: int = MASKED_PER_SEED  # masked sentences filled per seed (most probable productions first)
-    fills_per_mask: int = FILLS_PER_MASK  # candidate fills per masked sentence: at most this many expansions from each
-    max_masks: int = 2
-    max_disruption: float = 3.5  # bits the words after a fill may lose (causal filler): the fluency check
-    max_cost: float | None = MAX_COST  # bits an inserted word may cost (causal filler): the plausibility check
-    # times an inserted adjective or adverb must occur in the dataset (the domain check; None: neither it nor mass).
-    # 0 (off) by default: MIN_COUNT was best on the dev set, but on the held-out sample it refused 20 ungrammatical
-    # and 27 grammatical expansions, hardly better than chance, for a fifth of the output; mass stays on (7 and 0)
-    min_domain_count: int | None = 0
-    selection: str = "score"  # or "random" (the paper's baseline)
-    insertions: str = DEFAULT_INSERTIONS  # kinds of insertion made (``insertions.py``): modifiers, or all (the paper)
-
-    def __post_init__(self) -> None:
-        if self.insertions not in INSERTION_SETS:
-            raise CapabilityError(f"unknown insertion set {self.insertions!r}",
-                                  hint=f"give one of {', '.join(INSERTION_SETS)}")
 
 
 @dataclass
 class ExpansionReport:
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # per capability
-    rejections: dict[str, int] = field(default_factory=dict)  # by check
+    rejections: dict[str, int] = field(default_factory=dict)  # by check name (checks.CHECKS), in first-met order
+
+    def reject(self, problems: Sequence[Problem]) -> None:
+        """Count each of ``problems`` under the name of the check that found it."""
+        for problem in problems:
+            self.rejections[problem.check] = self.rejections.get(problem.check, 0) + 1
 
     def add_time(self, stage: str, started: float) -> None:
         self.timings[stage] += time.perf_counter() - started
@@ -76,7 +52,7 @@ class ExpansionReport:
 
 class Expander:
     def __init__(self, parser: ConstituencyParser, grammar: Grammar, filler: Filler, analyser: Analyser,
-                 settings: ExpansionSettings = ExpansionSettings(), seed: int = 0) -> None:
+                 settings: ExpansionSettings = DEFAULT_EXPANSION_SETTINGS, seed: int = 0) -> None:
         self.parser = parser
         self.grammar = grammar
         self.filler = filler
@@ -158,13 +134,10 @@ class Expander:
                 prepared = checked[(i, option.words)]
                 if prepared is None:
                     continue  # refused by keep (and counted there); only a filler that ignores keep returns it
-                if option.disruption > self.settings.max_disruption:
-                    self._reject([f"fluency: the words after the fill lose {option.disruption:.1f} bits"])
-                    continue
-                cost_cap = self.settings.max_cost if causal else None
-                if cost_cap is not None and (problems := plausibility_problems(option.confidence, len(option.words),
-                                                                               cost_cap)):
-                    self._reject(problems)
+                # the checks that need the filler's numbers; the first that refuses the fill is its reason
+                if problems := next((found for check in RANKING_CHECKS
+                                     if (found := check.problems(option, self.settings, causal))), None):
+                    self.report.reject(problems)
                     continue
                 text, spans, slots, source = prepared
                 seed_test = seeds[s]
@@ -172,7 +145,7 @@ class Expander:
                 test_text, _ = render_template(case.template, slots, case.alternatives, None,
                                                chosen=dict(seed_test.provenance.alternatives or {}))
                 if test_text in seen or text == source:
-                    self._reject(["duplicate"])
+                    self.report.reject([DUPLICATE_TEXT])
                     continue
                 seen.add(test_text)
                 counts["valid"] += 1
@@ -207,7 +180,7 @@ class Expander:
             text, spans = render(flat[i][1], list(words))
             problems = shape_problems(words, spans, text)
             if problems:
-                self._reject(problems)
+                self.report.reject(problems)
                 checked[(i, words)] = None
             else:
                 shaped.append((i, words, text, spans))
@@ -217,7 +190,7 @@ class Expander:
         survivors = []
         for candidate, (problems, analysis) in zip(shaped, screened, strict=True):
             if problems:
-                self._reject(problems)
+                self.report.reject(problems)
                 checked[candidate[:2]] = None
             else:
                 survivors.append((*candidate, analysis))
@@ -232,30 +205,26 @@ class Expander:
             verdict = self.validator.check_analysed(analysis, words, spans, [x.tag for x in m.masks], case.search,
                                                     example, slots["S"].analysis)
             if not verdict.ok:
-                self._reject(verdict.reasons)
+                self.report.reject(verdict.reasons)
                 continue
             assert verdict.match is not None and verdict.analysis is not None
             slots["S"] = Slot(replace(example, text=text), verdict.analysis, verdict.match)
             checked[(i, words)] = (text, spans, slots, example.text)
 
     def _fillable(self, parsed, masked: list[MaskedSentence]) -> list[MaskedSentence]:
-        """``masked`` without the masked sentences that every fill would fail (``slot_problems``: a noun mask beside
-        a noun, a mask before the first word ...), counted as ``slot`` rejections, and without the kinds of
-        insertion the settings do not make (``insertions.allowed``), counted as ``insertion``."""
+        """``masked`` without the masked sentences that a masked-stage check refuses (``checks.MASKED_CHECKS``): the
+        kinds of insertion the settings do not make (``insertion``), those that every fill would fail (``slot``: a
+        noun mask beside a noun, a mask before the first word ...). Each is counted once, under the first check
+        that refuses it."""
         out = []
         for m in masked:
-            if not allowed(m, self.settings.insertions):
-                self.report.rejections["insertion"] = self.report.rejections.get("insertion", 0) + 1
-            elif slot_problems(parsed, m):
-                self.report.rejections["slot"] = self.report.rejections.get("slot", 0) + 1
-            else:
+            refusing = next((check for check in MASKED_CHECKS
+                             if check.problems(parsed, m, self.settings.insertions)), None)
+            if refusing is None:
                 out.append(m)
+            else:
+                self.report.rejections[refusing.name] = self.report.rejections.get(refusing.name, 0) + 1
         return out
-
-    def _reject(self, reasons) -> None:
-        for reason in reasons:
-            check = reason.split(":", 1)[0]
-            self.report.rejections[check] = self.report.rejections.get(check, 0) + 1
 
     def _slots(self, seed_test: CapabilityTest, case: Case, dataset: Dataset, analyses: list,
                index: dict[str, int]) -> dict[str, Slot] | None:

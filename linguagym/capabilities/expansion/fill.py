@@ -17,8 +17,11 @@
 - ``MaskedLMFiller`` (any BERT-class masked LM by hub id or directory): the masks become the model's mask
   token, filled left to right with whole-word vocabulary entries. Confidence: ``sum log2 p(word | context)``.
 
-``load_filler`` picks one from a model string: ``masked:MODEL``, or any model by its kind (a masked LM fills
-masks itself; a causal LM through ``CausalFiller``); precomputed surprisals (``.tsv``) cannot fill.
+``load_filler`` picks one from a model string through a table of ``linguagym.plugins.Adapter`` rows
+(``filler_adapters``): plug-ins of the entry point group ``linguagym.fillers`` first, then ``masked:MODEL``, or
+any model by its kind (a masked LM fills masks itself; a causal LM through ``CausalFiller``); precomputed
+surprisals (``.tsv``) cannot fill. A filler's optional members (``close``, ``cache_use``) are declared on the
+``Filler`` protocol, with their defaults on ``FillerBase``; ``load_filler`` gives a plug-in's plain class them.
 
 ``accept(word, tag)`` lets the caller drop words early (e.g. ones that cannot be neutral); the validator
 checks every survivor in context anyway. ``fill(masked, k, keep=...)`` lets the caller validate whole fills
@@ -36,14 +39,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from linguagym import plugins
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, render
 from linguagym.capabilities.expansion.fill_store import FillStore, pools_fingerprint
 from linguagym.capabilities.expansion.next_words import tree_next_logprobs
-from linguagym.scoring.causal import CausalScorer
-from linguagym.scoring.causal_lm import CausalLM, NotCausalError
-from linguagym.scoring.hf_base import encode_many
-from linguagym.scoring.prefix import supports_tree
+from linguagym.plugins import Adapter
+from linguagym.scoring.engine.prefix import supports_tree
+from linguagym.scoring.huggingface.base import encode_many
+from linguagym.scoring.huggingface.causal import CausalScorer
+from linguagym.scoring.huggingface.causal_lm import CausalLM, NotCausalError
 
 _WORD = re.compile(r"^[A-Za-z]+(?:['-][A-Za-z]+)*$")
 LN2 = math.log(2.0)
@@ -63,9 +68,56 @@ Keep = Callable[[Sequence[tuple[int, tuple[str, ...]]]], Sequence[bool]]
 
 class Filler(Protocol):
     @property
-    def identity(self) -> dict: ...
+    def identity(self) -> dict:
+        """What makes its fills what they are (recorded in the test file); ``filler`` says its kind."""
+        ...
 
-    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None) -> list[list[Fill]]: ...
+    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None) -> list[list[Fill]]:
+        """Up to ``k`` fills of each masked sentence, best first (see the module doc for ``keep``)."""
+        ...
+
+    @property
+    def cache_use(self) -> dict | None:
+        """What came from an earlier run's fills (where its disk cache is, what was found there), or None."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what the filler holds open (its disk cache's files)."""
+        ...
+
+
+class FillerBase:
+    """The optional members of ``Filler`` with the defaults of a filler without a disk cache; subclass it."""
+
+    @property
+    def cache_use(self) -> dict | None:
+        return None
+
+    def close(self) -> None:  # noqa: B027 - deliberately a no-op: nothing held open
+        """Nothing to let go by default."""
+
+
+class _PlainFiller(FillerBase):
+    """A plug-in's filler that does not subclass ``FillerBase``, with the defaults for what it lacks (its members
+    are looked up by name here only)."""
+
+    def __init__(self, filler: Any) -> None:
+        self._filler = filler
+
+    @property
+    def identity(self) -> dict:
+        return self._filler.identity
+
+    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None) -> list[list[Fill]]:
+        return self._filler.fill(masked, k, keep=keep)
+
+    @property
+    def cache_use(self) -> dict | None:
+        return getattr(self._filler, "cache_use", None)
+
+    def close(self) -> None:
+        if callable(close := getattr(self._filler, "close", None)):
+            close()
 
 
 def kept(candidates: list[tuple[int, tuple[str, ...]]], keep: Keep | None) -> list[tuple[int, tuple[str, ...]]]:
@@ -91,24 +143,65 @@ class MaskedModelError(CapabilityError):
     """A masked LM was given to the causal filler (``load_filler`` hands it to ``MaskedLMFiller`` instead)."""
 
 
+@dataclass(frozen=True)
+class FillerOptions:
+    """``load_filler``'s options as a loader receives them (see ``load_filler``)."""
+
+    cache_dir: Path | None = None
+    accept: Accept | None = None
+    disk_cache: bool = False
+
+
+FillerAdapter = Adapter[Filler, FillerOptions]
+
+
+def filler_adapters() -> list[FillerAdapter]:
+    """Every row ``load_filler`` tries, in order: plug-ins, then linguagym's own."""
+    return [
+        *plugins.plugin_adapters(plugins.FILLERS),
+        Adapter("masked:MODEL", "a masked LM (directory or hub id) filling the masks with whole-word vocabulary "
+                "entries", lambda spec: spec.startswith("masked:"), _masked),
+        Adapter("MODEL", "a causal LM (a named model such as smollm2-135m, a local directory, a .gguf file or a hub "
+                "id) proposing next words, re-ranked by sentence probability; a masked LM fills masks itself",
+                plugins.anything, _by_kind),
+    ]
+
+
+def describe_fillers() -> list[tuple[str, str]]:
+    """The accepted fill-in model forms with a one-line description each, for listings."""
+    return plugins.describe(filler_adapters())
+
+
 def load_filler(model: str, *, cache_dir: Path | None = None, accept: Accept | None = None,
-                disk_cache: bool = False) -> Filler:
+                disk_cache: bool = False) -> FillerBase:
     """The filler for ``model``: ``masked:MODEL`` or a masked LM (found from its config.json) fills with
-    ``MaskedLMFiller``, a causal LM with ``CausalFiller``; anything else is a CapabilityError saying what is
-    accepted. A causal LM's weights load at the first ``fill``; a masked LM's load here. ``disk_cache``: the
-    causal filler keeps its work under ``cache_dir`` (``fill_store``)."""
-    if model.startswith("masked:"):
-        return MaskedLMFiller(model.split(":", 1)[1], accept=accept)
+    ``MaskedLMFiller``, a causal LM with ``CausalFiller``, a plug-in's form with the plug-in; anything else is a
+    CapabilityError saying what is accepted. A causal LM's weights load at the first ``fill``; a masked LM's
+    load here. ``disk_cache``: the causal filler keeps its work under ``cache_dir`` (``fill_store``)."""
+    options = FillerOptions(cache_dir=cache_dir, accept=accept, disk_cache=disk_cache)
+    return optional_filler(plugins.load(filler_adapters(), model, options))
+
+
+def optional_filler(filler: Filler) -> FillerBase:
+    """``filler`` with every optional member: itself where it subclasses ``FillerBase``, else a view of it."""
+    return filler if isinstance(filler, FillerBase) else _PlainFiller(filler)
+
+
+def _masked(model: str, options: FillerOptions) -> Filler:
+    return MaskedLMFiller(model.split(":", 1)[1], accept=options.accept)
+
+
+def _by_kind(model: str, options: FillerOptions) -> Filler:
     try:
-        return CausalFiller(model, cache_dir=cache_dir, accept=accept, disk_cache=disk_cache)
+        return CausalFiller(model, cache_dir=options.cache_dir, accept=options.accept, disk_cache=options.disk_cache)
     except MaskedModelError:  # a masked LM fills masks itself
-        return MaskedLMFiller(model, accept=accept)
+        return MaskedLMFiller(model, accept=options.accept)
 
 
 _MAX_CONTEXTS = 20_000  # ranked left contexts kept between calls (a default run makes about 1,500)
 
 
-class CausalFiller:
+class CausalFiller(FillerBase):
     """Candidates from a causal LM's next-word distribution, re-ranked by whole-sentence probability."""
 
     def __init__(self, model: str = "smollm2-135m", *, cache_dir: Path | None = None, beam: int = 4,
@@ -336,7 +429,7 @@ class CausalFiller:
         return [self._texts[t] for t in texts]
 
 
-class MaskedLMFiller:
+class MaskedLMFiller(FillerBase):
     """A BERT-class masked LM (hub id or directory); whole-word vocabulary entries fill the masks."""
 
     def __init__(self, model: str, *, accept: Accept | None = None, device: str = "cpu") -> None:

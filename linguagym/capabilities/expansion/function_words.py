@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from linguagym.capabilities.expansion.check import Check, Problem
+
 _DETERMINER = ("DT", "PDT", "PRP$")
 _PRENOMINAL = ("JJ", "JJR", "JJS", "VBN", "VBG", "CD", "RB", "HYPH")
 _NAME = ("NNP", "NNPS")
@@ -21,7 +23,7 @@ COMPLEMENTIZERS = frozenset({"that", "whether", "if"})
 _SUBJECT_PRONOUNS = frozenset({"i", "you", "he", "she", "it", "we", "they", "there"})
 
 
-def function_word_problems(tokens: Sequence, inserted: Sequence[int]) -> list[str]:
+def function_word_problems(tokens: Sequence, inserted: Sequence[int]) -> list[Problem]:
     """Why the inserted function words at ``inserted`` (indices into the filled sentence's ``tokens``) break the
     structure they went into; empty when none."""
     problems = []
@@ -35,18 +37,18 @@ def function_word_problems(tokens: Sequence, inserted: Sequence[int]) -> list[st
         if token.tag in _DETERMINER:
             name = _name_after(tokens, i + 1)
             if name is not None:
-                problems.append(f"function: the determiner {token.text!r} goes before the name {name.text!r}")
+                problems.append(FUNCTION.problem(f"the determiner {token.text!r} goes before the name {name.text!r}"))
             elif (previous is not None and previous.tag == "IN" and previous.lower != "than" and i - 1 not in taken
                   and following.tag == "NN" and i + 1 not in taken):
-                problems.append(f"function: the determiner {token.text!r} goes between the preposition "
-                                f"{previous.text!r} and its bare noun {following.text!r}")
+                problems.append(FUNCTION.problem(f"the determiner {token.text!r} goes between the preposition "
+                                                 f"{previous.text!r} and its bare noun {following.text!r}"))
         elif token.tag == "IN" and token.lower not in COMPLEMENTIZERS:
             if following.tag in ("IN", "TO") or following.lower == "as":
-                problems.append(f"function: the preposition {token.text!r} goes before {following.text!r}")
+                problems.append(FUNCTION.problem(f"the preposition {token.text!r} goes before {following.text!r}"))
             elif (previous is not None and previous.tag[:2] in ("VB", "JJ") and i - 1 not in taken
                   and following.lower in _SUBJECT_PRONOUNS):
-                problems.append(f"function: {token.text!r} introduces the clause after {previous.text!r}, which "
-                                f"only a complementizer ({', '.join(sorted(COMPLEMENTIZERS))}) can")
+                problems.append(FUNCTION.problem(f"{token.text!r} introduces the clause after {previous.text!r}, which "
+                                                 f"only a complementizer ({', '.join(sorted(COMPLEMENTIZERS))}) can"))
     return problems
 
 
@@ -56,3 +58,8 @@ def _name_after(tokens: Sequence, j: int):
     while j < len(tokens) and tokens[j].tag in _PRENOMINAL:
         j += 1
     return tokens[j] if j < len(tokens) and tokens[j].tag in _NAME else None
+
+
+FUNCTION = Check("function", "insertion", "an inserted determiner before a name or a bare noun after a preposition, "
+                 "or a preposition taking a clause or a preposition",
+                 lambda tokens, inserted, seed_tokens=None: function_word_problems(tokens, inserted))

@@ -11,23 +11,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from linguagym.capabilities.expansion.check import Check, Problem
 from linguagym.capabilities.expansion.differentiate import MaskedSentence
-from linguagym.capabilities.expansion.function_words import function_word_problems
-from linguagym.capabilities.expansion.modifiers import modifier_problems
-from linguagym.capabilities.expansion.nominals import nominal_problems
-from linguagym.capabilities.expansion.positions import position_problems
+from linguagym.capabilities.expansion.function_words import FUNCTION
+from linguagym.capabilities.expansion.modifiers import MODIFIER
+from linguagym.capabilities.expansion.nominals import COMPOUND
+from linguagym.capabilities.expansion.positions import POSITION
 from linguagym.capabilities.syntax.parsers import Parsed
 
-# the check names the validator reports (the reason's prefix), in the order they run
-CHECKS = ("position", "modifier", "compound", "function")
+# the rule families' checks (stage ``insertion``), in the order they run, and their names
+INSERTION_CHECKS: tuple[Check, ...] = (POSITION, MODIFIER, COMPOUND, FUNCTION)
+CHECKS = tuple(check.name for check in INSERTION_CHECKS)
 
 
-def insertion_problems(tokens: Sequence, inserted: Sequence[int], seed_tokens: Sequence | None = None) -> list[str]:
+def insertion_problems(tokens: Sequence, inserted: Sequence[int],
+                       seed_tokens: Sequence | None = None) -> list[Problem]:
     """Every rule family's reasons for refusing the words at ``inserted`` (indices into ``tokens``, the filled
     sentence's analysis tokens); ``seed_tokens``: the seed's tokens, for the re-reading check (None skips it)."""
     inserted = sorted(inserted)
-    return (position_problems(tokens, inserted, seed_tokens) + modifier_problems(tokens, inserted)
-            + nominal_problems(tokens, inserted) + function_word_problems(tokens, inserted))
+    return [problem for check in INSERTION_CHECKS for problem in check.problems(tokens, inserted, seed_tokens)]
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class _Slot:
 _PLACEHOLDER = {"RB": "placeholderly", "IN": "that"}
 
 
-def slot_problems(parsed: Parsed, masked: MaskedSentence) -> list[str]:
+def slot_problems(parsed: Parsed, masked: MaskedSentence) -> list[Problem]:
     """Refusals that every fill of ``masked`` would get, from the seed's parse (``parsed``) alone: a mask before
     the first word, a noun mask beside a noun, an adverb mask before an adverb, a determiner mask before a name or
     between a preposition and its bare noun. The expander drops such masked sentences before filling them."""
@@ -71,3 +73,7 @@ def slot_problems(parsed: Parsed, masked: MaskedSentence) -> list[str]:
     if len(inserted) != len(masked.masks):
         return []  # offsets that do not fall on the parse's tokens: leave the judgement to the filled sentence
     return insertion_problems(tokens, inserted)
+
+
+SLOT = Check("slot", "masked", "a masked sentence whose every fill would fail a rule family (``slot_problems``)",
+             lambda parsed, masked, insertions: slot_problems(parsed, masked))

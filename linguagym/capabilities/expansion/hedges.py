@@ -9,6 +9,11 @@ Each group says why; ``hedge_reason`` names the group of a word (by its form or 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from linguagym.capabilities.expansion.check import Check, Problem
+
 HEDGE_GROUPS: dict[str, tuple[str, frozenset[str]]] = {
     "epistemic": ("says how sure the speaker is of the claim", frozenset({
         "probably", "certainly", "maybe", "perhaps", "possibly", "likely", "unlikely", "surely", "definitely",
@@ -43,3 +48,13 @@ def hedge_reason(*forms: str) -> str | None:
             if lower in words:
                 return f"{'an' if group[0] in 'aeiou' else 'a'} {group} word: it {why}"
     return None
+
+
+def hedge_problems(tokens: Sequence, index: int, word: str, vader: Any = None) -> list[Problem]:
+    """The ``hedge`` refusal of the filled ``word`` (``tokens[index]`` in the analysed sentence)."""
+    token = tokens[index]
+    hedge = hedge_reason(token.text, token.lemma)
+    return [HEDGE.problem(f"{word!r} is {hedge}")] if hedge is not None else []
+
+
+HEDGE = Check("hedge", "word", "an epistemic, frequency, degree or focus word (``HEDGE_GROUPS``)", hedge_problems)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from linguagym.capabilities.expansion.check import Check, Problem
+
 IDIOMS = (
     "in favor of", "in favour of", "in front of", "in spite of", "on top of", "in charge of", "in terms of",
     "by way of", "in case of", "on behalf of", "in light of", "in place of", "in need of", "in search of",
@@ -34,3 +36,11 @@ _PATTERNS = [(p, _pattern(p, False)) for p in IDIOMS] + [(p, _pattern(p, True)) 
 def broken_idioms(seed: str, filled: str) -> list[str]:
     """The fixed phrases of ``seed`` that ``filled`` (the seed with words put in) no longer holds whole."""
     return [phrase for phrase, pattern in _PATTERNS if len(pattern.findall(filled)) < len(pattern.findall(seed))]
+
+
+def idiom_problems(seed: str, filled: str) -> list[Problem]:
+    """The ``idiom`` refusals of ``filled``: each fixed phrase of ``seed`` it breaks."""
+    return [IDIOM.problem(f"the fill breaks the fixed phrase {phrase!r}") for phrase in broken_idioms(seed, filled)]
+
+
+IDIOM = Check("idiom", "sentence", "a fill that breaks one of the seed's fixed phrases", idiom_problems)

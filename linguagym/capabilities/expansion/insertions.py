@@ -20,6 +20,7 @@ masked sentences of the allowed kinds are filled in place of the others.
 
 from __future__ import annotations
 
+from linguagym.capabilities.expansion.check import Check, Problem
 from linguagym.capabilities.expansion.defaults import DEFAULT_INSERTIONS, INSERTION_SETS
 from linguagym.capabilities.expansion.differentiate import MASKABLE_TAGS, MaskedSentence
 
@@ -52,3 +53,14 @@ def insertion_tags(insertions: str = DEFAULT_INSERTIONS) -> frozenset[str]:
     if insertions == "all":
         return MASKABLE_TAGS
     return frozenset(tag for _, tags in MODIFIERS for tag in tags)
+
+
+def _insertion_problems(parsed: object, masked: MaskedSentence, insertions: str) -> list[Problem]:
+    if allowed(masked, insertions):
+        return []
+    lhs, tags = insertion_kind(masked)
+    return [INSERTION.problem(f"the {insertions!r} set makes no {lhs} -> {' '.join(tags)} insertion")]
+
+
+INSERTION = Check("insertion", "masked", "a masked sentence of a kind of insertion the settings do not make",
+                  _insertion_problems)

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from linguagym.scoring.prefix import Projection, batches, pack, tree_mask
+from linguagym.scoring.engine.prefix import Projection, batches, pack, tree_mask
 
 LN2 = math.log(2.0)
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from linguagym.capabilities.expansion.check import Check, Problem
+
 _NOUN = ("NN", "NNS", "NNP", "NNPS")
 _PRENOMINAL = ("JJ", "JJR", "JJS", "VBG", "VBN", "RB", "HYPH")
 
 
-def nominal_problems(tokens: Sequence, inserted: Sequence[int]) -> list[str]:
+def nominal_problems(tokens: Sequence, inserted: Sequence[int]) -> list[Problem]:
     """Why the inserted nouns at ``inserted`` (indices into the filled sentence's ``tokens``) make compounds."""
     problems = []
     for i in inserted:
@@ -24,12 +26,13 @@ def nominal_problems(tokens: Sequence, inserted: Sequence[int]) -> list[str]:
             continue
         for j in (i - 1, i + 1):
             if 0 <= j < len(tokens) and j not in inserted and tokens[j].tag in _NOUN:
-                problems.append(f"compound: the noun {tokens[i].text!r} makes a compound with {tokens[j].text!r}")
+                problems.append(COMPOUND.problem(f"the noun {tokens[i].text!r} makes a compound with "
+                                                 f"{tokens[j].text!r}"))
                 break
         else:
             if (head := _head_after_modifiers(tokens, i + 1)) is not None:
-                problems.append(f"compound: the noun {tokens[i].text!r} goes before the modifiers of "
-                                f"{head.text!r}")
+                problems.append(COMPOUND.problem(f"the noun {tokens[i].text!r} goes before the modifiers of "
+                                                 f"{head.text!r}"))
     return problems
 
 
@@ -39,3 +42,7 @@ def _head_after_modifiers(tokens: Sequence, j: int):
     while j < len(tokens) and tokens[j].tag in _PRENOMINAL:
         j += 1
     return tokens[j] if j > start and j < len(tokens) and tokens[j].tag in _NOUN else None
+
+
+COMPOUND = Check("compound", "insertion", "an inserted noun that makes a compound with a noun beside it",
+                 lambda tokens, inserted, seed_tokens=None: nominal_problems(tokens, inserted))

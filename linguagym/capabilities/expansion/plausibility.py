@@ -12,6 +12,10 @@ SmolLM2's.
 
 from __future__ import annotations
 
+from typing import Any
+
+from linguagym.capabilities.expansion.check import Check, Problem
+
 MAX_COST = 13.0  # bits per inserted word
 
 
@@ -25,10 +29,31 @@ def inserted_surprisal(confidence: float, disruption: float, words: int) -> floa
     return -(confidence + disruption) / max(words, 1)
 
 
-def plausibility_problems(confidence: float, words: int, max_cost: float = MAX_COST) -> list[str]:
+def plausibility_problems(confidence: float, words: int, max_cost: float = MAX_COST) -> list[Problem]:
     """``plausibility`` refusals of a fill with the causal filler's confidence; empty when it passes."""
     bits = insertion_cost(confidence, words)
     if bits > max_cost:
-        return [f"plausibility: the insertion costs the sentence {bits:.1f} bits a word under the filler, more than "
-                f"{max_cost:g}"]
+        return [PLAUSIBILITY.problem(f"the insertion costs the sentence {bits:.1f} bits a word under the filler, "
+                                     f"more than {max_cost:g}")]
     return []
+
+
+def fluency_problems(fill: Any, settings: Any, causal: bool = False) -> list[Problem]:
+    """``fluency`` refusals of a filler's ``fill``: the words after it lose more than ``settings.max_disruption``
+    bits."""
+    if fill.disruption > settings.max_disruption:
+        return [FLUENCY.problem(f"the words after the fill lose {fill.disruption:.1f} bits")]
+    return []
+
+
+def _plausibility(fill: Any, settings: Any, causal: bool = False) -> list[Problem]:
+    """``plausibility_problems`` where it applies: a causal filler's fill, under a cap (``settings.max_cost``)."""
+    cap = settings.max_cost if causal else None
+    return plausibility_problems(fill.confidence, len(fill.words), cap) if cap is not None else []
+
+
+FLUENCY = Check("fluency", "ranking", "a fill after which the sentence's next words lose too many bits",
+                fluency_problems)
+PLAUSIBILITY = Check("plausibility", "ranking", "a causal filler's fill that costs the sentence too many bits a word",
+                     _plausibility)
+RANKING_CHECKS: tuple[Check, ...] = (FLUENCY, PLAUSIBILITY)  # in the order they run; the first refusal counts

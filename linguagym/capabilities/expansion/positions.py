@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from linguagym.capabilities.expansion.check import Check, Problem
+
 # Penn tags grouped by word class; a change inside one group ("NN" -> "NNS", "VBZ" -> "VBP") is not a new reading
 _CLASSES = {"NN": "noun", "NNS": "noun", "NNP": "noun", "NNPS": "noun", "PRP": "noun",
             "VB": "verb", "VBD": "verb", "VBG": "verb", "VBN": "verb", "VBP": "verb", "VBZ": "verb", "MD": "verb",
@@ -21,13 +23,13 @@ _CLASSES = {"NN": "noun", "NNS": "noun", "NNP": "noun", "NNPS": "noun", "PRP": "
             "RB": "adverb", "RBR": "adverb", "RBS": "adverb", "RP": "adverb"}
 
 
-def position_problems(tokens: Sequence, inserted: Sequence[int], seed_tokens: Sequence | None = None) -> list[str]:
+def position_problems(tokens: Sequence, inserted: Sequence[int], seed_tokens: Sequence | None = None) -> list[Problem]:
     """Why the insertion at ``inserted`` (indices into the filled sentence's ``tokens``) stands where it may not or
     re-reads the seed (``seed_tokens``: the seed sentence's tokens, tagged alone; None skips that check)."""
     problems = []
     first = next((i for i, t in enumerate(tokens) if not t.is_punct), None)
     if first is not None and first in inserted:
-        problems.append(f"position: {tokens[first].text!r} is put before the sentence's first word")
+        problems.append(POSITION.problem(f"{tokens[first].text!r} is put before the sentence's first word"))
     if seed_tokens is not None:
         taken = set(inserted)
         kept = [i for i in range(len(tokens)) if i not in taken]
@@ -40,7 +42,11 @@ def position_problems(tokens: Sequence, inserted: Sequence[int], seed_tokens: Se
                 before, after = _CLASSES.get(old.tag), _CLASSES.get(new.tag)
                 if before is not None and after is not None and before != after:
                     article = "an" if after[0] in "aeiou" else "a"
-                    problems.append(f"position: the seed's {old.tag} {old.text!r} is read as {article} {after} "
-                                    f"({new.tag}) after the insertion")
+                    problems.append(POSITION.problem(f"the seed's {old.tag} {old.text!r} is read as {article} {after} "
+                                                     f"({new.tag}) after the insertion"))
                     break
     return problems
+
+
+POSITION = Check("position", "insertion", "an insertion before the first word, or one that makes a seed's word change "
+                 "its word class", position_problems)

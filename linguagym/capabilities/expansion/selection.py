@@ -13,6 +13,8 @@ import random
 from collections.abc import Sequence
 from typing import TypeVar
 
+from linguagym.capabilities.expansion.check import Check
+
 SELECTIONS = ("score", "random")
 T = TypeVar("T")
 
@@ -33,3 +35,8 @@ def select(items: Sequence[T], scores: Sequence[float], k: int, method: str = "s
         return [items[i] for i in chosen]
     order = sorted(range(len(items)), key=lambda i: -scores[i])
     return [items[i] for i in order[:k]]
+
+
+DUPLICATE = Check("duplicate", "select", "an expansion whose test text is its seed's or another expansion's, or whose "
+                  "sentence is its seed's")
+DUPLICATE_TEXT = DUPLICATE.problem("the test's text is made already")

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from linguagym.capabilities.expansion.check import Check, Problem
+
 
 def tag_problems(tokens: Sequence, words: Sequence[str], spans: Sequence[tuple[int, int]],
-                 tags: Sequence[str]) -> list[str]:
+                 tags: Sequence[str]) -> list[Problem]:
     """The ``tag`` check alone: each filled word is one of ``tokens`` (the new sentence's, whitespace left out:
     anything with ``start``, ``end`` and ``tag``) and carries its mask's tag."""
     problems = (tag_problem(tokens, word, start, end, tag)[1]
@@ -15,10 +17,21 @@ def tag_problems(tokens: Sequence, words: Sequence[str], spans: Sequence[tuple[i
     return [problem for problem in problems if problem is not None]
 
 
-def tag_problem(tokens: Sequence, word: str, start: int, end: int, tag: str) -> tuple[int | None, str | None]:
+def tag_problem(tokens: Sequence, word: str, start: int, end: int, tag: str) -> tuple[int | None, Problem | None]:
     """The index of the token the filled ``word`` is (None if it is not one token) and its ``tag`` problem."""
     index = next((i for i, t in enumerate(tokens) if t.start == start), None)
     if index is None or tokens[index].end != end:
-        return None, f"tag: {word!r} is not one token in the new sentence"
+        return None, TAG.problem(f"{word!r} is not one token in the new sentence")
     found = tokens[index].tag
-    return index, None if found == tag else f"tag: {word!r} is tagged {found} in the new sentence, the mask is {tag}"
+    if found == tag:
+        return index, None
+    return index, TAG.problem(f"{word!r} is tagged {found} in the new sentence, the mask is {tag}")
+
+
+def _tag_problems(tokens: Sequence, word: str, start: int, end: int, tag: str) -> list[Problem]:
+    problem = tag_problem(tokens, word, start, end, tag)[1]
+    return [problem] if problem is not None else []
+
+
+TAG = Check("tag", "tag", "a filled word that is not one token of the new sentence, or not tagged as its mask",
+            _tag_problems)

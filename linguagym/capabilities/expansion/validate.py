@@ -51,13 +51,14 @@ from linguagym.capabilities.data.analysis import Analyser, Analysis, word_class
 from linguagym.capabilities.data.datasets import Example
 from linguagym.capabilities.data.vader import VaderLexicon, load_vader
 from linguagym.capabilities.expansion import staged
+from linguagym.capabilities.expansion.check import Check, Problem
 from linguagym.capabilities.expansion.constituent import constituent_problems
 from linguagym.capabilities.expansion.differentiate import MaskedSentence
 from linguagym.capabilities.expansion.domain import DomainVocabulary
 from linguagym.capabilities.expansion.fill import is_word
 from linguagym.capabilities.expansion.grammaticality import insertion_problems
-from linguagym.capabilities.expansion.hedges import HEDGE_GROUPS, hedge_reason
-from linguagym.capabilities.expansion.idioms import broken_idioms
+from linguagym.capabilities.expansion.hedges import HEDGE, HEDGE_GROUPS, hedge_reason
+from linguagym.capabilities.expansion.idioms import IDIOM
 from linguagym.capabilities.expansion.tag_check import tag_problem
 from linguagym.capabilities.seeds.search import Match, search_match
 from linguagym.capabilities.seeds.specs import Search
@@ -78,28 +79,96 @@ class Checked:
     text: str
     analysis: Analysis | None
     match: Match | None
-    reasons: tuple[str, ...]  # empty when valid
+    reasons: tuple[Problem, ...]  # empty when valid
 
     @property
     def ok(self) -> bool:
         return not self.reasons
 
 
-def shape_problems(words: Sequence[str], spans: Sequence[tuple[int, int]], text: str) -> list[str]:
-    """The checks that need no tagger: ``word`` and ``case``."""
+def shape_problems(words: Sequence[str], spans: Sequence[tuple[int, int]], text: str) -> list[Problem]:
+    """The checks that need no tagger (``SHAPE_CHECKS``), on each filled word; the first that refuses a word is
+    its only reason."""
     reasons = []
-    for word, (start, end) in zip(words, spans, strict=True):
-        word = text[start:end]  # as written in the sentence (the filler may have capitalised it)
-        if not is_word(word):
-            reasons.append(f"word: {word!r} is not a word")
-            continue
-        at_start = not text[:start].strip()
-        if at_start:
-            if not word[:1].isupper():
-                reasons.append(f"case: {word!r} starts the sentence in lower case")
-        elif word[:1].isupper() and word != "I" and not text[:start].rstrip().endswith(('"', ".", "!", "?")):
-            reasons.append(f"case: {word!r} is capitalised inside the sentence")
+    for _, (start, end) in zip(words, spans, strict=True):  # the word as written: the filler may capitalise it
+        reasons += next((found for check in SHAPE_CHECKS if (found := check.problems(text, start, end))), [])
     return reasons
+
+
+def _word_problems(text: str, start: int, end: int) -> list[Problem]:
+    word = text[start:end]
+    return [] if is_word(word) else [WORD.problem(f"{word!r} is not a word")]
+
+
+def _case_problems(text: str, start: int, end: int) -> list[Problem]:
+    word = text[start:end]
+    if not text[:start].strip():  # at the start of the sentence
+        return [] if word[:1].isupper() else [CASE.problem(f"{word!r} starts the sentence in lower case")]
+    if word[:1].isupper() and word != "I" and not text[:start].rstrip().endswith(('"', ".", "!", "?")):
+        return [CASE.problem(f"{word!r} is capitalised inside the sentence")]
+    return []
+
+
+def _neutral_problems(tokens: Sequence, index: int, word: str, vader: VaderLexicon | None) -> list[Problem]:
+    """SentiWordNet's verdict on a content word, and the words that negate, contrast or grade (``BLOCKED``; a
+    hedge is the ``hedge`` check's)."""
+    token = tokens[index]
+    problems = []
+    if token.word_class is not None and token.sentiment != "neutral":
+        problems.append(NEUTRAL.problem(f"{word!r} ({token.word_class}) is {token.sentiment or 'not in SentiWordNet'}"))
+    if hedge_reason(token.text, token.lemma) is None and _blocked(token):
+        problems.append(NEUTRAL.problem(f"{word!r} negates, contrasts or hedges"))
+    return problems
+
+
+def _blocked(token) -> bool:
+    return token.lower in BLOCKED or token.lemma.lower() in BLOCKED
+
+
+def _vader_problems(tokens: Sequence, index: int, word: str, vader: VaderLexicon | None) -> list[Problem]:
+    """VADER's verdict on a word neither a hedge nor blocked (those are refused already)."""
+    token = tokens[index]
+    if vader is None or hedge_reason(token.text, token.lemma) is not None or _blocked(token) \
+            or vader.is_neutral(token.text, token.lemma):
+        return []
+    rating = vader.valence(token.text) or vader.valence(token.lemma)
+    return [VADER.problem(f"{word!r} is rated {rating:+.1f} in VADER's lexicon")]
+
+
+def _agreement_problems(tokens: Sequence, index: int, word: str, vader: VaderLexicon | None) -> list[Problem]:
+    token = tokens[index]
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is None:
+        return []
+    if problem := _article_problem(token, following):
+        return [AGREEMENT.problem(f"{word!r} {problem} {following.text!r}")]
+    if problem := _number_problem(token, tokens[index + 1:]):
+        return [AGREEMENT.problem(f"{word!r} {problem}")]
+    return []
+
+
+def _repeat_problems(tokens: Sequence, index: int, word: str, vader: VaderLexicon | None) -> list[Problem]:
+    other = _repeated(tokens, index)
+    return [REPEAT.problem(f"{word!r} repeats its neighbour {other.text!r}")] if other is not None else []
+
+
+def _rule_problems(search: Search, example: Example, analysis: Analysis) -> list[Problem]:
+    return [] if search_match(search, replace(example, text=analysis.text), analysis) is not None else [RULE_BROKEN]
+
+
+WORD = Check("word", "shape", "a filled word that is not a word (a stray letter, digits, symbols)", _word_problems)
+CASE = Check("case", "shape", "a filled word capitalised inside the sentence, or in lower case at its start",
+             _case_problems)
+NEUTRAL = Check("neutral", "word", "a content word SentiWordNet does not call neutral, or one that negates, contrasts "
+                "or grades (``BLOCKED``)", _neutral_problems)
+VADER = Check("vader", "word", "a word VADER's lexicon rates", _vader_problems)
+AGREEMENT = Check("agreement", "word", "a determiner of the wrong number or sound, an article with no noun after it, "
+                  "a preposition before a preposition ...", _agreement_problems)
+REPEAT = Check("repeat", "word", "a filled word that repeats a neighbouring word", _repeat_problems)
+RULE = Check("rule", "rule", "a filled sentence that no longer meets its capability's search rule", _rule_problems)
+RULE_BROKEN = RULE.problem("the new sentence no longer meets its capability's search rule")
+SHAPE_CHECKS: tuple[Check, ...] = (WORD, CASE)  # on each word, in this order; the first refusal is the word's only one
+WORD_CHECKS: tuple[Check, ...] = (NEUTRAL, HEDGE, VADER, AGREEMENT, REPEAT)  # on each word found, in this order
 
 
 class Validator:
@@ -168,25 +237,9 @@ class Validator:
             if index is None:
                 continue
             inserted.append(index)
-            token = tokens[index]
-            if token.word_class is not None and token.sentiment != "neutral":
-                reasons.append(f"neutral: {word!r} ({token.word_class}) is {token.sentiment or 'not in SentiWordNet'}")
-            if (hedge := hedge_reason(token.text, token.lemma)) is not None:
-                reasons.append(f"hedge: {word!r} is {hedge}")
-            elif token.lower in BLOCKED or token.lemma.lower() in BLOCKED:
-                reasons.append(f"neutral: {word!r} negates, contrasts or hedges")
-            elif self.vader is not None and not self.vader.is_neutral(token.text, token.lemma):
-                rating = self.vader.valence(token.text) or self.vader.valence(token.lemma)
-                reasons.append(f"vader: {word!r} is rated {rating:+.1f} in VADER's lexicon")
-            following = tokens[index + 1] if index + 1 < len(tokens) else None
-            if following is not None and (problem := _article_problem(token, following)):
-                reasons.append(f"agreement: {word!r} {problem} {following.text!r}")
-            elif following is not None and (problem := _number_problem(token, tokens[index + 1:])):
-                reasons.append(f"agreement: {word!r} {problem}")
-            if (other := _repeated(tokens, index)) is not None:
-                reasons.append(f"repeat: {word!r} repeats its neighbour {other.text!r}")
-        reasons += [f"idiom: the fill breaks the fixed phrase {phrase!r}"
-                    for phrase in broken_idioms(example.text, text)]
+            for check in WORD_CHECKS:
+                reasons += check.problems(tokens, index, word, self.vader)
+        reasons += IDIOM.problems(example.text, text)
         if len(inserted) == len(words):
             if seed is None:
                 seed = self.analyser.analyse_one(example.text)
@@ -197,7 +250,7 @@ class Validator:
         if not reasons:
             match = search_match(search, replace(example, text=text), analysis)
             if match is None:
-                reasons.append("rule: the new sentence no longer meets its capability's search rule")
+                reasons.append(RULE_BROKEN)
         return Checked(text, analysis, match, tuple(reasons))
 
 
@@ -311,18 +364,18 @@ class Prefilter:
     def _refusal(self, word: str, tag: str) -> str | None:
         lower = word.lower()
         if hedge_reason(lower) is not None:
-            return "hedge"
+            return HEDGE.name
         if lower in BLOCKED:
-            return "neutral"
+            return NEUTRAL.name
         if self.vader is not None and not self.vader.is_neutral(lower):
-            return "vader"
+            return VADER.name
         cls = word_class(tag, "")
         if cls is None:
             return None
         forms = {lower, lower[:-1], lower[:-2], lower[:-3], lower[:-3] + "e", lower[:-2] + "e", lower[:-1] + "e"}
         if lower.endswith("ies"):
             forms.add(lower[:-3] + "y")
-        return None if any(len(f) > 1 and self.lexicon.label(f, cls) == "neutral" for f in forms) else "neutral"
+        return None if any(len(f) > 1 and self.lexicon.label(f, cls) == "neutral" for f in forms) else NEUTRAL.name
 
 
 def prefilter(lexicon, vader: VaderLexicon | str | None = INSTALLED) -> Prefilter:

@@ -27,7 +27,8 @@ from linguagym.capabilities.perturb.contractions import contraction_variant
 from linguagym.capabilities.perturb.entities import PERSON, PLACE, Entity, swap_entities
 from linguagym.capabilities.perturb.negation import add_negation
 from linguagym.capabilities.perturb.typos import add_typo
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT, PAIRED
+from linguagym.capabilities.testfile.model import (
     CHECKLIST_VERSION,
     PERTURBATION_TYPES,
     TEST_TYPES,
@@ -56,7 +57,7 @@ def parse_test_types(value: str | Iterable[str]) -> tuple[TestType, ...]:
                               hint="give `test_types` a comma-separated list of mft, inv, dir (e.g. mft,inv), or all",
                               settings=["test_types"])
     chosen = {w.upper() for w in words}
-    if "MFT" not in chosen:
+    if MFT.code not in chosen:
         raise CapabilityError(f"test types {value!r} leave out mft",
                               hint="INV and DIR tests are made from the expected-label tests: give mft,inv,dir or "
                               "mft,inv (or mft alone for the paper's tests only)")
@@ -78,10 +79,10 @@ def add_checklist_tests(document: CapabilityTestFile, test_types: Sequence[str],
     neither). ``nlp``: a loaded spaCy pipeline with parser and NER (default: ``spacy_model``'s). ``progress(n)`` is
     told the number of capabilities when they are done."""
     types = parse_test_types(test_types)
-    if "INV" not in types and "DIR" not in types:
+    if not any(t.code in types for t in PAIRED):
         return document
     nlp = nlp if nlp is not None else load_perturbation_pipeline(spacy_model)
-    mft = [t for t in document.tests if t.test_type == "MFT"]
+    mft = MFT.of(document.tests)
     made, counts = checklist_tests(mft, types, seed=seed, nlp=nlp)
     last = {test.capability: i for i, test in enumerate(mft)}
     tests: list[CapabilityTest] = []
@@ -94,11 +95,9 @@ def add_checklist_tests(document: CapabilityTestFile, test_types: Sequence[str],
     block = {"types": list(types), "seed": seed,
              "tagger": {"model": spacy_model, "model_version": nlp.meta.get("version")},
              "made": counts, "dir_tolerance": DIR_TOLERANCE,
-             "rules": {"INV": "fails when the predicted label differs from the label predicted for original_text",
-                       "DIR": "fails when the probability of direction.label moves against direction.change by "
-                              "more than direction.tolerance"}}
+             "rules": {t.code: t.rule for t in PAIRED}}
     # a file read from disk keeps its keys' order; the new block comes after them
-    version = CHECKLIST_VERSION if any(t.test_type != "MFT" for t in tests) else document.version
+    version = CHECKLIST_VERSION if any(not MFT.owns(t) for t in tests) else document.version
     return dataclasses.replace(document, tests=tuple(tests), perturbations=block, version=version)
 
 
@@ -123,7 +122,7 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
             capability=base.capability, text=text, expected=fields.get("expected", base.expected),
             kind=fields.get("kind", base.kind), provenance=provenance, type=PERTURBATIONS[name]))
 
-    if "INV" in types:
+    if INV.code in types:
         for test in mft:
             seed_test = by_id.get(test.seed_id or "")
             if test.kind == "expansion" and seed_test is not None:
@@ -138,7 +137,7 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
             add("contraction", test, contraction_variant(test.text))
             add("names", test, swap_entities(test.text, entities, PERSON, rng("names")))
             add("places", test, swap_entities(test.text, entities, PLACE, rng("places")))
-    if "DIR" in types:
+    if DIR.code in types:
         positives = _positive_sentences(seeds)
         docs = dict(zip(positives, nlp.pipe(positives), strict=True)) if positives else {}
         seen: set[tuple[str, str]] = set()

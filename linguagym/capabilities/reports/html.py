@@ -17,6 +17,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linguagym.capabilities.classifiers.base import LABELS
+from linguagym.capabilities.testfile.checklist_types import MFT
+from linguagym.capabilities.testfile.model import (
+    CapabilityTest,
+    CapabilityTestFile,
+    Provenance,
+    require_test_file,
+)
 from linguagym.capabilities.testing.classifier_run import ClassifierRun, Outcome
 from linguagym.capabilities.testing.failures import (
     CHECKLIST_DEFINITION,
@@ -28,12 +35,6 @@ from linguagym.capabilities.testing.failures import (
     has_checklist,
     has_sources,
     source_cells,
-)
-from linguagym.capabilities.testing.testfile_model import (
-    CapabilityTest,
-    CapabilityTestFile,
-    Provenance,
-    require_test_file,
 )
 from linguagym.charts import grouped_bars
 
@@ -74,7 +75,8 @@ def render_report(document: CapabilityTestFile, record: Mapping[str, Any], runs:
              f"content='width=device-width,initial-scale=1'><title>linguagym capability tests: "
              f"{e(', '.join(labels))}</title><style>{_CSS}</style></head><body><main>",
              "<h1>linguagym capability tests</h1>",
-             f"<p class=meta>tests <code>{e(info['path'])}</code> (sha256 <code>{e(info['sha256'][:16])}</code>): "
+             "<p class=meta>tests " + (f"<code>{e(info['path'])}</code> " if info["path"] else "")  # None: in memory
+             + f"(sha256 <code>{e(info['sha256'][:16])}</code>): "
              f"{info['seeds']} seeds, {info['expansions']} expansions &middot; dataset {e(dataset.name)} "
              f"({dataset.rows} rows) &middot; made {e(record['created'])} by linguagym "
              f"{e(record['created_by']['version'])}</p>",
@@ -216,7 +218,7 @@ def _checklist(runs: Sequence[ClassifierRun], labels: Sequence[str], summaries: 
     parts.append(f"</tbody></table><p class=notes>{e(CHECKLIST_DEFINITION[0].upper() + CHECKLIST_DEFINITION[1:])}."
                  "</p>")
     for label, run in zip(labels, runs, strict=True):
-        failing = [o for o in run.outcomes if o.test_type != "MFT" and not o.passed][:examples] if run.ok else []
+        failing = [o for o in run.outcomes if o.type.paired and not o.passed][:examples] if run.ok else []
         if not failing:
             continue
         parts.append(f"<h4>{e(label)}: failing pairs</h4><table><thead><tr><th class=l>LC</th><th class=l>test</th>"
@@ -250,7 +252,7 @@ def _confusion(confusion: Mapping[str, Mapping[str, int]]) -> list[str]:
 def _examples(run: ClassifierRun, capability: str, tests: Mapping[str, CapabilityTest], limit: int) -> list[str]:
     if limit <= 0:
         return []
-    outcomes = [o for o in run.outcomes if o.capability == capability and not o.passed and o.test_type == "MFT"]
+    outcomes = [o for o in run.outcomes if o.capability == capability and not o.passed and MFT.owns(o)]
     by_id = {o.id: o for o in run.outcomes}
     seeds = [o for o in outcomes if o.kind == "seed"][:limit]
     expansions = [o for o in outcomes if o.kind == "expansion"]

@@ -27,6 +27,9 @@ from typing import Any
 
 from linguagym.atomic import atomic_open, atomic_write_text
 from linguagym.capabilities.classifiers.base import LABELS, Prediction
+from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT
+from linguagym.capabilities.testfile.model import CapabilityTestFile, Direction, require_test_file
+from linguagym.capabilities.testfile.save import tests_text
 from linguagym.capabilities.testing.classifier_run import SOURCE_SLOT, ClassifierRun, Outcome, source_sentences
 from linguagym.capabilities.testing.failures import (
     CHECKLIST_DEFINITION,
@@ -35,7 +38,6 @@ from linguagym.capabilities.testing.failures import (
     FailureSummary,
     summarize,
 )
-from linguagym.capabilities.testing.testfile_model import CapabilityTestFile, Direction, require_test_file
 from linguagym.names import safe_name
 from linguagym.version import __version__
 
@@ -149,7 +151,7 @@ def read_tests_csv(path: str | Path) -> list[Outcome]:
             outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
                                     tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities),
                                     row.get("source") or None, row.get("source_label") or None,
-                                    row.get("source_predicted") or None, row.get("type") or "MFT",
+                                    row.get("source_predicted") or None, row.get("type") or MFT.code,
                                     row.get("perturbation") or None, row.get("original_text") or None, original,
                                     _read_direction(row.get("direction") or "")))
     return outcomes
@@ -203,7 +205,7 @@ def sources_record(document: CapabilityTestFile) -> dict[str, Any]:
             "tests_with_source": len(sources), "distinct_sources": len({text for text, _ in sources.values()})}
 
 
-def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: Sequence[ClassifierRun],
+def results_record(document: CapabilityTestFile, tests_path: str | Path | None, runs: Sequence[ClassifierRun],
                    summaries: Mapping[str, FailureSummary | None], directories: Sequence[str],
                    settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The run record: how the results were made and the numbers per classifier."""
@@ -227,9 +229,12 @@ def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: S
         "format": RESULTS_FORMAT, "version": 1,
         "created_by": {"tool": "linguagym", "version": __version__},
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "tests_file": {"path": str(Path(tests_path).resolve()), "sha256": file_sha256(tests_path),
+        # a file object (no path): the hash of the file as write_tests writes it, which a file read is, byte for byte
+        "tests_file": {"path": str(Path(tests_path).resolve()) if tests_path is not None else None,
+                       "sha256": file_sha256(tests_path) if tests_path is not None
+                       else hashlib.sha256(tests_text(document).encode("utf-8")).hexdigest(),
                        "tests": len(tests), "seeds": seeds, "expansions": expansions,
-                       "inv": document.count_type("INV"), "dir": document.count_type("DIR"),
+                       "inv": document.count_type(INV.code), "dir": document.count_type(DIR.code),
                        "created_by": document.created_by.to_json(), "settings": document.settings.to_json()},
         "dataset": document.dataset.to_json(),
         "settings": dict(settings or {}),
@@ -240,7 +245,7 @@ def results_record(document: CapabilityTestFile, tests_path: str | Path, runs: S
     }
 
 
-def write_results(document: CapabilityTestFile, tests_path: str | Path, runs: Sequence[ClassifierRun],
+def write_results(document: CapabilityTestFile, tests_path: str | Path | None, runs: Sequence[ClassifierRun],
                   out_dir: str | Path = DEFAULT_OUTPUT, *, examples: int = 3,
                   settings: Mapping[str, Any] | None = None) -> Written:
     """Write every output of one ``lct test`` into ``out_dir``; the report and the record come last.

@@ -19,7 +19,7 @@ from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.search import Match, search_match
 from linguagym.capabilities.seeds.specs import Search, Spec
 from linguagym.capabilities.seeds.templates import Slot, render
-from linguagym.capabilities.testing.testfile_model import CapabilityTest, Provenance, SourceRow
+from linguagym.capabilities.testfile.model import CapabilityTest, Provenance, SourceRow
 
 
 @dataclass

@@ -20,7 +20,7 @@ from typing import Any
 
 from linguagym.capabilities.data.datasets import LABELS
 from linguagym.capabilities.data.lexicon import SENTIMENTS, WORD_CLASSES
-from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.errors import CapabilityError, SettingError
 from linguagym.errors import Problem
 from linguagym.userfiles import MAX_TEXT_BYTES, RefusedFile, read_regular
 
@@ -105,14 +105,19 @@ def paper_spec_dir() -> Path:
     return builtin_spec_dir() / "paper"
 
 
+def check_templates(templates: str) -> None:
+    """SettingError unless ``templates`` names a template set (``TEMPLATE_SETS``)."""
+    if templates not in TEMPLATE_SETS:
+        raise SettingError("templates", f"names an unknown template set {templates!r}",
+                           hint=f"use {' or '.join(TEMPLATE_SETS)} (repaired is the default)")
+
+
 def load_specs(paths: list[Path] | None = None, templates: str = DEFAULT_TEMPLATES) -> list[Spec]:
     """Specs from files and directories (their ``*.yaml``, ``*.yml``, ``*.json``); the shipped 11 by default.
     Sorted by id with numbers in order (LC2 before LC10); ids must be unique. ``templates``: ``repaired`` (the
     shipped files as they are) or ``paper``, which puts the published wording in place of each shipped spec
     that has one (``specs/paper/``)."""
-    if templates not in TEMPLATE_SETS:
-        raise CapabilityError(f"unknown template set {templates!r}",
-                              hint=f"use {' or '.join(TEMPLATE_SETS)} (repaired is the default)")
+    check_templates(templates)
     files: list[Path] = []
     for path in paths or [builtin_spec_dir()]:
         path = Path(path)

@@ -113,7 +113,7 @@ def grammar_from_trees(trees: Iterable[Tree], source: dict | None = None) -> Gra
 def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_dir: Path | None = None) -> Grammar:
     """The reference grammar named by ``reference`` (see the module doc), from the cache when it is there."""
     if reference in ("auto", INDUCED):
-        raise CapabilityError(f"reference {reference!r} is chosen with the dataset (pipeline.generate_suite)",
+        raise CapabilityError(f"reference {reference!r} is chosen with the dataset (pipeline.generate_tests)",
                               hint="pass 'treebank', a path of PTB bracket files, or induced:PATH; or call "
                               "induced_grammar with the sentences")
     induced = reference.startswith("induced:")

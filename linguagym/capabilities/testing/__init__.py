@@ -1,2 +1,2 @@
-"""Running capability tests: the typed test-file model and its reader and writer, one classifier's run,
-``run_classifiers`` (the entry point) and failure rates per capability."""
+"""Marking capability tests: one classifier's run over a test file (``classifier_run``) and failure rates per
+capability (``failures``). ``linguagym.capabilities.run.run_classifiers`` is the entry point that drives them."""

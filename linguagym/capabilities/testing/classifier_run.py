@@ -23,9 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from linguagym.capabilities.classifiers.base import LABELS, Classifier, ClassifierError, Prediction
+from linguagym.capabilities.classifiers.base import LABELS, Classifier, Prediction, checked_predictions
 from linguagym.capabilities.classifiers.cache import CachedClassifier
-from linguagym.capabilities.testing.testfile_model import (
+from linguagym.capabilities.testfile.checklist_types import MFT, TestType, type_of
+from linguagym.capabilities.testfile.model import (
     CapabilityTest,
     CapabilityTestFile,
     Direction,
@@ -55,7 +56,7 @@ class Outcome:
     source: str | None = None  # the dataset sentence the test was made from (only where it has a gold label)
     source_label: str | None = None  # its gold label, the dataset's
     source_predicted: str | None = None  # the classifier's label for it
-    test_type: str = "MFT"  # MFT, INV or DIR
+    test_type: str = MFT.code  # a code of checklist_types.TEST_TYPES: MFT, INV or DIR
     perturbation: str | None = None  # INV/DIR: what made the text (typo, names, negation ...)
     original_text: str | None = None  # INV/DIR: the text it is compared with
     original_prediction: Prediction | None = None  # INV/DIR: the classifier's prediction for original_text
@@ -67,16 +68,15 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
-        """MFT: the label is expected. INV: the label is the original's. DIR: the direction's probability did
-        not move against ``direction.change`` by more than its tolerance (CheckList's ``Expect.monotonic``)."""
-        if self.test_type == "MFT" or self.original_prediction is None:
-            return self.prediction.label in self.expected
-        if self.test_type == "INV":
-            return self.prediction.label == self.original_prediction.label
-        change = self.change
-        assert self.direction is not None and change is not None  # (a DIR test names its direction)
-        return change <= self.direction.tolerance if self.direction.change == "decrease" \
-            else change >= -self.direction.tolerance
+        """By its test type's rule (``checklist_types``): MFT, the label is expected; INV, the label is the
+        original's; DIR, the direction's probability did not move against ``direction.change`` by more than its
+        tolerance (CheckList's ``Expect.monotonic``)."""
+        return self.type.passed(self)
+
+    @property
+    def type(self) -> TestType:
+        """Its CheckList test type (``test_type`` is the code)."""
+        return type_of(self.test_type)
 
     @property
     def change(self) -> float | None:
@@ -116,7 +116,7 @@ class ClassifierRun:
     @property
     def mft_outcomes(self) -> list[Outcome]:
         """The expected-label tests' outcomes (the S2LCT numbers); INV and DIR are counted apart."""
-        return [o for o in self.outcomes if o.test_type == "MFT"]
+        return MFT.of(self.outcomes)
 
     @property
     def failed_tests(self) -> int:
@@ -134,7 +134,7 @@ def source_sentences(document: CapabilityTestFile) -> dict[str, tuple[str, str]]
     by_id = document.by_id()
     sources = {}
     for test in document.tests:
-        if test.test_type != "MFT":  # an INV/DIR test is compared with its original, not a gold label
+        if type_of(test.test_type).paired:  # an INV/DIR test is compared with its original, not a gold label
             continue
         row = _source_row(test) or (_source_row(by_id[test.seed_id]) if test.seed_id in by_id else None)
         if row is not None:
@@ -152,7 +152,7 @@ def unique_texts(document: CapabilityTestFile) -> list[str]:
     (``source_sentences``) and the INV/DIR tests' original texts that are not test texts already."""
     document = require_test_file(document, "unique_texts")
     tests = [test.text for test in document.tests]
-    originals = [t.provenance.original_text for t in document.tests if t.test_type != "MFT"]
+    originals = [t.provenance.original_text for t in document.tests if type_of(t.test_type).paired]
     return list(dict.fromkeys([*tests, *(text for text, _ in source_sentences(document).values()),
                                *(text for text in originals if text)]))
 
@@ -193,7 +193,7 @@ def run_tests(document: CapabilityTestFile, classifier: Classifier, *, progress:
     outcomes = []
     for test in document.tests:
         source, gold = sources.get(test.id, (None, None))
-        original = test.provenance.original_text if test.test_type != "MFT" else None
+        original = test.provenance.original_text if type_of(test.test_type).paired else None
         outcomes.append(Outcome(test.id, test.capability, test.kind, test.seed_id, test.text, test.expected,
                                 by_text[test.text], source, gold, by_text[source].label if source else None,
                                 test.test_type, test.provenance.perturbation if original else None, original,
@@ -231,20 +231,6 @@ def _predict(classifier: Classifier, texts: list[str], advance: Callable[[int], 
         if advance is not None:
             advance(len(texts))
     return checked_predictions(classifier, texts, predictions)
-
-
-def checked_predictions(classifier: Classifier, texts: Sequence[str], predictions: Sequence[Any]) -> list[Prediction]:
-    """``predictions`` if they are one ``Prediction`` per text with a known label; else a ClassifierError."""
-    predictions = list(predictions)
-    if len(predictions) != len(texts):
-        raise ClassifierError(f"{classifier.name} returned {len(predictions)} predictions for {len(texts)} texts",
-                              hint="a classifier must answer once per text, in order")
-    for prediction in predictions:
-        if not isinstance(prediction, Prediction) or prediction.label not in LABELS:
-            raise ClassifierError(f"{classifier.name} returned {prediction!r}, not a Prediction with a label in "
-                                  + ", ".join(LABELS), hint="map the model's labels with `label_map`",
-                                  settings=["label_map"])
-    return predictions
 
 
 def _steps(advance: Callable[[int], None] | None) -> Callable[..., None] | None:

@@ -24,8 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from linguagym.capabilities.classifiers.base import LABELS
+from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT, PAIRED, type_of
+from linguagym.capabilities.testfile.model import PERTURBATION_TYPES, CapabilityInfo
 from linguagym.capabilities.testing.classifier_run import Outcome
-from linguagym.capabilities.testing.testfile_model import PERTURBATION_TYPES, CapabilityInfo
 
 Z95 = 1.959963984540054
 SOURCE_DEFINITION = ("source accuracy = share of distinct source sentences (the dataset sentence a test was made "
@@ -154,13 +155,13 @@ def summarize(outcomes: Sequence[Outcome], capabilities: Sequence[CapabilityInfo
     grouped: dict[str, list[Outcome]] = {cid: [] for cid in order}
     for outcome in outcomes:
         grouped[outcome.capability].append(outcome)
-    passed = {o.id: o.passed for o in outcomes if o.kind == "seed" and o.test_type == "MFT"}
+    passed = {o.id: o.passed for o in outcomes if o.kind == "seed" and MFT.owns(o)}
     rows = tuple(_numbers(cid, names.get(cid, ""), grouped[cid], passed) for cid in order)
     return FailureSummary(classifier, rows, _numbers("all", "all capabilities", list(outcomes), passed))
 
 
 def _numbers(cid: str, name: str, every: list[Outcome], seed_passed: Mapping[str, bool]) -> CapabilityFailures:
-    outcomes = [o for o in every if o.test_type == "MFT"]
+    outcomes = MFT.of(every)
     seeds = [o for o in outcomes if o.kind == "seed"]
     expansions = [o for o in outcomes if o.kind == "expansion"]
     after = [o for o in expansions if o.seed is not None and seed_passed.get(o.seed) is True]
@@ -181,9 +182,9 @@ def _checklist_rates(outcomes: list[Outcome]) -> tuple[Rate, Rate, dict[str, Rat
     """The INV rate, the DIR rate and one rate per perturbation (in the order first met)."""
     by_perturbation: dict[str, list[Outcome]] = {}
     for outcome in outcomes:
-        if outcome.test_type != "MFT":
+        if type_of(outcome.test_type).paired:
             by_perturbation.setdefault(outcome.perturbation or outcome.test_type, []).append(outcome)
-    return (_rate([o for o in outcomes if o.test_type == "INV"]), _rate([o for o in outcomes if o.test_type == "DIR"]),
+    return (Rate(*INV.failures(outcomes)), Rate(*DIR.failures(outcomes)),
             {name: _rate(group) for name, group in by_perturbation.items()})
 
 
@@ -201,8 +202,8 @@ def checklist_table(summaries: Mapping[str, FailureSummary]) -> tuple[list[tuple
     known = list(PERTURBATION_TYPES)  # the generator's order; others (hand-made files) after them
     names = sorted(dict.fromkeys(name for s in summaries.values() for name in s.total.perturbations),
                    key=lambda name: known.index(name) if name in known else len(known))
-    columns = ["INV fail %", "DIR fail %", *(f"{name} fail %" for name in names)]
-    header = [("", "LC"), ("", "name"), ("", "INV pairs"), ("", "DIR pairs")]
+    columns = [*(f"{t} fail %" for t in PAIRED), *(f"{name} fail %" for name in names)]
+    header = [("", "LC"), ("", "name"), *(("", f"{t} pairs") for t in PAIRED)]
     header += [(label, column) for label in summaries for column in columns]
     tables = [[*s.capabilities, s.total] for s in summaries.values()]
     rows = []

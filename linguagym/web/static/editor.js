@@ -24,6 +24,9 @@
     conditions: data.items.length ? data.items[0].conditions.map((c) => c.condition_name) : ["condition_a"],
     items: [],
     predictions: data.predictions.map((p) => p.formula !== undefined ? p.formula : websiteFormula(p)),
+    // what a prediction carries beside its formula (its own atol/rtol): kept through edits and written back on Save
+    predictionExtras: data.predictions.map((p) => Object.fromEntries(
+      Object.entries(p).filter(([key]) => key === "atol" || key === "rtol"))),
   };
   for (const item of data.items) {
     const byName = Object.fromEntries(item.conditions.map((c) => [c.condition_name, c]));
@@ -97,8 +100,9 @@
   const undoStack = [];
   const undoButton = document.getElementById("undo");
   function snapshot(label) {
-    const {regions, conditions, items, predictions} = state;
-    undoStack.push({label, state: JSON.stringify({regions, conditions, items, predictions}), refNames: refNames.slice(),
+    const {regions, conditions, items, predictions, predictionExtras} = state;
+    undoStack.push({label, state: JSON.stringify({regions, conditions, items, predictions, predictionExtras}),
+                    refNames: refNames.slice(),
                     typed});
     if (undoStack.length > 50) undoStack.shift();
     updateUndo();
@@ -323,11 +327,34 @@
   }
 
   // ------------------------------------------------------------------ predictions follow the grid
-  // A region reference as the library's formula parser reads it (suites/formula.py _REF), plus "?": a removed region.
-  const REF = /\(\s*([0-9]+|\*|\?)\s*;\s*%([^%]*)%\s*\)/g;
+  // A region reference as the library's formula parser reads it (suites/formula.py): a region, a range (3..5) or a
+  // list (3,5) of regions summed, or "*"; plus "?": a removed region.
+  const REF = /\(\s*([0-9?]+(?:\s*(?:\.\.|,)\s*[0-9?]+)*|\*)\s*;\s*%([^%]*)%\s*\)/g;
+  // The regions a reference's spec names, in order ("3..5" -> [3, 4, 5]; "?" stays "?").
+  function specRegions(spec) {
+    const regions = [];
+    for (const part of spec.split(",")) {
+      const [low, high] = part.split("..").map((s) => s.trim());
+      if (high !== undefined && /^[0-9]+$/.test(low) && /^[0-9]+$/.test(high)) {
+        for (let n = Number(low); n <= Number(high); n++) regions.push(n);
+      } else {
+        regions.push(/^[0-9]+$/.test(low) ? Number(low) : low);
+        if (high !== undefined) regions.push(/^[0-9]+$/.test(high) ? Number(high) : high);
+      }
+    }
+    return regions;
+  }
+  // A reference's spec after the regions moved: a range stays a range while its regions stay consecutive, else it
+  // becomes the list of the same regions (a removed one is "?", which blocks Save until mended).
+  function mapSpec(spec, map) {
+    if (spec === "*") return spec;
+    const mapped = specRegions(spec).map((n) => typeof n === "number" ? map(n) : n);
+    const consecutive = mapped.every((n, i) => typeof n === "number" && (i === 0 || n === mapped[i - 1] + 1));
+    return spec.includes("..") && consecutive ? `${mapped[0]}..${mapped[mapped.length - 1]}` : mapped.join(",");
+  }
   function renumberPredictions(map) {
     state.predictions = state.predictions.map((formula) => formula.replace(REF, (whole, region, condition) =>
-      /^[0-9]+$/.test(region) ? `(${map(Number(region))};%${condition}%)` : whole));
+      region === "*" ? whole : `(${mapSpec(region, map)};%${condition}%)`));
     renderPredictions();
   }
   function followRename(c) {
@@ -352,10 +379,11 @@
     const notes = [];
     for (const [, region, condition] of formula.matchAll(REF)) {
       const ref = `(${region};%${condition}%)`;
-      if (region === "?") {
+      const named = region === "*" ? [] : specRegions(region);
+      if (named.includes("?")) {
         notes.push(`${ref} tested a region that was removed: write the region number it should test, ` +
                    "or remove this prediction");
-      } else if (region !== "*" && !(Number(region) >= 1 && Number(region) <= state.regions.length)) {
+      } else if (named.some((n) => !(n >= 1 && n <= state.regions.length))) {
         notes.push(`${ref} refers to region ${region}; this suite has regions 1..${state.regions.length}`);
       }
       if (!state.conditions.includes(condition)) {
@@ -385,6 +413,7 @@
     if (state.predictions[p].trim() && !window.confirm(`Remove prediction ${p}? (Undo brings it back.)`)) return;
     snapshot(`remove prediction ${p}`);
     state.predictions.splice(p, 1);
+    state.predictionExtras.splice(p, 1);
     renderPredictions();
   }
   function scheduleCheck(p, delay = 250) {
@@ -629,7 +658,8 @@
     return {
       meta,
       region_meta: Object.fromEntries(state.regions.map((name, r) => [String(r + 1), name])),
-      predictions: state.predictions.filter((f) => f.trim()).map((formula) => ({type: "formula", formula})),
+      predictions: state.predictions.map((formula, p) => ({type: "formula", formula, ...state.predictionExtras[p]}))
+        .filter((prediction) => prediction.formula.trim()),
       items: state.items.map((item) => ({
         item_number: item.number,
         conditions: state.conditions.map((name, c) => ({
@@ -708,6 +738,7 @@
     snapshot("add prediction");
     const c = state.conditions;
     state.predictions.push(c.length > 1 ? `(1;%${c[1]}%) > (1;%${c[0]}%)` : "");
+    state.predictionExtras.push({});
     renderPredictions();
     const inputs = predictionList.querySelectorAll("input.formula");
     inputs[inputs.length - 1].focus();

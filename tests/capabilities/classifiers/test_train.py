@@ -23,7 +23,7 @@ from linguagym.capabilities.classifiers.train import (
     train_classifier,
 )
 from linguagym.capabilities.data.datasets import Dataset, Example
-from linguagym.capabilities.testing.testfile import load_document
+from linguagym.capabilities.testfile import load_document
 from linguagym.cli.train import add_train_parser
 from linguagym.errors import ConfigurationError
 from linguagym.scoring.cache import resolve_cache_dir

@@ -1,0 +1,32 @@
+"""What peer tools could not read in a suite: the prediction language linguagym adds to SyntaxGym's (``>=``, ``<=``,
+``!=``, ``!( )``, ``2 * x``, ``abs( )``, region ranges and lists) and a prediction's own tolerance. syntaxgym-core's
+formula grammar and the syntaxgym.org website know ``< > = + - & |``, numbers and single-region references only; a
+suite using more reads here and is refused there (an own atol/rtol is ignored there). ``validate`` warns, ``upgrade``
+notes it."""
+
+from __future__ import annotations
+
+from linguagym.errors import Problem
+from linguagym.suites.formula import operators
+from linguagym.suites.model import Suite
+
+PEER_TOOLS = "syntaxgym-core and the syntaxgym.org website"
+# what linguagym reads that the SyntaxGym grammar does not, as a reader would name it
+_NEW_FORMS = {">=": "'>='", "<=": "'<='", "!=": "'!='", "!": "'!( )'", "*": "'*'", "abs": "'abs( )'",
+              "..": "a region range 'N..M'", ",": "a region list 'N,M'"}
+
+
+def peer_unreadable(suite: Suite) -> list[Problem]:
+    """One problem per prediction that uses what peer tools could not read (none for a SyntaxGym suite)."""
+    problems = []
+    for index, prediction in enumerate(suite.predictions):
+        used = operators(prediction.tree)
+        forms = [shown for form, shown in _NEW_FORMS.items() if form in used]
+        if forms:
+            problems.append(Problem(f"predictions[{index}]", f"uses {', '.join(forms)}: {PEER_TOOLS} could not "
+                                    "read this suite (linguagym can)"))
+        own = [name for name in ("atol", "rtol") if getattr(prediction, name) is not None]
+        if own:
+            problems.append(Problem(f"predictions[{index}]", f"has its own {' and '.join(own)}: {PEER_TOOLS} "
+                                    "would ignore it and use their own tolerance"))
+    return problems
