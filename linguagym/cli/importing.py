@@ -46,7 +46,7 @@ def add_import_parser(commands) -> argparse.ArgumentParser:
                          "named by the header) into a suite. Predictions: --prediction, --predictions-file, or "
                          "FILE's sidecar NAME.predictions (one formula a line).")
     t.add_argument("input", metavar="FILE")
-    t.add_argument("--prediction", action="append", default=None, metavar="FORMULA",
+    t.add_argument("--prediction", action="append", default=None, metavar="FORMULA", dest="predictions",
                    help="a prediction, e.g. '(2;%%ungrammatical%%) > (2;%%grammatical%%)' (repeatable)")
     t.add_argument("--predictions-file", type=Path, default=None, metavar="FILE", help="formulas, one a line")
     t.add_argument("--name", default=None, help="the suite's name (default: the file's name)")
@@ -121,7 +121,7 @@ def cmd_import_pairs(args: argparse.Namespace) -> int:
 
 def cmd_import_table(args: argparse.Namespace) -> int:
     check_folder(args.output)
-    suite = table.read_table(args.input, args.prediction, name=args.name, predictions_file=args.predictions_file,
+    suite = table.read_table(args.input, args.predictions, name=args.name, predictions_file=args.predictions_file,
                              metric=args.metric)
     _report(write_suites([suite], args.output), args.output)
     return 0

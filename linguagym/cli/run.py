@@ -251,8 +251,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                             for one, error in done.failed)
         ran = len(done) - len(done.failed)
         note = f"; the results of the other {ran} are in {args.output}" if ran else ""
+        named = dict.fromkeys(name for _one, error in done.failed for name in error.settings)
         raise LinguagymError(f"{len(done.failed)} of {len(models)} models failed{note}\n  {lines}",
-                             hint="mend the cause and run the same command again: finished scores are cached")
+                             hint="mend the cause and run the same command again: finished scores are cached",
+                             settings=named)  # main writes each as its option
     return 0
 
 

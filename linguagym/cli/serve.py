@@ -35,7 +35,7 @@ def add_serve_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("--token", default=None,
                    help="access token for changes (default: $LINGUAGYM_TOKEN; made up and printed when binding "
                    "beyond localhost)")
-    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME[:PORT]",
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME[:PORT]", dest="allowed_hosts",
                    help="a further host name the server answers for (repeatable), e.g. the lab machine's name or "
                    "the name a reverse proxy forwards; requests for any other Host are refused (DNS rebinding)")
     p.add_argument("--allow-python-classifiers", action="store_true",
@@ -73,7 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise ConfigurationError("--threads must be between 1 and 256")
     config = WebConfig.build(args.data_dir, args.database_url, host=args.host, token=args.token,
                              max_upload=int(args.max_upload_mb * 1024 * 1024), cache_dir=args.cache_dir,
-                             port=args.port, allowed_hosts=tuple(args.allowed_host),
+                             port=args.port, allowed_hosts=tuple(args.allowed_hosts),
                              allow_python_classifiers=args.allow_python_classifiers, workers=args.workers,
                              executor=args.executor, ray_address=args.ray_address)
     require_database_driver(config.database_url, needed_by="--database-url")

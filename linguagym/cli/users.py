@@ -96,7 +96,7 @@ def _open(args: argparse.Namespace):
 
 
 def _user(session, name: str):
-    from linguagym.web.accounts import find_user
+    from linguagym.web.auth.accounts import find_user
 
     user = find_user(session, name)
     if user is None:
@@ -105,7 +105,7 @@ def _user(session, name: str):
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from linguagym.web.accounts import check_username, create_user
+    from linguagym.web.auth.accounts import check_username, create_user
 
     check_username(args.name)  # before asking for a password
     password = _read_password(args)
@@ -119,7 +119,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from linguagym.web.accounts import list_users
+    from linguagym.web.auth.accounts import list_users
 
     with _open(args).begin() as session:
         users = [(u.username, "admin" if u.is_admin else "user") for u in list_users(session)]
@@ -131,7 +131,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_password(args: argparse.Namespace) -> int:
-    from linguagym.web.accounts import set_password
+    from linguagym.web.auth.accounts import set_password
 
     password = _read_password(args)
     with _open(args).begin() as session:
@@ -141,7 +141,7 @@ def cmd_password(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    from linguagym.web.accounts import delete_user
+    from linguagym.web.auth.accounts import delete_user
 
     with _open(args).begin() as session:
         delete_user(session, _user(session, args.name))

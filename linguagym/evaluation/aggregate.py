@@ -183,7 +183,8 @@ def summarize(
         if value is None:
             raise ConfigurationError(
                 f"results of {outcome.model} on {outcome.suite} give only the first prediction's outcome, so "
-                f"policy {chosen.of(outcome.suite)!r} cannot be computed from them", hint="use --policy first")
+                f"policy {chosen.of(outcome.suite)!r} cannot be computed from them", hint="give `policy` first",
+                settings=["policy"])
         by_model.setdefault(outcome.model, {}).setdefault(outcome.suite, []).append(value)
     if collection.name == AD_HOC:
         collection = shared_suites_only(collection, [set(suites) for suites in by_model.values()])

@@ -148,7 +148,7 @@ def suite_paths(collection: Collection, suites_dir: str | Path) -> list[Path]:
         raise ConfigurationError(
             f"{directory} lacks {len(missing)} suite(s) of collection {collection.name}: {', '.join(missing[:6])}"
             + (" ..." if len(missing) > 6 else ""),
-            hint="point --suites-dir at a directory holding every suite of the collection",
+            hint="point `suites_dir` at a directory holding every suite of the collection", settings=["suites_dir"],
         )
     return paths
 
@@ -159,7 +159,7 @@ def fetch_suites(collection: Collection, cache_dir: Path, *, timeout: float = 30
     source = collection.source
     if not source.get("url") or not source.get("sha256"):
         raise ConfigurationError(f"collection {collection.name} names no source to fetch its suites from",
-                                 hint="pass --suites-dir with the suite files")
+                                 hint="give `suites_dir`, a directory of the suite files", settings=["suites_dir"])
     target = cache_dir / "suites" / collection.name
     for name in collection.suites:
         expected = source["sha256"].get(name)
@@ -173,12 +173,13 @@ def fetch_suites(collection: Collection, cache_dir: Path, *, timeout: float = 30
         except (urllib.error.URLError, OSError) as error:
             raise ConfigurationError(
                 f"could not fetch suite {name} of {collection.name} from {url}: {getattr(error, 'reason', error)}",
-                hint="offline? pass --suites-dir with a local copy of the suites",
+                hint="offline? give `suites_dir`, a directory with a local copy of the suites", settings=["suites_dir"],
             ) from None
         if _sha256(data) != expected:
             raise ConfigurationError(
                 f"suite {name} fetched from {url} has sha256 {_sha256(data)}, not the pinned {expected}",
-                hint="the source changed or the download was damaged; use --suites-dir with a checked copy",
+                hint="the source changed or the download was damaged; give `suites_dir`, a directory with a checked "
+                "copy", settings=["suites_dir"],
             )
         with atomic_open(path, "wb") as handle:
             handle.write(data)

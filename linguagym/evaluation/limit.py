@@ -15,11 +15,11 @@ def check_limit(limit: object) -> None:
     """Refuse a limit that is not a count of items (1 or more) or a share of them (above 0, below 1)."""
     if limit is None:
         return
-    hint = "give a number of items (--limit 10) or a share of each suite below 1 (--limit 0.1)"
+    hint = "give `limit` a number of items (10) or a share of each suite below 1 (0.1)"
     if isinstance(limit, bool) or not isinstance(limit, int | float):
-        raise ConfigurationError(f"limit must be a number, not {limit!r}", hint=hint)
+        raise ConfigurationError(f"`limit` must be a number, not {limit!r}", hint=hint, settings=["limit"])
     if not math.isfinite(limit) or limit <= 0:
-        raise ConfigurationError(f"limit must be above 0, not {limit!r}", hint=hint)
+        raise ConfigurationError(f"`limit` must be above 0, not {limit!r}", hint=hint, settings=["limit"])
 
 
 def parse_limit(text: str) -> int | float:

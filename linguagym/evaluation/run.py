@@ -218,10 +218,11 @@ def _check_batch_size(size: object) -> None:
     if is_auto_batch_size(size):
         return
     if isinstance(size, bool) or not isinstance(size, int):
-        raise ConfigurationError(f"batch size must be a whole number or 'auto', not {size!r}",
-                                 hint="give --batch-size 16, or --batch-size auto to fit the GPU's free memory")
+        raise ConfigurationError(f"`batch_size` must be a whole number or 'auto', not {size!r}",
+                                 hint="give `batch_size` 16, or `batch_size` auto to fit the GPU's free memory",
+                                 settings=["batch_size"])
     if size < 1:
-        raise ConfigurationError(f"batch size must be at least 1, not {size}")
+        raise ConfigurationError(f"`batch_size` must be at least 1, not {size}", settings=["batch_size"])
 
 
 def load_suites(paths: Sequence[str | Path | Suite]) -> tuple[list[Suite], list[dict[str, str | None]]]:

@@ -59,8 +59,8 @@ def run_policy(settings: Sequence[RunSettings], summary: SummarySettings | None,
         given.add(summary.policy)
     if len(given) > 1:
         raise ConfigurationError(f"one run is given two policies ({' and '.join(sorted(given))})",
-                                 hint="a run gives one accuracy per suite: give one --policy, or none to use the "
-                                 "collection's")
+                                 hint="a run gives one accuracy per suite: give one `policy`, or none to use the "
+                                 "collection's", settings=["policy"])
     return resolve_policy(summary_collection(summary or SummarySettings(), suites), given.pop() if given else None)
 
 

@@ -25,7 +25,7 @@ def tie_note(model: str, suite: str, ties: Mapping[str, int], rule: str, atol: f
     if exact:
         other = "lm-eval" if rule == "strict" else "strict"
         parts.append(f"{_count(exact)} two equal values, counted as {_DECIDED.get(rule, rule)} "
-                     f"(--ties {rule}; --ties {other} counts them as {_DECIDED[other]})")
+                     f"(tie rule {rule}; the {other} rule counts them as {_DECIDED[other]})")
     if near:
         own = ", or a prediction's own" if own_tolerance else ""
         parts.append(f"{_count(near)} values within the tolerance ({atol:g} bits{own}), decided by a smaller "

@@ -24,12 +24,13 @@ def make_executor(name: str = "local", *, address: str | None = None, workers: i
     apply, and Ray when it is not installed, before any work is done."""
     if name == "local":
         if address is not None or workers is not None:
-            raise ExecutorError("--ray-address and --ray-workers apply to --executor ray",
-                                hint="add --executor ray, or leave those options out")
+            raise ExecutorError("`ray_address` and `ray_workers` apply to `executor` ray only",
+                                hint="set `executor` ray, or leave those settings out",
+                                settings=["ray_address", "ray_workers", "executor"])
 
         return LocalExecutor()
     if name == "ray":
-        require_extra("ray", "ray", needed_by="--executor ray", error=ExecutorError)  # before any work
+        require_extra("ray", "ray", needed_by="the Ray executor", error=ExecutorError)  # before any work
         from linguagym.executors.ray_executor import RayExecutor  # ~6 ms; --help loads this package
 
         return RayExecutor(address=address, workers=workers)

@@ -38,7 +38,8 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ExecutorError("--executor ray needs Ray, which is not installed", hint=RAY_INSTALL_HINT) from None
+        raise ExecutorError("`executor` ray needs Ray, which is not installed", hint=RAY_INSTALL_HINT,
+                            settings=["executor"]) from None
     return ray
 
 
@@ -57,7 +58,7 @@ class RayExecutor(ClosingExecutor):
     def __init__(self, *, address: str | None = None, workers: int | None = None, retries: int = 2,
                  shard_texts: int | None = None, loader: ScorerLoader | None = None) -> None:
         if workers is not None and workers < 1:
-            raise ExecutorError(f"--ray-workers must be at least 1, not {workers}")
+            raise ExecutorError(f"`ray_workers` must be at least 1, not {workers}", settings=["ray_workers"])
         if retries < 0:
             raise ValueError(f"retries must be 0 or more, not {retries}")
         self.ray = import_ray()
@@ -92,7 +93,7 @@ class RayExecutor(ClosingExecutor):
         except (ConnectionError, RuntimeError, ValueError) as error:
             raise ExecutorError(f"cannot connect to the Ray cluster at {address or 'a new local cluster'}: {error}",
                                 hint="check the address (`ray status` on the head node shows it), or leave "
-                                "--ray-address out to start a local cluster") from None
+                                "`ray_address` out to start a local cluster", settings=["ray_address"]) from None
         self.cluster = address or "local"
 
     def close(self) -> None:

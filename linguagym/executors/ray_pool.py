@@ -29,8 +29,9 @@ from linguagym.executors.ray_worker import Worker
 from linguagym.executors.shards import Shard
 from linguagym.executors.task import Task
 
-MEMORY_HINT = ("the model may be too large for one worker: use a smaller --dtype or --batch-size, or workers with "
+MEMORY_HINT = ("the model may be too large for one worker: use a smaller `dtype` or `batch_size`, or workers with "
                "more (GPU) memory")
+MEMORY_SETTINGS = ("dtype", "batch_size")  # the settings MEMORY_HINT names
 
 
 @dataclass(eq=False)
@@ -127,7 +128,8 @@ class Pool:
         wanted = self.workers or available
         if wanted > available or available == 0:
             raise ExecutorError(f"{wanted} Ray workers asked for, but the cluster has {available} {kind}s",
-                                hint="pass a smaller --ray-workers, or add nodes to the cluster")
+                                hint="give a smaller `ray_workers`, or add nodes to the cluster",
+                                settings=["ray_workers"])
         shards = sum(len(job.shards) for job in self.jobs)
         return use_gpus, max(1, min(wanted, shards)), max(1, cpus // wanted)
 
@@ -187,13 +189,13 @@ class Pool:
             if job.load_deaths > retries:
                 return self._fail(job, ExecutorError(
                     f"Ray workers died {_times(job.load_deaths)} while loading {job.label}; the last: {last}",
-                    hint=MEMORY_HINT))
+                    hint=MEMORY_HINT, settings=MEMORY_SETTINGS))
         else:
             tries = job.attempts[shard.index] = job.attempts.get(shard.index, 0) + 1
             if tries > retries:
                 return self._fail(job, ExecutorError(
                     f"a shard of {len(shard.texts)} texts lost its Ray worker {_times(tries)} with {job.label}; "
-                    f"the last: {last}", hint=MEMORY_HINT))
+                    f"the last: {last}", hint=MEMORY_HINT, settings=MEMORY_SETTINGS))
             job.queue.appendleft(shard)
         self._fill()
 
@@ -218,17 +220,17 @@ class Pool:
         shown = "; ".join(f"{k}: worker {found.get(k)!r}, driver {job.identity.get(k)!r}" for k in keys)
         hint = "run the driver with the same library versions as the workers"
         if "device" in keys:
-            hint = f"pass --device {found.get('device')} (the workers' device) so that both agree"
+            hint = f"give `device` {found.get('device')} (the workers' device) so that both agree"
         return ExecutorError(
             f"the Ray worker on {answer['where']} would answer for {job.label} differently from this process "
-            f"({shown}), so its answers could not go into this run's cache", hint=hint)
+            f"({shown}), so its answers could not go into this run's cache", hint=hint, settings=["device"])
 
     @staticmethod
     def _worker_error(job: Job, shard: Shard | None, answer: dict[str, Any]) -> ExecutorError:
         doing = "failed to load" if shard is None else "failed while working"
         hint = answer.get("hint") or (None if answer.get("user_error") else MEMORY_HINT)
         return ExecutorError(f"{job.label} {doing} on the Ray worker on {answer['where']}: {answer['error']}",
-                             hint=hint)
+                             hint=hint, settings=MEMORY_SETTINGS if hint == MEMORY_HINT else ())
 
 
 def _first_line(error: BaseException) -> str:

@@ -28,9 +28,10 @@ TABLE_DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 PAIR_FORMULA = "(1;%good%) < (1;%bad%)"  # the acceptable sentence is the less surprising one
 
 
-def input_error(path: str | Path, line: int | None, what: str, hint: str | None = None) -> ConfigurationError:
+def input_error(path: str | Path, line: int | None, what: str, hint: str | None = None,
+                settings: Sequence[str] = ()) -> ConfigurationError:
     where = f"{printable(str(path))}:{line}" if line else printable(str(path))
-    return ConfigurationError(f"{where}: {what}", hint=hint)
+    return ConfigurationError(f"{where}: {what}", hint=hint, settings=settings)
 
 
 def read_text(path: str | Path) -> str:
@@ -149,8 +150,8 @@ def warn_identical_pairs(name: str, pairs: Sequence[tuple[int, str, str]]) -> li
         shown = ", ".join(map(str, same[:20])) + (", ..." if len(same) > 20 else "")
         warnings.warn(
             f"{printable(name)}: {len(same)} pair{'s' if len(same) != 1 else ''} with two identical sentences "
-            f"(item{'s' if len(same) != 1 else ''} {shown}): a tie, counted as incorrect under --ties strict "
-            "(the default) and as correct under --ties lm-eval (lm-evaluation-harness's argmax)",
+            f"(item{'s' if len(same) != 1 else ''} {shown}): a tie, counted as incorrect under the tie rule "
+            "strict (the default) and as correct under the tie rule lm-eval (lm-evaluation-harness's argmax)",
             IdenticalPairsWarning, stacklevel=3)
     return same
 
@@ -188,7 +189,7 @@ def write_suites(suites: Sequence[Suite], out_dir: str | Path) -> list[Path]:
         file_name = safe_name(suite.name, "suite") + ".json"
         if file_name.casefold() in paths:
             raise LinguagymError(f"two imported suites would both be written to {out / file_name}",
-                                 hint="give each input its own name (--name, or distinct files)")
+                                 hint="give each input its own name (`name`, or distinct files)", settings=["name"])
         paths[file_name.casefold()] = out / file_name
     written = []
     for suite, path in zip(suites, paths.values(), strict=True):

@@ -107,15 +107,15 @@ def _check_complete(path: Path, items: dict[int, dict[str, tuple[int, Condition]
 
 def _formulas(path: Path, given: list[str] | None, predictions_file: str | Path | None) -> list[tuple[str, str]]:
     if given:
-        return [(text, f"--prediction {i}") for i, text in enumerate(given, start=1)]
+        return [(text, f"prediction {i}") for i, text in enumerate(given, start=1)]
     source = Path(predictions_file) if predictions_file else sidecar_path(path)
     if predictions_file or source.is_file():
         formulas = read_predictions_file(source)
         if formulas:
             return formulas
     raise input_error(path, None, "no predictions",
-                      hint=f"give --prediction FORMULA (repeatable), or write the formulas into {sidecar_path(path)}, "
-                      "one a line, e.g. (2;%ungrammatical%) > (2;%grammatical%)")
+                      hint=f"give `predictions` (formulas), or write the formulas into {sidecar_path(path)}, "
+                      "one a line, e.g. (2;%ungrammatical%) > (2;%grammatical%)", settings=["predictions"])
 
 
 def _region_numbers(region_names: tuple[str, ...]) -> str:

@@ -73,8 +73,8 @@ def parse_model_args(text: str) -> dict[str, Any]:
         key, value = key.strip(), value.strip()
         if not equals or not key:
             raise ConfigurationError(
-                f"model argument {piece!r} is not key=value", hint="write --model-args key=value,key=value; " + _HELP
-            )
+                f"model argument {piece!r} is not key=value",
+                hint="write `model_args` as key=value,key=value; " + _HELP, settings=["model_args"])
         if key in found:
             raise ConfigurationError(f"model argument {key!r} is given twice in {text!r}", hint="give each key once")
         # A known key whose value is text keeps it as written (revision=1e3 is a branch, not 1000.0).
@@ -109,8 +109,9 @@ def model_args(given: ModelArgs | Mapping[str, Any] | ModelArgPairs | str | None
     checked: dict[str, Any] = {}
     for key, value in items.items():
         if key == "pretrained":  # lm-evaluation-harness names the model here; linguagym takes it from --model
-            raise ConfigurationError("model argument pretrained= is not taken: the model is what --model names",
-                                     hint=f"write --model {value} and leave pretrained= out of --model-args")
+            raise ConfigurationError("model argument pretrained= is not taken: the model is what `model` names",
+                                     hint=f"give `model` {value} and leave pretrained= out of `model_args`",
+                                     settings=["model", "model_args"])
         if key not in _KINDS:
             import difflib  # only for this message: off the start-up path of every command
 
@@ -173,8 +174,8 @@ def effective_dtype(dtype: str, args: ModelArgs) -> str:
         return dtype
     if dtype != "float32":
         raise ConfigurationError(
-            f"dtype is given twice: --dtype {dtype} and model argument dtype={args.dtype}",
-            hint="give it once (--dtype, or dtype= in --model-args)",
+            f"dtype is given twice: `dtype` {dtype} and model argument dtype={args.dtype}",
+            hint="give it once (`dtype`, or dtype= in `model_args`)", settings=["dtype", "model_args"],
         )
     return args.dtype
 

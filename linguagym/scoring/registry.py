@@ -123,12 +123,13 @@ def load_scorer(
 def _precomputed(model: str, options: ScorerOptions) -> Scorer:
     if options.model_args.pairs():
         raise ConfigurationError(f"model arguments do not apply to {model!r}: its surprisals are precomputed",
-                                 hint="leave --model-args out for .tsv files")
+                                 hint="leave `model_args` out for .tsv files", settings=["model_args"])
     if options.bow_correction:
         raise ConfigurationError(
             f"the word-boundary correction cannot be applied to {model!r}: an lm-zoo .tsv holds each token's "
             "surprisal only, not the distribution over the next token that the correction sums",
-            hint="score the model itself with --bow-correction, or leave the correction off for .tsv files")
+            hint="score the model itself with `bow_correction`, or leave the correction off for .tsv files",
+            settings=["bow_correction"])
     from linguagym.scoring.precomputed import PrecomputedScorer  # lazy: see the module doc
 
     return PrecomputedScorer(Path(model))

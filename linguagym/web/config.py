@@ -53,7 +53,7 @@ class WebConfig:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ConfigurationError(f"cannot create the data directory {directory}: {error.strerror}",
-                                     hint="pass --data-dir DIR with a writable directory") from None
+                                     hint="give `data_dir`, a writable directory", settings=["data_dir"]) from None
         url = database_url or os.environ.get(DATABASE_ENV) or f"sqlite:///{directory / 'linguagym.sqlite3'}"
         token = token or os.environ.get(TOKEN_ENV) or None
         if host not in LOCAL_HOSTS and not token:

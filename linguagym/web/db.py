@@ -204,7 +204,8 @@ def make_engine(url: str) -> Engine:
     except Exception as error:  # bad URL, missing driver
         raise ConfigurationError(
             f"cannot use the database URL {_safe_url(url)}: {error}",
-            hint="pass --database-url sqlite:///FILE or postgresql+psycopg://USER@HOST/DB") from None
+            hint="give `database_url` sqlite:///FILE or postgresql+psycopg://USER@HOST/DB",
+            settings=["database_url"]) from None
 
 
 def _safe_url(url: str) -> str:
@@ -230,7 +231,7 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     from alembic import command
     from alembic.migration import MigrationContext
 
-    from linguagym.web.username_index import ensure_username_index
+    from linguagym.web.auth.username_index import ensure_username_index
 
     try:
         with engine.begin() as connection:

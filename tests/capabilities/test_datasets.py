@@ -64,7 +64,7 @@ def test_unknown_label_values_are_listed(tmp_path):
     with pytest.raises(CapabilityError) as info:
         read_table(path)
     assert "'1' (row 2)" in str(info.value) and "'so-so' (row 3)" in str(info.value)
-    assert "--label-map" in str(info.value)
+    assert "label_map" in str(info.value) and info.value.settings == ("label_map",)
     with pytest.raises(CapabilityError, match="bad label map entry 'x=great'"):
         parse_label_map("0=negative,x=great")
 

@@ -59,7 +59,7 @@ def test_missing_reference_is_a_user_error(tmp_path, monkeypatch):
     monkeypatch.setattr(treebank, "default_treebank", lambda: None)
     with pytest.raises(CapabilityError, match="NLTK_DATA") as error:
         load_reference_grammar("treebank", cache_dir=tmp_path)
-    assert "--no-expand" in str(error.value.hint if hasattr(error.value, "hint") else error.value)
+    assert "skip expansion (`expand` off)" in error.value.hint and "expand" in error.value.settings
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "nltk_data" / "corpora" / "treebank.zip").is_file(), reason="no treebank")

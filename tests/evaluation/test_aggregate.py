@@ -49,7 +49,7 @@ def test_reproduces_the_papers_numbers(shared_data, file, sg, circuits):
 
 
 def test_paper_files_cannot_give_policy_all(shared_data):
-    with pytest.raises(ConfigurationError, match="use --policy first"):
+    with pytest.raises(ConfigurationError, match="give `policy` first"):
         summarize(read_item_outcomes(PAPER / "gpt-2-pretrained_.csv"), load_collection("syntaxgym-2020"),
                   policy="all")
 
@@ -232,7 +232,7 @@ def test_fetch_checks_hashes_and_reports_offline(shared_data, tmp_path, monkeypa
         raise urllib.error.URLError("no network")
 
     monkeypatch.setattr(urllib.request, "urlopen", offline)
-    with pytest.raises(ConfigurationError, match="offline\\? pass --suites-dir"):
+    with pytest.raises(ConfigurationError, match="offline\\? give `suites_dir`"):
         fetch_suites(c, tmp_path)
 
 

@@ -54,7 +54,8 @@ def test_limit_counts_items_as_lm_eval_does() -> None:
 def test_a_limit_that_is_not_a_count_or_share_is_refused(limit) -> None:
     with pytest.raises(ConfigurationError) as caught:
         check_settings(RunSettings(limit=limit))
-    assert "limit" in caught.value.message and "--limit 10" in caught.value.hint
+    assert "limit" in caught.value.message and "give `limit` a number of items (10)" in caught.value.hint
+    assert caught.value.settings == ("limit",)  # each face writes it its own way (--limit on the command line)
 
 
 def test_limit_scores_only_the_first_items_and_says_so(tiny_lm_dir, tmp_path) -> None:
@@ -129,7 +130,7 @@ def test_auto_batch_size_on_cuda_reads_free_memory_and_the_model(tiny_lm_dir, mo
 def test_a_bad_batch_size_is_refused(size) -> None:
     with pytest.raises(ConfigurationError) as caught:
         check_settings(RunSettings(batch_size=size))
-    assert "batch size" in caught.value.message
+    assert "batch_size" in caught.value.message and caught.value.settings == ("batch_size",)
 
 
 def test_scores_and_the_cache_do_not_depend_on_the_batch_size(tiny_lm_dir, tmp_path) -> None:

@@ -99,12 +99,12 @@ def test_a_run_counts_ties_and_the_rule_moves_only_the_identical_pair(tmp_path):
     assert record["suites"][0]["ties"] == {"exact": 1, "near": 1}
     [note] = record_tie_notes("fake", record)
     assert note.startswith("ties in pairs (fake): 1 prediction compares two equal values, counted as failing "
-                           "(--ties strict; --ties lm-eval counts them as holding)")
+                           "(tie rule strict; the lm-eval rule counts them as holding)")
     assert "1 prediction compares values within the tolerance (0.001 bits)" in note
 
     lm_record = json.loads((write_run(results["lm-eval"], tmp_path / "lm").parent / "run.json").read_text())
     assert lm_record["settings"]["ties"] == "lm-eval" and lm_record["suites"][0]["accuracy"] == 0.75
-    assert "counted as holding (--ties lm-eval" in record_tie_notes("fake", lm_record)[0]
+    assert "counted as holding (tie rule lm-eval" in record_tie_notes("fake", lm_record)[0]
 
 
 def test_without_tolerance_only_equal_sides_tie_and_records_without_ties_have_no_note():

@@ -68,7 +68,7 @@ def test_the_local_executor_is_the_default_and_is_recorded(tmp_path):
 def test_ray_options_need_the_ray_executor():
     with pytest.raises(ExecutorError) as caught:
         make_executor("local", address="10.0.0.1:6379")
-    assert "--executor ray" in caught.value.hint
+    assert "set `executor` ray" in caught.value.hint and "executor" in caught.value.settings
     with pytest.raises(ExecutorError, match="unknown executor 'dask'"):
         make_executor("dask")
 

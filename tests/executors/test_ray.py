@@ -161,7 +161,8 @@ def test_a_worker_that_would_score_differently_is_refused(ray_cluster, tiny_lm_d
     with pytest.raises(ExecutorError) as caught:
         ray_run(settings(tmp_path / "cache", tiny_lm_dir), loader)
     assert "device: worker 'cuda', driver 'cpu'" in str(caught.value)
-    assert caught.value.hint == "pass --device cuda (the workers' device) so that both agree"
+    assert caught.value.hint == "give `device` cuda (the workers' device) so that both agree"
+    assert caught.value.settings == ("device",)
     assert not (tmp_path / "log").exists()
 
 

@@ -62,7 +62,7 @@ def test_import_prints_the_warning_and_the_tie_rule_decides_them_in_a_run(passiv
     assert main(["import", "blimp", str(passive_with_ties), "-o", str(suites)]) == 0
     err = capsys.readouterr().err
     assert "warning: passive_1: 2 pairs with two identical sentences (items 324, 810)" in err
-    assert "--ties lm-eval" in err
+    assert "tie rule lm-eval" in err
 
     accuracy, items, notes = {}, {}, {}
     for rule in ("strict", "lm-eval"):

@@ -103,7 +103,7 @@ def test_a_ragged_item_names_its_row(tmp_path):
     (TABLE + "two,match,A,B,C\n", ["(2;%a%) > 0"], r"t\.csv:6: item must be a whole number"),
     (TABLE + "3,match,A,B\n", ["(2;%a%) > 0"], r"t\.csv:6: 4 values, but the header has 5 columns"),
     (TABLE, None, r"t\.csv: no predictions"),
-    (TABLE, ["(2;%mismatch%) >"], r"--prediction 1: the prediction .* does not parse"),
+    (TABLE, ["(2;%mismatch%) >"], r"prediction 1: the prediction .* does not parse"),
 ])
 def test_bad_tables(tmp_path, content, predictions, words):
     path = tmp_path / "t.csv"

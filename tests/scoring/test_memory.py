@@ -33,6 +33,6 @@ def test_weights_that_cannot_fit_are_refused_before_loading(gpt2_dir: Path, tmp_
     with pytest.raises(ConfigurationError) as caught:
         scorer.score(["The farmer knows."])
     assert f"needs {count * 4 / 2**30:.1f} GiB" in caught.value.message and "in float32" in caught.value.message
-    assert "--dtype bfloat16" in caught.value.hint
+    assert "`dtype` bfloat16" in caught.value.hint and caught.value.settings == ("dtype",)
     assert not scorer.is_loaded  # nothing was loaded
     assert CausalScorer(resolve_source(str(gpt2_dir), tmp_path), device="cpu", dtype="bfloat16").score(["The farmer."])

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from linguagym.web import db
-from linguagym.web.accounts import create_user, set_signup_open
+from linguagym.web.auth.accounts import create_user, set_signup_open
 from tests.capabilities.lct_fakes import document
 from tests.conftest import minimal_suite
 from tests.web.conftest import Client
@@ -331,7 +331,7 @@ def test_sign_up_refuses_empty_and_look_alike_names(lab, name, message):
 
 
 def test_look_alike_names():
-    from linguagym.web.accounts import look_alike
+    from linguagym.web.auth.accounts import look_alike
 
     assert look_alike("Alice", "alice") and look_alike("aIice", "alice") and look_alike("b0b", "bob")
     assert look_alike("carol1", "caroll")

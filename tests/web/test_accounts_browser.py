@@ -21,7 +21,7 @@ def lab_server(tmp_path, database_url):
     """The application with accounts (alice an admin, bob and carol users) on 127.0.0.1 and a free port."""
 
     from linguagym.web import WebConfig, create_app
-    from linguagym.web.accounts import create_user
+    from linguagym.web.auth.accounts import create_user
 
     config = WebConfig.build(tmp_path / "data", database_url, start_worker=False, cache_dir=tmp_path / "cache")
     app = create_app(config)

@@ -127,14 +127,14 @@ def test_allowed_host_names_are_served(tmp_path):
 
 
 def test_a_server_bound_to_all_addresses_answers_for_ip_literals_only(tmp_path):
-    from linguagym.web.security import HostPolicy
+    from linguagym.web.auth.requests import HostPolicy
 
     policy = HostPolicy("0.0.0.0", 8000)
     assert policy.allows("192.168.1.20:8000") and policy.allows("[fe80::1]:8000") and policy.allows("localhost:8000")
     assert not policy.allows("lab-machine:8000") and not policy.allows("192.168.1.20:8001")
     assert HostPolicy("10.0.0.5", 8000).allows("10.0.0.5:8000") and not HostPolicy("10.0.0.5", 8000).allows(
         "10.0.0.6:8000")
-    with pytest.raises(ValueError, match="allowed-host"):
+    with pytest.raises(ValueError, match="allowed_hosts"):
         HostPolicy("127.0.0.1", 8000, ["bad host/name"])
 
 
@@ -356,3 +356,13 @@ def test_slow_half_open_connections_do_not_stop_the_server_answering(tmp_path):
             feeder.join(timeout=5)
             for sock in slow:
                 sock.close()
+
+
+def test_a_bad_allowed_host_is_a_configuration_error_naming_the_setting(tmp_path):
+    from linguagym.errors import ConfigurationError
+    from linguagym.web import WebConfig, create_app
+
+    config = WebConfig.build(tmp_path / "d", allowed_hosts=("bad host/name",), start_worker=False)
+    with pytest.raises(ConfigurationError, match="allowed_hosts`: 'bad host/name'") as caught:
+        create_app(config)
+    assert caught.value.settings == ("allowed_hosts",)  # the CLI writes it as --allowed-host

@@ -65,7 +65,7 @@ def upload_many(client, *files: tuple[str, bytes]):
 
 
 def add_user(app, name: str, password: str) -> int:
-    from linguagym.web.accounts import create_user
+    from linguagym.web.auth.accounts import create_user
 
     with app.extensions["sessions"].begin() as session:
         return create_user(session, name, password).id
@@ -387,7 +387,7 @@ def test_settings_refuse_bad_models_and_keep_the_input(client, app):
 
 
 def test_changing_settings_is_for_admins_once_there_are_accounts(app):
-    from linguagym.web.accounts import create_user
+    from linguagym.web.auth.accounts import create_user
 
     with app.extensions["sessions"].begin() as session:
         create_user(session, "alice", "alice-password", admin=True)

@@ -11,8 +11,9 @@ from alembic import command
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from linguagym.web import accounts, db
-from linguagym.web.username_index import INDEX
+from linguagym.web import db
+from linguagym.web.auth import accounts
+from linguagym.web.auth.username_index import INDEX
 from tests.web.conftest import Client
 
 

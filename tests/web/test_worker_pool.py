@@ -292,7 +292,7 @@ def test_a_pool_size_out_of_range_is_refused(tmp_path, workers):
     from linguagym.errors import ConfigurationError
     from linguagym.web import WebConfig, create_app
 
-    with pytest.raises(ConfigurationError, match=f"--workers {workers}: jobs at once must be between 1 and 64"):
+    with pytest.raises(ConfigurationError, match=f"`workers` {workers}: jobs at once must be between 1 and 64"):
         create_app(WebConfig.build(tmp_path / "d", start_worker=False, workers=workers))
 
 
@@ -314,7 +314,7 @@ def test_serve_options_for_jobs(tmp_path):
     chosen = _serve_args("--workers", "3", "--executor", "ray", "--ray-address", "head:6379")
     assert (chosen.workers, chosen.executor, chosen.ray_address) == (3, "ray", "head:6379")
     args = _serve_args("--data-dir", str(tmp_path / "d"), "--ray-address", "10.0.0.1:6379")
-    with pytest.raises(ExecutorError, match="--ray-address and --ray-workers apply to --executor ray"):
+    with pytest.raises(ExecutorError, match="`ray_address` and `ray_workers` apply to `executor` ray only"):
         args.func(args)  # refused at start-up, not at the first job
 
 

@@ -109,5 +109,6 @@ def checked_predictions(classifier: Classifier, texts: Sequence[str], prediction
     for prediction in predictions:
         if not isinstance(prediction, Prediction) or prediction.label not in LABELS:
             raise ClassifierError(f"{classifier.name} returned {prediction!r}, not a Prediction with a label in "
-                                  + ", ".join(LABELS), hint="map the model's labels with --label-map")
+                                  + ", ".join(LABELS), hint="map the model's labels with `label_map`",
+                                  settings=["label_map"])
     return predictions

@@ -117,7 +117,7 @@ def split_examples(
     if len(kept) - dev_size < 1:
         raise ClassifierError(
             f"dataset {dataset.name!r} leaves {len(kept)} negative/positive rows after exclusions: too few to train",
-            hint="use a larger dataset, fewer exclusions or a larger --limit",
+            hint="use a larger dataset, fewer exclusions or a larger `limit`", settings=["limit"],
         )
     dev, train = tuple(kept[:dev_size]), tuple(kept[dev_size:])
     counts["train"], counts["dev"] = len(train), len(dev)

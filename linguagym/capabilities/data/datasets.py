@@ -123,8 +123,8 @@ def read_table(path: str | Path, *, text_column: str = "text", label_column: str
     if missing:
         raise CapabilityError(f"dataset file {path} lacks the column(s) {', '.join(map(repr, missing))}; "
                               f"it has {', '.join(map(repr, sorted(columns)))}",
-                              hint="name the columns with --text-column / --label-column (Python: text_column=, "
-                              "label_column=)")
+                              hint="name the columns with `text_column` and `label_column`",
+                              settings=["text_column", "label_column"])
     examples = []
     unknown: dict[str, int] = {}
     use_label = label_column in columns
@@ -147,7 +147,7 @@ def read_table(path: str | Path, *, text_column: str = "text", label_column: str
         shown = ", ".join(f"{value!r} ({where})" for value, where in list(unknown.items())[:5])
         raise CapabilityError(f"dataset file {path}: unknown label value(s) {shown}",
                               hint="labels are negative/neutral/positive (or neg/neu/pos); map others with "
-                              "--label-map, e.g. --label-map 0=negative,1=positive")
+                              "`label_map`, e.g. `label_map` 0=negative,1=positive", settings=["label_map"])
     rule = "labels as given" if use_label else f"column {score_column!r} as a 0..1 score; {BAND_RULE}"
     if label_map:
         rule = "labels mapped " + ", ".join(f"{k}->{v}" for k, v in label_map.items())
@@ -175,7 +175,8 @@ def parse_label_map(text: str) -> dict[str, str]:
                                   + ", ".join(LABELS) + " (e.g. 0=negative,1=positive)")
         mapping[key.strip()] = target
     if not mapping:
-        raise CapabilityError("the label map is empty", hint="e.g. --label-map 0=negative,1=positive")
+        raise CapabilityError("the label map is empty", hint="e.g. `label_map` 0=negative,1=positive",
+                              settings=["label_map"])
     return mapping
 
 

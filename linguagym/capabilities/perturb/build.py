@@ -54,7 +54,8 @@ def parse_test_types(value: str | Iterable[str]) -> tuple[TestType, ...]:
     unknown = [w for w in words if w.upper() not in TEST_TYPES]
     if unknown or not words:
         raise CapabilityError(f"unknown test type {', '.join(map(repr, unknown)) or '(none)'}",
-                              hint="give a comma-separated list of mft, inv, dir (e.g. --test-types mft,inv), or all")
+                              hint="give `test_types` a comma-separated list of mft, inv, dir (e.g. mft,inv), or all",
+                              settings=["test_types"])
     chosen = {w.upper() for w in words}
     if MFT.code not in chosen:
         raise CapabilityError(f"test types {value!r} leave out mft",

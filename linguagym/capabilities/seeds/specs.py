@@ -159,7 +159,7 @@ def select_specs(specs: list[Spec], wanted: str) -> list[Spec]:
         if spec not in chosen:
             chosen.append(spec)
     if not chosen:
-        raise CapabilityError("no capability given", hint="e.g. --lc all or --lc LC4,LC5")
+        raise CapabilityError("no capability given", hint="name one or more, e.g. all or LC4,LC5")
     return chosen
 
 

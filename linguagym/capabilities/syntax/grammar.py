@@ -44,7 +44,7 @@ FALLBACK_WARNING = (
     "parser's bracket F1 against the treebank is 0.81: about one bracket in five it finds is wrong, and the grammar "
     "that picks where words are inserted inherits those errors. To use the treebank, run "
     "`python -m nltk.downloader treebank` (needs the web) or set NLTK_DATA to a folder holding "
-    "corpora/treebank.zip; --reference induced chooses the induced grammar without this warning")
+    "corpora/treebank.zip; `reference` induced chooses the induced grammar without this warning")
 
 
 def choose_reference(reference: str) -> str:
@@ -122,9 +122,9 @@ def load_reference_grammar(reference: str = "treebank", *, parser=None, cache_di
         found = treebank.default_treebank()
         if found is None:
             raise CapabilityError("no reference treebank: NLTK's corpora/treebank.zip is not under $NLTK_DATA",
-                                  hint="set NLTK_DATA to a directory holding corpora/treebank.zip, pass "
-                                  "--reference PATH (PTB bracket files) or --reference induced:SENTENCES.txt, "
-                                  "or skip expansion with --no-expand")
+                                  hint="set NLTK_DATA to a directory holding corpora/treebank.zip, give "
+                                  "`reference` PATH (PTB bracket files) or `reference` induced:SENTENCES.txt, "
+                                  "or skip expansion (`expand` off)", settings=["reference", "expand"])
         path = found
     else:
         path = Path(target).expanduser()

@@ -128,7 +128,7 @@ class BeneparParser:
         except ImportError:
             raise CapabilityError("the benepar parser is not installed",
                                   hint="pip install benepar, then python -m benepar.download benepar_en3 "
-                                  "(needs the internet), or use --parser spacy") from None
+                                  "(needs the internet), or use `parser` spacy", settings=["parser"]) from None
         self.model = model
         self.nlp = load_spacy_model(spacy_model, exclude=("ner",), needed_by="constituency parsing")
         try:
@@ -136,7 +136,7 @@ class BeneparParser:
         except Exception as error:  # benepar raises LookupError/OSError/ValueError for a missing model
             raise CapabilityError(f"benepar model {model!r} cannot be loaded: {str(error).splitlines()[0]}",
                                   hint=f"python -m benepar.download {model} (needs the internet), "
-                                  "or use --parser spacy") from None
+                                  "or use `parser` spacy", settings=["parser"]) from None
 
     @property
     def identity(self) -> dict:

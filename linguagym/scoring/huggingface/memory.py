@@ -75,11 +75,11 @@ def check_weights_fit(name: str, directory: Path, dtype: str, target: Any) -> No
     if need <= free:
         return
     where = f"{getattr(target, 'type', target)} on {socket.gethostname()}"
-    smaller = " --dtype bfloat16 (half of it)," if dtype == "float32" else ""
+    smaller = " `dtype` bfloat16 (half of it)," if dtype == "float32" else ""
     raise ConfigurationError(
         f"model {name!r} needs {need / 2**30:.1f} GiB for its {count / 1e6:,.0f} M parameters in {dtype}, but the "
         f"{where} has {free / 2**30:.1f} GiB free",
-        hint=f"use{smaller} a smaller model, or a machine (or Ray workers) with more memory",
+        hint=f"use{smaller} a smaller model, or a machine (or Ray workers) with more memory", settings=["dtype"],
     )
 
 

@@ -17,6 +17,7 @@ from linguagym.capabilities.reports.html import failure_chart
 from linguagym.capabilities.seeds.specs import load_specs
 from linguagym.capabilities.settings import GenerateSettings
 from linguagym.errors import ConfigurationError, LinguagymError
+from linguagym.web.auth.ownership import new_owner_id, require_owner
 from linguagym.web.capabilities.jobs import generate_settings, job_results_directory, open_classifier
 from linguagym.web.capabilities.results import failure_examples, file_overview, read_results
 from linguagym.web.capabilities.store import (
@@ -35,7 +36,6 @@ from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.jobs.lifecycle import progress_status, request_cancel
-from linguagym.web.ownership import new_owner_id, require_owner
 from linguagym.web.text import clean_text
 from linguagym.web.transactions import commit_retrying
 

@@ -22,6 +22,7 @@ from linguagym.evaluation.model_runs import ScorerFactory
 from linguagym.executors import Executor
 from linguagym.executors.local import LocalExecutor
 from linguagym.progress import STAGE, Advance
+from linguagym.web import setting_labels
 from linguagym.web.config import WebConfig
 from linguagym.web.db import CapabilityJob, RunRecord, now
 from linguagym.web.jobs.executors import JobExecutors
@@ -103,7 +104,7 @@ class JobProgress:
         except Cancelled:
             self.write(status="cancelled", finished_at=now(), progress_label="cancelled")
         except LinguagymError as error:
-            self.write(status="failed", finished_at=now(), error=str(error), progress_label="failed")
+            self.write(status="failed", finished_at=now(), error=setting_labels.text(error), progress_label="failed")
         except Exception as error:  # a bug or an unexpected environment problem: keep the server alive
             log.error("%s failed:\n%s", what, traceback.format_exc())
             self.write(status="failed", finished_at=now(), progress_label="failed",

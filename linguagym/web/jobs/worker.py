@@ -58,8 +58,9 @@ JOB_KINDS = (JobKind("run", RunRecord, execute_run), JobKind("capability job", C
 
 def check_workers(workers: int) -> int:
     if not 1 <= workers <= MAX_WORKERS:
-        raise ConfigurationError(f"--workers {workers}: jobs at once must be between 1 and {MAX_WORKERS}",
-                                 hint="use 1 (the default) for one job at a time, or e.g. the machine's GPUs")
+        raise ConfigurationError(f"`workers` {workers}: jobs at once must be between 1 and {MAX_WORKERS}",
+                                 hint="use 1 (the default) for one job at a time, or e.g. the machine's GPUs",
+                                 settings=["workers"])
     return workers
 
 

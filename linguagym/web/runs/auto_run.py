@@ -10,6 +10,7 @@ from flask import flash
 from sqlalchemy.orm import Session
 
 from linguagym.errors import ConfigurationError
+from linguagym.web import setting_labels
 from linguagym.web.config import WebConfig
 from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.db import RunRecord, SuiteVersion
@@ -60,7 +61,8 @@ def auto_run_saved(saved: Sequence[SavedVersion]) -> list[RunRecord]:
         session.commit()
     except ConfigurationError as error:
         session.rollback()
-        flash(f"No automatic run was queued: {error.message} ({error.hint or 'see Settings'}).", "warning")
+        message, hint = setting_labels.worded(error)
+        flash(f"No automatic run was queued: {message} ({hint or 'see Settings'}).", "warning")
         return []
     if runs:
         notify_worker()

@@ -16,6 +16,7 @@ from linguagym.evaluation.model_runs import run_models
 from linguagym.evaluation.run import RunSettings
 from linguagym.evaluation.summary import SummarySettings
 from linguagym.names import suite_file_name
+from linguagym.web import setting_labels
 from linguagym.web.config import WebConfig
 from linguagym.web.db import RunRecord, now
 from linguagym.web.jobs.rows import JobContext, JobProgress
@@ -61,6 +62,6 @@ def _execute(context: JobContext, run_id: int, progress: JobProgress) -> None:
                           output=results_directory(context.config, run_id), summary=SUMMARY, progress=progress,
                           cancelled=progress.cancelled, scorers=context.scorer_factory, executor=executor,
                           keep_scores=False)
-    message = "\n".join(f"{one.model}: {error}" for one, error in done.failed)
+    message = "\n".join(f"{one.model}: {setting_labels.text(error)}" for one, error in done.failed)
     status = "failed" if len(done.failed) == len(done) else "done"  # some models ran: their results are shown
     progress.write(status=status, finished_at=now(), progress_label=status, error=message)

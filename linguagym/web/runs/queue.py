@@ -10,10 +10,10 @@ from sqlalchemy.orm import Session
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.run import check_settings
+from linguagym.web.auth.ownership import new_owner_id
 from linguagym.web.config import WebConfig
 from linguagym.web.db import RUN_NAME_LENGTH, RunRecord, SuiteVersion
 from linguagym.web.inputs import plain_text
-from linguagym.web.ownership import new_owner_id
 from linguagym.web.runs.form import RunFormValues
 from linguagym.web.runs.jobs import run_settings
 from linguagym.web.store import create_run

@@ -22,12 +22,12 @@ from linguagym.evaluation.summary import SummarySettings, folder_policy, summary
 from linguagym.evaluation.tables import format_value, notes, policy_sentence, summary_rows, surprisal_label
 from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
+from linguagym.web.auth.ownership import require_owner
 from linguagym.web.context import config, db_session, nobody_runs, notify_worker
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.jobs.lifecycle import progress_status, queue_again, request_cancel
 from linguagym.web.jobs.worker import results_directory
-from linguagym.web.ownership import require_owner
 from linguagym.web.results.index import shared_suites_outcomes
 from linguagym.web.runs import item_pages
 from linguagym.web.runs.deletion import delete_run

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from linguagym.errors import ConfigurationError, SuiteError
 from linguagym.suites.load import LoadedSuite, parse_suite_text
-from linguagym.web.ownership import Forbidden, save_suite_owned
+from linguagym.web.auth.ownership import Forbidden, save_suite_owned
 from linguagym.web.store import SavedVersion
 from linguagym.web.text import clean_text
 

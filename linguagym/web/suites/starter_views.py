@@ -9,9 +9,9 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.run import DEFAULT_MODEL
 from linguagym.scoring.registry import named_models
+from linguagym.web.auth.ownership import require_admin
 from linguagym.web.context import config, db_session, notify_worker
 from linguagym.web.inputs import plain_text
-from linguagym.web.ownership import require_admin
 from linguagym.web.runs.auto_run import auto_run_models, auto_run_saved, set_auto_run_models
 from linguagym.web.runs.queue import default_settings, queue_run, short_name
 from linguagym.web.store import list_suites

@@ -11,9 +11,9 @@ from linguagym.suites.formula import format_formula, parse_formula, region_refs
 from linguagym.suites.load import parse_suite_data
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.save import suite_to_dict
+from linguagym.web.auth.ownership import require_owner, save_suite_owned
 from linguagym.web.context import config, db_session
 from linguagym.web.inputs import json_object_body
-from linguagym.web.ownership import require_owner, save_suite_owned
 from linguagym.web.results.index import latest_results, suite_panel, suite_results
 from linguagym.web.runs.auto_run import auto_run_saved
 from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version

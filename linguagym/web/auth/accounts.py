@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from linguagym.errors import ConfigurationError
+from linguagym.web.auth.username_index import is_username_clash
 from linguagym.web.db import LabSetting, UserRecord, now
-from linguagym.web.username_index import is_username_clash
 
 USERNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 1024  # the upper bound keeps one request from hashing megabytes

@@ -1,6 +1,6 @@
 """Account pages: the admins' list of users (create, make or unmake admin, reset a password, delete, the sign-up
-switch) and sign-up, when an admin has opened it (a few accounts an hour per address). Signing in and out is in
-``app``, beside the security checks."""
+switch) and sign-up, when an admin has opened it (a few accounts an hour per address). Signing in and out is
+``signin``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 
 from flask import Blueprint, current_app, flash, make_response, redirect, render_template, request, url_for
 
-from linguagym.web.accounts import (
+from linguagym.web.auth.accounts import (
     AccountError,
     create_user,
     delete_user,
@@ -19,9 +19,9 @@ from linguagym.web.accounts import (
     set_signup_open,
     signup_open,
 )
+from linguagym.web.auth.ownership import Forbidden, accounts_on, current_user, require_admin, sign_in
+from linguagym.web.auth.throttle import FailureThrottle
 from linguagym.web.context import db_session
-from linguagym.web.ownership import Forbidden, accounts_on, current_user, require_admin, sign_in
-from linguagym.web.security import FailureThrottle
 
 blueprint = Blueprint("accounts", __name__)
 

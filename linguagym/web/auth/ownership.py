@@ -17,10 +17,10 @@ from sqlalchemy.orm import Session
 
 from linguagym.errors import LinguagymError
 from linguagym.suites.model import Suite
-from linguagym.web.accounts import accounts_exist, list_users, token_matches
+from linguagym.web.auth.accounts import accounts_exist, list_users, token_matches
+from linguagym.web.auth.throttle import token_throttle_key
 from linguagym.web.context import config, db_session
 from linguagym.web.db import CapabilityJob, RunRecord, SuiteRecord, TestFileRecord, UserRecord
-from linguagym.web.security import token_throttle_key
 from linguagym.web.store import SavedVersion, save_suite_version
 from linguagym.web.transactions import commit_retrying
 
