@@ -33,6 +33,7 @@ from linguagym.evaluation.run import (
     settings_scorer,
     suite_texts,
 )
+from linguagym.evaluation.runfolder.lock import RetiredReport, output_lock, retire_report
 from linguagym.evaluation.runfolder.reader import RunData, held_run
 from linguagym.evaluation.runfolder.writer import check_run_destination, write_model_folder
 from linguagym.evaluation.summary import SummarySettings, check_summary_settings, run_policy, summarize_held
@@ -153,53 +154,66 @@ def run_models(
         check_run_destination(output, folders.values())
         if summary is not None and report:
             check_report_destination(output)
-    make_scorer = scorers or settings_scorer
-    if scorers is None:
-        _hash_local_models(settings)
-    pending: list[Scorer | None] = []
-    for index, one in enumerate(settings):  # resolves names (a hub id may download here); loads no weights
-        with reporting_stages(progress, cancelled, partial(_stage_label, index, len(settings), labels[one.model])):
-            pending.append(make_scorer(one))
-    if executor is None:
-        executor = LocalExecutor()
-    wanted = prefetch_wanted(prefetch, [one.device for one in settings])
-    outcomes: list[RunResult | LinguagymError] = []
-    held: list[RunData] = []  # each model that ran, as its summary and report need it (taken before keep_scores)
-    with sharing_work():  # checkpoints of one model tokenise once and pack their prefix trees once
-        errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
-        if errors is not None:
-            progress = None  # what is left is read from the cache
-        # weights are loaded ahead only where they score: in this process (side by side, all is scored already)
-        ahead = Prefetcher(pending, partial(_texts, loaded[0], settings)) if (
-            wanted and isinstance(executor, LocalExecutor) and errors is None and len(settings) > 1) else None
+    # one run at a time in an output folder; stale temporaries of killed runs go (runfolder/lock.py)
+    with output_lock(output) if output is not None else contextlib.nullcontext():
+        make_scorer = scorers or settings_scorer
+        if scorers is None:
+            _hash_local_models(settings)
+        pending: list[Scorer | None] = []
+        for index, one in enumerate(settings):  # resolves names (a hub id may download here); loads no weights
+            with reporting_stages(progress, cancelled, partial(_stage_label, index, len(settings), labels[one.model])):
+                pending.append(make_scorer(one))
+        if executor is None:
+            executor = LocalExecutor()
+        wanted = prefetch_wanted(prefetch, [one.device for one in settings])
+        outcomes: list[RunResult | LinguagymError] = []
+        held: list[RunData] = []  # each model that ran, as its summary and report need it (taken before keep_scores)
+        retired: RetiredReport | None = None
+        with sharing_work():  # checkpoints of one model tokenise once and pack their prefix trees once
+            errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
+            if errors is not None:
+                progress = None  # what is left is read from the cache
+            # weights are loaded ahead only where they score: in this process (side by side, all is scored already)
+            ahead = Prefetcher(pending, partial(_texts, loaded[0], settings)) if (
+                wanted and isinstance(executor, LocalExecutor) and errors is None and len(settings) > 1) else None
+            try:
+                for index, one in enumerate(settings):
+                    check_cancelled(cancelled)
+                    scorer, pending[index] = pending[index], None  # let each model's weights go once it is done
+                    label = (f"model {index + 1} of {len(settings)}: {labels[one.model]}" if len(settings) > 1
+                             else labels[one.model])
+                    with reporting_stages(progress, cancelled,
+                                          partial(_stage_label, index, len(settings), labels[one.model])):
+                        outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress,
+                                           cancelled, executor, partial(ahead.ready, index, scorer) if ahead else None,
+                                           policy)
+                    release_scorer(scorer)
+                    del scorer
+                    if isinstance(outcome, RunResult):
+                        outcome.label = labels[one.model]
+                        if output is not None:
+                            outcome.directory = _write(outcome, Path(output) / folders[outcome.label], summary)
+                            if retired is None:
+                                retired = retire_report(Path(output))  # a folder was replaced: not its report
+                        if summary is not None:
+                            held.append(held_run(outcome, regions=output is not None and report))
+                    outcomes.append(outcome)
+                    if finished is not None:
+                        finished(one, outcome)
+                    if not keep_scores and isinstance(outcome, RunResult):
+                        outcome.suites = [replace(result, conditions=()) for result in outcome.suites]
+            finally:
+                if ahead is not None:
+                    ahead.close()  # a cancelled or failed run loads nothing more and leaves no thread behind
         try:
-            for index, one in enumerate(settings):
-                check_cancelled(cancelled)
-                scorer, pending[index] = pending[index], None  # let each model's weights go once it is done
-                label = (f"model {index + 1} of {len(settings)}: {labels[one.model]}" if len(settings) > 1
-                         else labels[one.model])
-                with reporting_stages(progress, cancelled,
-                                      partial(_stage_label, index, len(settings), labels[one.model])):
-                    outcome = _run_one(one, scorer, loaded, errors[index] if errors else None, label, progress,
-                                       cancelled, executor, partial(ahead.ready, index, scorer) if ahead else None,
-                                       policy)
-                release_scorer(scorer)
-                del scorer
-                if isinstance(outcome, RunResult):
-                    outcome.label = labels[one.model]
-                    if output is not None:
-                        outcome.directory = _write(outcome, Path(output) / folders[outcome.label], summary)
-                    if summary is not None:
-                        held.append(held_run(outcome, regions=output is not None and report))
-                outcomes.append(outcome)
-                if finished is not None:
-                    finished(one, outcome)
-                if not keep_scores and isinstance(outcome, RunResult):
-                    outcome.suites = [replace(result, conditions=()) for result in outcome.suites]
-        finally:
-            if ahead is not None:
-                ahead.close()  # a cancelled or failed run loads nothing more and leaves no thread behind
-    return _summarized(outcomes, list(settings), held, output, summary, report)
+            done = _summarized(outcomes, list(settings), held, output, summary, report)
+        except OutputError:
+            if retired is not None:
+                retired.restore()  # the report could not be written: the earlier one stays
+            raise
+        if retired is not None:
+            retired.discard()
+        return done
 
 
 def _hash_local_models(settings: Sequence[RunSettings]) -> None:
