@@ -11,10 +11,11 @@ class CapabilityError(LinguagymError):
 
 class SettingError(CapabilityError):
     """A setting given a value it cannot take. The message begins with the setting's name as the library spells
-    it (``max_seeds``); ``setting`` holds it, so each face can say it its own way (``--max-seeds``)."""
+    it, in backticks (```max_seeds```, ``errors.py``); ``setting`` holds it, so each face can say it its own way
+    (``--max-seeds``, a form label)."""
 
     def __init__(self, setting: str, problem: str, *, hint: str | None = None) -> None:
-        super().__init__(f"{setting} {problem}", hint=hint, settings=(setting,))
+        super().__init__(f"`{setting}` {problem}", hint=hint, settings=(setting,))
         self.setting = setting
         self.problem = problem
 

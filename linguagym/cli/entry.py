@@ -61,6 +61,8 @@ def option_names(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
             long = [option for option in action.option_strings if option.startswith("--")]
             if long and action.dest != argparse.SUPPRESS:
                 names[action.dest] = long[0]
+        # a command whose settings' names differ from its options' dests says how it spells them
+        names.update(current.get_default("setting_flags") or {})
         commands = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
         word = next((w for w in words if commands is not None and w in commands.choices), None)
         current = commands.choices[word] if commands is not None and word is not None else None

@@ -20,7 +20,6 @@ from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testfile import read_tests, write_tests
 from linguagym.capabilities.testfile.checklist_types import PAIRED
 from linguagym.capabilities.testfile.model import DEFAULT_TEST_TYPES
-from linguagym.cli.flags import settings_as_flags
 from linguagym.cli.lct_run_tests import add_test_parser
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
@@ -131,7 +130,7 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
     x.add_argument("--no-fill-cache", dest="fill_cache", action="store_false",
                    help="compute every fill anew: the filler's work is kept under the cache directory's fills/ "
                    "(a run that stops resumes there, a later run reuses what it shares) unless this is given")
-    p.set_defaults(func=cmd_lct_generate)
+    p.set_defaults(func=cmd_lct_generate, setting_flags=GENERATE_FLAGS)
     return p
 
 
@@ -161,7 +160,7 @@ def _no_command(parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-# GenerateSettings' names -> lct generate's flags (an error about a setting names the flag)
+# GenerateSettings' names -> lct generate's flags where they differ from the dests (cli/entry.py option_names)
 GENERATE_FLAGS = {"max_seeds": "--max-seeds", "templates": "--templates",
                   "seeds_per_capability": "--expand-seeds", "per_seed": "--expansions-per-seed",
                   "fills_per_mask": "--expansions-per-mask", "masked_per_seed": "--masked-per-seed",
@@ -178,19 +177,18 @@ def generate_settings(args: argparse.Namespace) -> GenerateSettings:
         GenerateSettings,
     )
 
-    with settings_as_flags(GENERATE_FLAGS):
-        caps = ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
-                                 fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
-                                 max_masks=args.max_masks, selection=args.selection, insertions=args.insertions)
-        return GenerateSettings(
-            dataset=args.dataset, lcs=args.lc, spec_paths=tuple(args.specs) if args.specs else None, seed=args.seed,
-            max_seeds=args.max_seeds, templates=args.templates, test_types=args.test_types,
-            expansion=ExpansionOptions(enabled=args.expand, parser=args.parser, reference=args.reference,
-                                       filler=args.filler, fill_cache=args.fill_cache, settings=caps),
-            dataset_options=DatasetOptions(
-                text_column=args.text_column, label_column=args.label_column, score_column=args.score_column,
-                id_column=args.id_column, label_map=parse_label_map(args.label_map) if args.label_map else None),
-            lexicon_path=args.lexicon, cache_dir=args.cache_dir, spacy_model=args.spacy_model)
+    caps = ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
+                             fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
+                             max_masks=args.max_masks, selection=args.selection, insertions=args.insertions)
+    return GenerateSettings(
+        dataset=args.dataset, lcs=args.lc, spec_paths=tuple(args.specs) if args.specs else None, seed=args.seed,
+        max_seeds=args.max_seeds, templates=args.templates, test_types=args.test_types,
+        expansion=ExpansionOptions(enabled=args.expand, parser=args.parser, reference=args.reference,
+                                   filler=args.filler, fill_cache=args.fill_cache, settings=caps),
+        dataset_options=DatasetOptions(
+            text_column=args.text_column, label_column=args.label_column, score_column=args.score_column,
+            id_column=args.id_column, label_map=parse_label_map(args.label_map) if args.label_map else None),
+        lexicon_path=args.lexicon, cache_dir=args.cache_dir, spacy_model=args.spacy_model)
 
 
 def cmd_lct_generate(args: argparse.Namespace) -> int:

@@ -26,7 +26,6 @@ from linguagym.capabilities.testing.failures import (
     has_sources,
     summary_table,
 )
-from linguagym.cli.flags import settings_as_flags
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars, prediction_announcement
 from linguagym.executors import make_executor
@@ -67,7 +66,7 @@ def add_test_parser(subparsers: Any) -> argparse.ArgumentParser:
     table = p.add_mutually_exclusive_group()
     table.add_argument("--csv", action="store_true", help="print the table as CSV instead of a formatted table")
     table.add_argument("--markdown", action="store_true", help="print the table as Markdown instead")
-    p.set_defaults(func=cmd_lct_test)
+    p.set_defaults(func=cmd_lct_test, setting_flags=TEST_FLAGS)
     return p
 
 
@@ -81,11 +80,10 @@ def cmd_lct_test(args: argparse.Namespace) -> int:
     from linguagym.capabilities.run import run_classifiers  # off --help's path (~30 ms)
     from linguagym.capabilities.settings import ClassifierOptions, ClassifierRunSettings
 
-    with settings_as_flags(TEST_FLAGS):
-        options = ClassifierOptions(device=args.device, batch_size=args.batch_size,
-                                    label_map=parse_label_map(args.label_map) if args.label_map else None,
-                                    timeout=args.timeout, retries=args.retries, cache_dir=args.cache_dir)
-        settings = ClassifierRunSettings(tuple(args.classifier), options, args.output, args.examples)
+    options = ClassifierOptions(device=args.device, batch_size=args.batch_size,
+                                label_map=parse_label_map(args.label_map) if args.label_map else None,
+                                timeout=args.timeout, retries=args.retries, cache_dir=args.cache_dir)
+    settings = ClassifierRunSettings(tuple(args.classifier), options, args.output, args.examples)
     err = console(stderr=True)
     bars = ProgressBars(err, prediction_announcement)
 

@@ -13,6 +13,11 @@ LABELS = {
     "compat": "compatibility", "dtype": "the dtype model argument", "model": "model",
     "label_map": "label map", "text_column": "text column", "label_column": "label column",
     "test_types": "test types", "capabilities": "capabilities", "parser": "parser", "reference": "reference grammar",
+    # the generate form (capability_jobs.html): GenerateSettings' names, as the form labels them
+    "max_seeds": "seeds per LC (at most)", "seed": "random seed", "templates": "templates",
+    "seeds_per_capability": "seeds per LC to expand", "per_seed": "expansions per seed",
+    "fills_per_mask": "fills per masked sentence", "masked_per_seed": "masked sentences per seed",
+    "insertions": "insertions", "classifiers": "classifiers", "timeout": "timeout", "retries": "retries",
 }
 # The server's own settings have no form field: its operator sets them when starting it, so they are shown as the
 # options of `linguagym serve` (as the sign-in page speaks of its --token).

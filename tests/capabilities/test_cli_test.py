@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from linguagym.cli.entry import option_names
 from linguagym.cli.lct_run_tests import add_test_parser, markdown_table
 from linguagym.errors import LinguagymError
 from tests.capabilities.lct_fakes import EXPECTED, EXPECTED_ORDER, FlakyClassifier, KeywordClassifier, document
@@ -23,8 +24,8 @@ def _main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except LinguagymError as error:
-        print(f"error: {error}", file=sys.stderr)
+    except LinguagymError as error:  # written as the main CLI writes it: settings as this command's options
+        print(f"error: {error.text(option_names(parser, argv).get)}", file=sys.stderr)
         return 1
 
 

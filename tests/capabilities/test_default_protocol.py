@@ -105,7 +105,7 @@ def test_exclude_leaves_both_labels_with_a_file_of_the_default_shape():
 
 
 def test_a_cap_of_zero_is_refused_before_any_work():
-    with pytest.raises(CapabilityError, match="^max_seeds must be 1 or more") as error:  # the setting's name
+    with pytest.raises(CapabilityError, match="^`max_seeds` must be 1 or more") as error:  # the setting's name
         GenerateSettings(_dataset(3), max_seeds=0)
     assert "'all'" in error.value.hint
 
@@ -199,7 +199,7 @@ def test_every_seed_is_expanded_with_the_three_best_expansions_per_masked_senten
     assert (args.expand_seeds, args.expansions_per_seed, args.expansions_per_mask) == (5, 3, 4)
 
 
-def test_cli_hands_the_expansion_settings_to_the_library(tmp_path, monkeypatch):
+def test_cli_hands_the_expansion_settings_to_the_library(tmp_path, monkeypatch, capsys):
     from linguagym.capabilities import pipeline
     from linguagym.errors import LinguagymError
 
@@ -215,7 +215,12 @@ def test_cli_hands_the_expansion_settings_to_the_library(tmp_path, monkeypatch):
     args.output = tmp_path / "t.json"
     assert args.func(args) == 0
     assert (seen[-1].masked_per_seed, seen[-1].fills_per_mask, seen[-1].per_seed) == (3, 7, None)
+    from linguagym.cli import main
+
     for flag in ("--masked-per-seed", "--expansions-per-mask"):
         args = _generate_args(flag, "0")
-        with pytest.raises(LinguagymError, match=f"{flag} must be 1 or more"):
+        with pytest.raises(LinguagymError, match="must be 1 or more"):  # the library names the setting ...
             args.func(args)
+        # ... and the command line writes it as the option that sets it
+        assert main(["lct", "generate", "--lc", "LC1", flag, "0", "-o", str(tmp_path / "u.json")]) == 1
+        assert f"{flag} must be 1 or more" in capsys.readouterr().err

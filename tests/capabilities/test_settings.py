@@ -47,7 +47,8 @@ KEYWORDS = "python:tests.capabilities.lct_fakes:keyword_labels"
 def test_a_value_no_run_can_take_fails_when_the_settings_are_made_naming_the_setting(make, setting, message):
     with pytest.raises(SettingError) as caught:
         make()
-    assert caught.value.setting == setting and str(caught.value).startswith(setting) and message in str(caught.value)
+    assert caught.value.setting == setting and str(caught.value).startswith(f"`{setting}`")
+    assert message in str(caught.value)
     assert "--" not in caught.value.message  # the library speaks of settings; each face respells them
 
 

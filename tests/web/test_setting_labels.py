@@ -24,3 +24,12 @@ def test_a_library_check_reads_in_the_webs_words():
         message, hint = setting_labels.worded(error)
     assert message == "limit must be above 0, not 0"
     assert hint is not None and hint.startswith("give limit a number of items")
+
+
+def test_a_generate_setting_the_library_refuses_is_shown_with_its_form_label():
+    from linguagym.capabilities.errors import SettingError
+    from linguagym.web.setting_labels import text
+
+    error = SettingError("masked_per_seed", "must be 1 or more, not 0")
+    assert str(error) == "`masked_per_seed` must be 1 or more, not 0"  # the library's (and a notebook's) spelling
+    assert text(error) == "masked sentences per seed must be 1 or more, not 0"
