@@ -75,3 +75,18 @@ def test_users_takes_the_server_options_after_the_subcommand_too(tmp_path, capsy
     assert "carol" in listed and "dan" in listed
     assert main(["users", "list", "--data-dir", str(other)]) == 0
     assert "no users" in capsys.readouterr().out
+
+
+def test_exit_statuses_tell_a_bug_from_a_usage_error_and_a_users_error(tmp_path, capsys, monkeypatch):
+    import pytest
+
+    def broken():
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("linguagym.cli.suites.example_suite_paths", broken)
+    assert main(["examples"]) == 70  # sysexits' EX_SOFTWARE: a bug of ours
+    assert "internal error: RuntimeError: a bug" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        main(["run", "--no-such-option"])
+    assert usage.value.code == 2  # argparse's usage error
+    assert main(["show", str(tmp_path / "missing.json")]) == 1  # the user's error

@@ -54,7 +54,7 @@ def outcome(target: str, call) -> object:
 
 
 def cli_outcome(target: str, capsys, argv: list[str]) -> str:
-    """``linguagym ARGV`` in this process: exit 0 or 1, never an internal error (exit 2); its standard output."""
+    """``linguagym ARGV`` in this process: exit 0 or 1, never an internal error (exit 70); its standard output."""
     from linguagym.cli import main
 
     code = main(argv)

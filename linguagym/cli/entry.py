@@ -1,6 +1,7 @@
 """The ``linguagym`` command: ``build_parser`` assembles the command groups, ``main`` runs one command and turns
-what goes wrong into a message and an exit status (1: the user's error, 2: a bug of ours, with its traceback
-under --debug; 130: interrupted), and shows library warnings as ``warning: ...``."""
+what goes wrong into a message and an exit status (0: done; 1: the user's error; 2: a usage error, from argparse;
+70: a bug of ours (``EX_SOFTWARE`` of sysexits), with its traceback under --debug; 130: interrupted), and shows
+library warnings as ``warning: ...``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from linguagym.cli.output import console, styled
+from linguagym.cli.output import INTERNAL_ERROR, console, styled
 from linguagym.errors import LinguagymError
 from linguagym.extras import missing_extra_error
 from linguagym.version import __version__
@@ -26,6 +27,7 @@ COMMANDS = {
     "examples": ("suites", "add_examples_parser"), "demo": ("run", "add_demo_parser"),
     "import": ("importing", "add_import_parser"), "users": ("users", "add_users_parser"),
 }
+
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -116,4 +118,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"internal error: {type(error).__name__}: {error}\n"
               "  this is a bug in linguagym; run again with --debug for the traceback and report it",
               file=sys.stderr)
-        return 2
+        return INTERNAL_ERROR

@@ -6,6 +6,8 @@ import os
 
 from linguagym.printable import printable
 
+INTERNAL_ERROR = 70  # the exit status of a bug of ours: sysexits' EX_SOFTWARE, apart from argparse's 2 (usage)
+
 
 def console(stderr: bool = False, *, wide: bool = False, pipe_width: int | None = None):
     """A rich console; ``wide`` lets tables keep their natural width when output goes to a file or pipe,

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from linguagym.cli.output import console, styled
+from linguagym.cli.output import INTERNAL_ERROR, console, styled
 from linguagym.errors import LinguagymError, SuiteError
 from linguagym.suites.examples import example_suite_paths
 from linguagym.suites.limits import unscorable_sentences
@@ -103,7 +103,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if len(paths) > 1 or failed:
         summary = f"{len(paths) - failed} of {len(paths)} suites valid"
         (err if failed else out).print(summary)
-    return 2 if broken else 1 if failed else 0
+    return INTERNAL_ERROR if broken else 1 if failed else 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
