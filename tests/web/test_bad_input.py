@@ -181,7 +181,7 @@ def test_json_bodies_that_are_not_objects_are_400_json(client):
 @pytest.mark.parametrize("formula", ["(" * 980 + "(2;%a%) > (2;%b%)" + ")" * 980, "(" * 1999, "-" * 1999 + "1",
                                      "[" * 1000 + "]" * 1000])
 def test_deeply_nested_formulas_are_answered_as_json(client, formula):
-    assert len(formula) <= 2000  # views_suites.MAX_FORMULA: these reach the parser
+    assert len(formula) <= 2000  # suites.views.MAX_FORMULA: these reach the parser
     response = client.post("/api/formula", json={"formula": formula})
     assert response.status_code in (200, 400) and response.is_json
     assert response.json["ok"] is False and response.json["reason"]

@@ -4,7 +4,7 @@
 A job is claimed by one conditional UPDATE (queued -> running, ``lifecycle.claim``), so two threads, or two servers
 sharing a PostgreSQL database, never take the same job. A job's state lives in the database, so a job survives a
 server restart: at start-up, jobs left ``running`` are queued again and, because scores and predictions are
-cached on disk, a resumed job recomputes nothing it had. A worker holds the job's lock (``job_locks``) from before
+cached on disk, a resumed job recomputes nothing it had. A worker holds the job's lock (``jobs.locks``) from before
 its claim until the job ends, so a server starting beside a live one queues again only the jobs nobody holds.
 Cancelling sets a flag the job reads between steps.
 

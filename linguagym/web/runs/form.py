@@ -1,6 +1,6 @@
 """The run form's values as the page shows them: empty, filled from the query string (``/runs?suite=3&model=gpt2``),
 from an earlier run ("Run again": ``/runs?from=7``), or as submitted when the server refused it (shown again with
-the error, nothing lost). Only shown, never trusted: ``views_runs.start`` checks what is submitted."""
+the error, nothing lost). Only shown, never trusted: ``runs.views.start`` checks what is submitted."""
 
 from __future__ import annotations
 

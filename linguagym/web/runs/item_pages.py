@@ -1,6 +1,6 @@
 """What a run's item pages show, read through the library's result readers: the item list of one suite (filtered to
 failing items or items the models disagree on) and one item in detail (every model's region values, the terms of
-each prediction, tokens on demand). ``views_runs`` routes to these."""
+each prediction, tokens on demand). ``runs.views`` routes to these."""
 
 from __future__ import annotations
 

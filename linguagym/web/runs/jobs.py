@@ -1,7 +1,7 @@
 """A run of the web app (suites x models) in the background worker: the suites are written into the run's folder
 and handed with the models to the library's ``run_models``, which writes every model's results and the report
 into ``<data_dir>/runs/<id>/results/``, exactly as ``linguagym run`` would with the same settings (and the server's
-``--executor``: see ``job_executors``).
+``--executor``: see ``jobs.executors``).
 
 A run interrupted by a restart is queued again and, since token scores are cached on disk, recomputes nothing
 it had; its model folders are replaced whole.
