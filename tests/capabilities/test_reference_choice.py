@@ -79,7 +79,7 @@ def test_auto_without_the_treebank_warns_what_the_fallback_costs_and_how_to_mend
     message = record.getMessage()
     assert record.levelno == logging.WARNING
     for part in ("no Penn Treebank sample found", "F1", "0.81", "python -m nltk.downloader treebank", "NLTK_DATA",
-                 "--reference induced"):
+                 "`reference` induced"):  # the setting, as the library names it
         assert part in message, part
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger=GRAMMAR_LOG):  # asked for by name: no warning
