@@ -100,3 +100,16 @@ def test_the_help_of_commands_that_need_an_extra_names_it():
         shown = subprocess.run([sys.executable, "-m", "linguagym", *command, "--help"], capture_output=True,
                                text=True, timeout=120)
         assert shown.returncode == 0 and extra in " ".join(shown.stdout.split()), (command, shown.stdout[-500:])
+
+
+def test_library_warnings_name_settings_as_the_commands_options():
+    import logging
+
+    from linguagym.cli.entry import _LevelPrefix, build_parser, option_names
+
+    argv = ["lct", "generate", "--lc", "LC1"]
+    formatter = _LevelPrefix(option_names(build_parser("lct"), argv))
+    message = "no treebank: `reference` induced chooses the induced grammar; `nothing_known` stays"
+    record = logging.LogRecord("linguagym", logging.WARNING, __file__, 1, message, (), None)
+    assert formatter.format(record) == ("warning: no treebank: --reference induced chooses the induced grammar; "
+                                        "`nothing_known` stays")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import re
 import sys
 from collections.abc import Sequence
 
@@ -73,17 +74,23 @@ def option_names(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
 
 
 class _LevelPrefix(logging.Formatter):
-    """Library warnings on stderr as ``warning: ...``, like the CLI's own ``error: ...``."""
+    """Library warnings on stderr as ``warning: ...``, like the CLI's own ``error: ...``; a setting they name in
+    backticks (```reference```) is written as the running command's option (``--reference``), as errors are."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        super().__init__("%(message)s")
+        self.options = options
 
     def format(self, record: logging.LogRecord) -> str:
-        return f"{record.levelname.lower()}: {super().format(record)}"
+        text = re.sub(r"`([a-z_]+)`", lambda m: self.options.get(m.group(1), m.group(0)), super().format(record))
+        return f"{record.levelname.lower()}: {text}"
 
 
-def _show_library_warnings() -> None:
+def _show_library_warnings(options: dict[str, str]) -> None:
     root = logging.getLogger()
     if not root.handlers:  # an embedding program (or ``serve``, or pytest) that set up logging keeps its own
         handler = logging.StreamHandler()
-        handler.setFormatter(_LevelPrefix("%(message)s"))
+        handler.setFormatter(_LevelPrefix(options))
         handler.setLevel(logging.WARNING)
         root.addHandler(handler)
 
@@ -96,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     if args.command != "serve":  # serve logs requests in its own format
-        _show_library_warnings()
+        _show_library_warnings(option_names(parser, argv))
     try:
         return args.func(args)
     except LinguagymError as error:
