@@ -695,6 +695,24 @@ def _within(a: float, b: float, tolerance: Tolerance) -> bool:
     return abs(a - b) <= tolerance.atol + tolerance.rtol * abs(b)
 
 
+def comparisons(node: Expr) -> Iterator[Comparison]:
+    """The comparisons of a truth-valued tree, left to right as the formula is written (those under '!' too): the
+    order ``explain`` gives their terms in, and effects are numbered in (0, 1, ...)."""
+    if isinstance(node, Logical):
+        yield from comparisons(node.left)
+        yield from comparisons(node.right)
+    elif isinstance(node, Not):
+        yield from comparisons(node.operand)
+    elif isinstance(node, Comparison):
+        yield node
+
+
+def comparison_sides(node: Expr, lookup: Callable[[RegionRef], float]) -> tuple[tuple[float, float], ...]:
+    """The values of each comparison's two sides (``comparisons``' order), NaN where a side names an undefined
+    value: what an effect (left - right) is computed from."""
+    return tuple((_number(c.left, lookup, []), _number(c.right, lookup, [])) for c in comparisons(node))
+
+
 @dataclass(frozen=True)
 class ComparisonTerms:
     """One comparison of a formula with the values of its two sides (NaN where a side is undefined)."""
@@ -725,15 +743,6 @@ def explain(node: Expr, lookup: Callable[[RegionRef], float], tolerance: Toleran
         if ref not in values:
             values[ref] = float(lookup(ref))
         return values[ref]
-
-    def comparisons(n: Expr) -> Iterator[Comparison]:
-        if isinstance(n, Logical):
-            yield from comparisons(n.left)
-            yield from comparisons(n.right)
-        elif isinstance(n, Not):
-            yield from comparisons(n.operand)
-        elif isinstance(n, Comparison):
-            yield n
 
     outcome = evaluate(node, remembered, tolerance)
     terms = []
