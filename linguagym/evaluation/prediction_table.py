@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from linguagym.evaluation.effects import EffectSize, ItemEffect, effect_vector, format_effect, summarize_effects
+from linguagym.evaluation.effects import EffectSize, ItemEffect, effect_vector, summarize_effects
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import RunData
@@ -88,14 +88,26 @@ def missing_effects(runs: Sequence[RunData]) -> list[str]:
 
 
 def effect_cell(size: EffectSize | None) -> str:
-    """An effect as a table cell: ``format_effect``, or ``–`` where the model has none."""
-    return "–" if size is None else format_effect(size)
+    """An effect as a table cell under a heading that gives its unit and n: ``1.67 [-0.50, 3.00]``; ``–`` where the
+    model has none (no effects, or no item with both sides defined)."""
+    if size is None or size.n == 0:
+        return "–"
+    interval = "" if size.interval is None else f" [{size.interval.low:.2f}, {size.interval.high:.2f}]"
+    return f"{size.mean:.2f}{interval}"
+
+
+def count_cell(size: EffectSize | None) -> str:
+    """The items an effect is over: ``20``, or ``17 (3 left out)`` where a side was undefined on some."""
+    if size is None:
+        return "–"
+    return f"{size.n}" + (f" ({size.left_out} left out)" if size.left_out else "")
 
 
 def accuracy_cell(value: float | None) -> str:
     return "–" if value is None or value != value else f"{value:.3f}"
 
 
-EFFECT_SENTENCE = ("Effect: left side minus right side of each comparison, in bits of the metric, the mean over items "
-                   "with a 95% bootstrap interval; n items (those with an undefined side left out and counted). "
-                   "A '>' predicts a positive effect, a '<' a negative one.")
+EFFECT_SENTENCE = ("Effect: the left side minus the right side of each comparison, in bits of the suite's metric, "
+                   "the mean over items with a 95% bootstrap interval; n: the items it is over (items where a side "
+                   "is undefined, an empty region, are left out and counted). A '>' predicts a positive effect, a "
+                   "'<' a negative one.")

@@ -5,7 +5,13 @@ CSV read back; ``to_pandas("effects")``; and the per-prediction lines every face
 from __future__ import annotations
 
 import csv
+import json
 import math
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,3 +212,73 @@ def test_prediction_lines_give_each_prediction_its_accuracy_and_each_comparison_
     assert lines[2].accuracy == (2 / 3,)  # the prediction's share, on each of its comparisons' lines
     assert lines[2].effects[0].mean == pytest.approx(-3.0)
     assert runs.runs and prediction_lines(runs.runs, bootstrap=0)[3].effects[0].left_out == 1  # held in memory too
+
+
+def test_the_report_has_each_suites_effects_table(written):
+    from linguagym.evaluation.report import render_report
+
+    runs, _ = written
+    page, _ = render_report(runs.runs, runs.summary)
+    tables = re.findall(r"<table class=effects>(.*?)</table>", page, re.S)
+    assert len(tables) == 2  # one per suite
+    size = next(s for s in summarize_effects(run_effects(runs[0]), bootstrap=200, seed=3) if s.suite == "agree")
+    assert (f"<td>P0</td><td><code>(2;%mismatch%) &gt; (2;%match%)</code></td>"
+            f"<td>{size.mean:.2f} [{size.interval.low:.2f}, {size.interval.high:.2f}]</td><td>3</td>") in tables[0]
+    assert "<td>P1.1</td>" in tables[0] and "<td>2 (1 left out)</td>" in tables[1]
+    assert "left side minus the right side" in page
+
+
+def test_a_folder_made_before_effects_shows_accuracy_and_says_it_has_no_effects(written, tmp_path):
+    from linguagym.evaluation.prediction_table import missing_effects
+    from linguagym.evaluation.report import render_report
+    from linguagym.evaluation.summary import summarize_held
+
+    _, folder = written
+    old = Path(shutil.copytree(folder, tmp_path / "m"))
+    (old / schema.EFFECTS).unlink()
+    run = read_run(old)
+    assert run.effects() == [] and missing_effects([run]) == ["m"]
+    lines = prediction_lines([run], bootstrap=0)
+    assert [ln.label for ln in lines] == ["P0", "P1", "P0"] and all(ln.effects == (None,) for ln in lines)
+    assert lines[0].accuracy == (2 / 3,)
+    page, _ = render_report([run], summarize_held([run], SummarySettings(bootstrap=0)))
+    assert "No effects for m: its folder has no effects.csv" in page and "<table class=effects>" not in page
+
+
+def _cli(*args):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "linguagym.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def test_run_and_compare_print_each_predictions_accuracy_and_effects_with_by_prediction(tmp_path):
+    from linguagym.evaluation.evaluate import suite_sentences
+    from linguagym.scoring.precomputed import write_surprisals_tsv
+
+    paths = []
+    for data in (_suite("agree", "sum", [AGREEMENT, TWO_SIDED]), _suite("gap", "mean", [AGREEMENT], empty_item=2)):
+        path = tmp_path / f"{data['meta']['name']}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        paths.append(path)
+    texts = list(dict.fromkeys(s.text for p in paths for s in suite_sentences(parse_suite_data(
+        json.loads(p.read_text())).suite)))
+    tsv = tmp_path / "words.tsv"  # an lm-zoo file of the words' known surprisals: a model with no weights
+    write_surprisals_tsv(_scorer(RunSettings()).score(texts), tsv)
+    plain = _cli("run", "--model", tsv, "--no-report", "-o", tmp_path / "plain", *paths)
+    assert plain.returncode == 0, plain.stderr
+    assert "P1.1" not in plain.stdout  # the per-prediction table only when asked for
+    done = _cli("run", "--model", tsv, "--no-report", "--by-prediction", "-o", tmp_path / "out", *paths)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("│")[2].strip(): [c.strip() for c in line.split("│")[3:-1]]
+            for line in done.stdout.splitlines() if line.count("│") > 5}
+    # comparison, holds, effect [interval], n
+    assert rows["P0"][0] == "(2;%mismatch%) > (2;%match%)"
+    assert rows["P1.1"][0] == "(3;%match%) < 2 * (2;%match%)" and rows["P1.1"][1] == ""
+    assert rows["P1.1"][2].startswith(f"{((2 - 4) + (2 - 3) + (2 - 8)) / 3:.2f} [") and rows["P1.1"][3] == "3"
+    assert rows["P1.0"][1] == "0.667"  # P1 holds where the verb's effect is positive: items 1 and 3
+    assert "left side minus the right side" in done.stdout and "seed 0" in done.stdout
+    compared = _cli("compare", tmp_path / "out", "--by-prediction", "--bootstrap", "0")
+    assert compared.returncode == 0, compared.stderr
+    [gap] = [[c.strip() for c in line.split("│")[1:-1]] for line in compared.stdout.splitlines()
+             if "left out" in line and "│" in line]
+    assert gap[:3] == ["gap", "P0", AGREEMENT] and gap[4:] == ["2.75", "2 (1 left out)"]  # no interval: no bootstrap
