@@ -11,7 +11,7 @@ from linguagym.evaluation.alignment import Alignment, Crossing, align, check_cro
 from linguagym.evaluation.policy import POLICIES  # item correct when all its predictions hold / prediction 0 holds
 from linguagym.evaluation.sentences import Sentence, build_sentence
 from linguagym.scoring.protocol import ScoredText, Scorer, SentenceMarkers, optional
-from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, comparison_sides, evaluate
+from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite
 
@@ -35,7 +35,7 @@ class PredictionResult:
     undefined: tuple[RegionRef, ...]  # references whose value was undefined (NaN): the prediction is undefined
     tie: str = ""  # a '<' or '>' of it was a tie: "exact" (decided by the tie rule), "near" (within tolerance), ""
     # each comparison's (left, right) values, left to right as written (formula.comparisons), NaN where undefined:
-    # its effect is left - right (effects.py)
+    # its effect is left - right (effects.py); ``formula.evaluate`` keeps them as it compares
     sides: tuple[tuple[float, float], ...] = ()
 
     @property
@@ -187,5 +187,5 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
             # a prediction naming an undefined value is undefined as a whole, even where '|' lets it hold
             holds = outcome.holds and not outcome.undefined
             predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie,
-                                                comparison_sides(prediction.tree, lookup)))
+                                                outcome.sides))
     return SuiteResult(suite, metric, tuple(conditions), tuple(predictions))

@@ -84,7 +84,8 @@ def item_effect_vector(source: RunResult | RunData | Iterable[ItemEffect], suite
 
 def missing_effects(runs: Sequence[RunData]) -> list[str]:
     """The models whose run folder has no ``effects.csv`` (made before linguagym wrote it): no effects to show."""
-    return [run.model for run in runs if run.held_effects is None and not run.has(schema.EFFECTS)]
+    return [run.model for run in runs if not run.held_effects and run.directory is not None
+            and not run.has(schema.EFFECTS)]
 
 
 def effect_cell(size: EffectSize | None) -> str:

@@ -612,6 +612,9 @@ class Outcome:
     holds: bool
     undefined: tuple[RegionRef, ...] = ()
     tie: str = ""
+    # each comparison's (left, right) values in ``comparisons``' order, NaN where undefined: its effect is their
+    # difference (evaluation/effects.py)
+    sides: tuple[tuple[float, float], ...] = ()
 
 
 def evaluate(
@@ -621,6 +624,7 @@ def evaluate(
     ``!( )`` true: the caller counts a prediction naming an undefined value as undefined, ``Outcome.undefined``)."""
     undefined: list[RegionRef] = []
     ties: set[str] = set()
+    sides: list[tuple[float, float]] = []
 
     def truth(n: Expr) -> bool:
         if isinstance(n, Logical):
@@ -631,13 +635,14 @@ def evaluate(
             return not truth(n.operand)
         if isinstance(n, Comparison):
             a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
+            sides.append((a, b))
             if kind := tie_kind(n.op, a, b, tolerance):
                 ties.add(kind)
             return _compare(n.op, a, b, tolerance)
         raise TypeError(f"not a truth-valued node: {n!r}")
 
     holds = truth(node)
-    return Outcome(holds, tuple(undefined), "exact" if "exact" in ties else ("near" if ties else ""))
+    return Outcome(holds, tuple(undefined), "exact" if "exact" in ties else ("near" if ties else ""), tuple(sides))
 
 
 def tie_kind(op: str, a: float, b: float, tolerance: Tolerance = Tolerance()) -> str:
@@ -705,12 +710,6 @@ def comparisons(node: Expr) -> Iterator[Comparison]:
         yield from comparisons(node.operand)
     elif isinstance(node, Comparison):
         yield node
-
-
-def comparison_sides(node: Expr, lookup: Callable[[RegionRef], float]) -> tuple[tuple[float, float], ...]:
-    """The values of each comparison's two sides (``comparisons``' order), NaN where a side names an undefined
-    value: what an effect (left - right) is computed from."""
-    return tuple((_number(c.left, lookup, []), _number(c.right, lookup, [])) for c in comparisons(node))
 
 
 @dataclass(frozen=True)

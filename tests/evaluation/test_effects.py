@@ -282,3 +282,15 @@ def test_run_and_compare_print_each_predictions_accuracy_and_effects_with_by_pre
     [gap] = [[c.strip() for c in line.split("│")[1:-1]] for line in compared.stdout.splitlines()
              if "left out" in line and "│" in line]
     assert gap[:3] == ["gap", "P0", AGREEMENT] and gap[4:] == ["2.75", "2 (1 left out)"]  # no interval: no bootstrap
+
+
+def test_comparisons_are_numbered_left_to_right_and_evaluation_keeps_their_sides():
+    from linguagym.suites.formula import comparisons, evaluate, format_formula, parse_formula
+
+    tree = parse_formula("((1;%a%) > (1;%b%)) & !((2;%a%) < 2 * (2;%b%)) | abs((3;%a%) - 1) = 0.5").tree
+    values = {("a", 1): 4.0, ("b", 1): 1.5, ("a", 2): 7.0, ("b", 2): 3.0, ("a", 3): float("nan")}
+    outcome = evaluate(tree, lambda ref: values[(ref.condition, ref.region)])
+    assert [format_formula(c) for c in comparisons(tree)] == ["(1;%a%) > (1;%b%)", "(2;%a%) < 2 * (2;%b%)",
+                                                              "abs((3;%a%) - 1) = 0.5"]
+    assert outcome.sides[:2] == ((4.0, 1.5), (7.0, 6.0))  # under '!' too; 2 * 3.0 on the right
+    assert math.isnan(outcome.sides[2][0]) and outcome.sides[2][1] == 0.5 and len(outcome.sides) == 3

@@ -5,6 +5,7 @@ each prediction, tokens on demand). ``runs.views`` routes to these."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
@@ -57,7 +58,8 @@ def bits(value: float) -> str:
 def effects_context(runs: list[RunData], table: ItemTable, item: int | None = None) -> dict:
     """What the effects partial (``_effects.html``) shows for the suite of ``table``: each comparison's mean effect
     per model (the run page's bootstrap: 1000 resamples, seed 0) and, on an item's page, that item's effect."""
-    shown = [data for data in runs if data.model in table.models]
+    # each folder's effects.csv read once, for the means and the item's own
+    shown = [replace(data, held_effects=data.effects()) for data in runs if data.model in table.models]
     settings = SummarySettings()
     lines = prediction_lines(shown, bootstrap=settings.bootstrap, seed=settings.seed, suites=[table.suite])
     of_item = None
