@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from linguagym.suites.model import Prediction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a run over a hundred checkpoints holds every model's effects
 class ItemEffect:
     """One comparison of one prediction on one item: a row of ``effects.csv``."""
 

@@ -62,7 +62,9 @@ def test_every_csv_file_has_the_schemas_columns(written):
 
 def _cells(effects) -> list[tuple]:
     """Effects as comparable tuples (NaN as None: NaN equals nothing)."""
-    return [tuple(None if v != v else v for v in (*vars(e).values(), e.effect)) for e in effects]
+    from dataclasses import astuple
+
+    return [tuple(None if v != v else v for v in (*astuple(e), e.effect)) for e in effects]
 
 
 def test_model_folders_never_take_the_names_of_what_a_run_writes_beside_them():
