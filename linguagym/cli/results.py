@@ -33,6 +33,53 @@ def summary_options(p: argparse.ArgumentParser) -> None:
                    help="also write it as Markdown ('-': the Markdown alone on stdout)")
 
 
+def prediction_options(p: argparse.ArgumentParser) -> None:
+    """--by-prediction: the per-prediction table of commands that have run folders (``run``, ``compare``)."""
+    p.add_argument("--by-prediction", action="store_true",
+                   help="also print each prediction's accuracy and, comparison by comparison, its mean effect (left "
+                   "side minus right side, in bits) with a 95%% bootstrap interval and n items, per suite and model")
+
+
+def print_prediction_table(runs, args: argparse.Namespace) -> None:
+    """Below the accuracy table: each prediction of each suite, models across (``prediction_table``)."""
+    from rich.table import Table  # off --help's path
+
+    from linguagym.evaluation.prediction_table import (
+        EFFECT_SENTENCE,
+        accuracy_cell,
+        count_cell,
+        effect_cell,
+        missing_effects,
+        prediction_lines,
+    )
+
+    lines = prediction_lines(runs, bootstrap=args.bootstrap, seed=args.seed)
+    out = console(stderr=stdout_taken(args), wide=True)
+    title = "each prediction: the share of items it holds on, and its effect"
+    if args.bootstrap:
+        title += f" (95% bootstrap intervals over items, {args.bootstrap} resamples, seed {args.seed})"
+    table = Table(title=title, title_justify="left")
+    for name in ("suite", "", "comparison"):
+        table.add_column(name)
+    for run in runs:
+        table.add_column(f"{run.model}\nholds", justify="right")
+        table.add_column(f"{run.model}\neffect (bits)", justify="right")
+        table.add_column(f"{run.model}\nn", justify="right")
+    for index, line in enumerate(lines):
+        first_of_suite = index == 0 or lines[index - 1].suite != line.suite
+        last_of_suite = index + 1 == len(lines) or lines[index + 1].suite != line.suite
+        cells = []
+        for accuracy, effect in zip(line.accuracy, line.effects, strict=True):
+            cells += [accuracy_cell(accuracy) if line.comparison == 0 else "", effect_cell(effect), count_cell(effect)]
+        table.add_row(line.suite if first_of_suite else "", line.label, line.comparison_formula, *cells,
+                      end_section=last_of_suite)
+    out.print(table)
+    out.print(EFFECT_SENTENCE, style="dim", highlight=False)
+    for model in missing_effects(runs):
+        out.print(f"no effects for {model}: its folder has no effects.csv (made by an earlier linguagym); run it "
+                  "again to have them: its scores are cached", style="yellow", highlight=False)
+
+
 def add_score_parser(commands) -> argparse.ArgumentParser:
     p = commands.add_parser("score", help="aggregate per-item results: suite accuracy, SG score, circuits",
                             description="Aggregate per-item results (items.csv of linguagym runs, run directories, "
@@ -52,6 +99,7 @@ def add_compare_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--report", type=Path, default=None, metavar="DIR", help="write report.html and plots into DIR")
     summary_options(p)
+    prediction_options(p)
     p.set_defaults(func=cmd_compare)
     return p
 
@@ -132,6 +180,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from linguagym.evaluation.ties import tie_notes  # off --help's path
 
     print_tie_notes(tie_notes((run.model, run.record) for run in runs), args)
+    if args.by_prediction:
+        print_prediction_table(runs, args)
     if args.report:
         path = write_report(runs, args.report, summary)
         print(f"report: {path}", file=sys.stderr)

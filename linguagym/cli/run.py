@@ -13,6 +13,8 @@ from linguagym.cli.output import console, styled
 from linguagym.cli.progress import ProgressBars, scoring_announcement
 from linguagym.cli.results import (
     check_table_files,
+    prediction_options,
+    print_prediction_table,
     print_summary,
     print_tie_notes,
     summary_options,
@@ -120,6 +122,7 @@ def add_run_parser(commands) -> argparse.ArgumentParser:
                    help="with --executor ray: workers (default: the cluster's GPUs, else its CPUs)")
     model_options(p, repeatable=True)
     summary_options(p)
+    prediction_options(p)
     p.set_defaults(func=cmd_run)
     return p
 
@@ -244,6 +247,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if done.summary is not None:
         print_summary(done.summary, args)
     print_tie_notes(_tie_notes(done), args)
+    if args.by_prediction and done.runs:
+        print_prediction_table(done.runs, args)
     if done.report is not None:
         err.print(f"report: {done.report}", soft_wrap=True, highlight=False)
     if done.failed:

@@ -34,6 +34,9 @@ class PredictionResult:
     holds: bool  # False where undefined: an undefined prediction never counts as holding
     undefined: tuple[RegionRef, ...]  # references whose value was undefined (NaN): the prediction is undefined
     tie: str = ""  # a '<' or '>' of it was a tie: "exact" (decided by the tie rule), "near" (within tolerance), ""
+    # each comparison's (left, right) values, left to right as written (formula.comparisons), NaN where undefined:
+    # its effect is left - right (effects.py); ``formula.evaluate`` keeps them as it compares
+    sides: tuple[tuple[float, float], ...] = ()
 
     @property
     def defined(self) -> bool:
@@ -183,5 +186,6 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
             outcome = evaluate(prediction.tree, lookup, tolerances[index])
             # a prediction naming an undefined value is undefined as a whole, even where '|' lets it hold
             holds = outcome.holds and not outcome.undefined
-            predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie))
+            predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie,
+                                                outcome.sides))
     return SuiteResult(suite, metric, tuple(conditions), tuple(predictions))

@@ -612,6 +612,9 @@ class Outcome:
     holds: bool
     undefined: tuple[RegionRef, ...] = ()
     tie: str = ""
+    # each comparison's (left, right) values in ``comparisons``' order, NaN where undefined: its effect is their
+    # difference (evaluation/effects.py)
+    sides: tuple[tuple[float, float], ...] = ()
 
 
 def evaluate(
@@ -621,6 +624,7 @@ def evaluate(
     ``!( )`` true: the caller counts a prediction naming an undefined value as undefined, ``Outcome.undefined``)."""
     undefined: list[RegionRef] = []
     ties: set[str] = set()
+    sides: list[tuple[float, float]] = []
 
     def truth(n: Expr) -> bool:
         if isinstance(n, Logical):
@@ -631,13 +635,14 @@ def evaluate(
             return not truth(n.operand)
         if isinstance(n, Comparison):
             a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
+            sides.append((a, b))
             if kind := tie_kind(n.op, a, b, tolerance):
                 ties.add(kind)
             return _compare(n.op, a, b, tolerance)
         raise TypeError(f"not a truth-valued node: {n!r}")
 
     holds = truth(node)
-    return Outcome(holds, tuple(undefined), "exact" if "exact" in ties else ("near" if ties else ""))
+    return Outcome(holds, tuple(undefined), "exact" if "exact" in ties else ("near" if ties else ""), tuple(sides))
 
 
 def tie_kind(op: str, a: float, b: float, tolerance: Tolerance = Tolerance()) -> str:
@@ -695,6 +700,18 @@ def _within(a: float, b: float, tolerance: Tolerance) -> bool:
     return abs(a - b) <= tolerance.atol + tolerance.rtol * abs(b)
 
 
+def comparisons(node: Expr) -> Iterator[Comparison]:
+    """The comparisons of a truth-valued tree, left to right as the formula is written (those under '!' too): the
+    order ``explain`` gives their terms in, and effects are numbered in (0, 1, ...)."""
+    if isinstance(node, Logical):
+        yield from comparisons(node.left)
+        yield from comparisons(node.right)
+    elif isinstance(node, Not):
+        yield from comparisons(node.operand)
+    elif isinstance(node, Comparison):
+        yield node
+
+
 @dataclass(frozen=True)
 class ComparisonTerms:
     """One comparison of a formula with the values of its two sides (NaN where a side is undefined)."""
@@ -725,15 +742,6 @@ def explain(node: Expr, lookup: Callable[[RegionRef], float], tolerance: Toleran
         if ref not in values:
             values[ref] = float(lookup(ref))
         return values[ref]
-
-    def comparisons(n: Expr) -> Iterator[Comparison]:
-        if isinstance(n, Logical):
-            yield from comparisons(n.left)
-            yield from comparisons(n.right)
-        elif isinstance(n, Not):
-            yield from comparisons(n.operand)
-        elif isinstance(n, Comparison):
-            yield n
 
     outcome = evaluate(node, remembered, tolerance)
     terms = []

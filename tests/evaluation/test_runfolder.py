@@ -60,6 +60,13 @@ def test_every_csv_file_has_the_schemas_columns(written):
         assert len(list((result.directory / schema.SCORED_SUITES).glob("*.json"))) == len(result.suites)
 
 
+def _cells(effects) -> list[tuple]:
+    """Effects as comparable tuples (NaN as None: NaN equals nothing)."""
+    from dataclasses import astuple
+
+    return [tuple(None if v != v else v for v in (*astuple(e), e.effect)) for e in effects]
+
+
 def test_model_folders_never_take_the_names_of_what_a_run_writes_beside_them():
     from linguagym.names import RUN_LEVEL_NAMES, model_folders
 
@@ -77,6 +84,7 @@ def test_a_result_held_in_memory_gives_the_numbers_of_its_folder_read_back(writt
         assert held.predictions() == read.predictions()
         assert held.regions() == read.regions()  # compared as data: NaN-free means (empty regions are left out)
         assert held.held_regions is not None and read.held_regions is None
+        assert _cells(held.effects()) == _cells(read.effects()) and held.effects()  # effects.csv reads back exactly
 
 
 def test_run_models_summarizes_and_reports_without_reading_its_folders_back(tmp_path, monkeypatch, written):
@@ -104,7 +112,7 @@ def test_run_models_summarizes_and_reports_without_reading_its_folders_back(tmp_
                for name in plots)
 
 
-@pytest.mark.parametrize("kind", ["items", "predictions", "regions"])
+@pytest.mark.parametrize("kind", ["items", "predictions", "regions", "effects"])
 def test_to_pandas_is_the_csv_file_read_with_its_types(written, kind):
     pd = pytest.importorskip("pandas")
     runs, _ = written

@@ -155,3 +155,37 @@ def test_filters_keep_failing_items_and_items_the_models_disagree_on(run):
     assert 'id="previous-item"' not in page
     if len(failing) > 1:
         assert f'href="{_item_url(suite, failing[1], show="failing")}">item {failing[1]} →' in page
+
+
+def _effect_cells(page: str) -> dict[tuple[str, str], list[str]]:
+    """(prediction, comparison) -> the cells of its row in the effects table."""
+    section = re.search(r'<section id="effects">(.*?)</section>', page, re.S)
+    assert section, "no effects table"
+    return {(row.group(1), row.group(2)): [html.unescape(c) for c in re.findall(r'<td[^>]*>(.*?)</td>', row.group(3),
+                                                                               re.S)]
+            for row in re.finditer(r'<tr data-prediction="(\d+)" data-comparison="(\d+)">(.*?)</tr>', section.group(1),
+                                   re.S)}
+
+
+def test_the_suite_and_item_pages_show_each_predictions_mean_effect_and_the_items_own(run):
+    client, results = run
+    rows = _rows(results, "effects.csv", "npz_comma")
+    models = list(dict.fromkeys(row["model"] for row in rows))
+    assert len(models) == 2
+    suite_page = client.get("/runs/1/items?suite=npz_comma").text
+    cells = _effect_cells(suite_page)
+    assert set(cells) == {(row["prediction"], row["comparison"]) for row in rows}
+    for (prediction, comparison), shown in cells.items():
+        for index, model in enumerate(models):
+            values = [float(r["effect"]) for r in rows if (r["model"], r["prediction"], r["comparison"])
+                      == (model, prediction, comparison) and r["effect"]]
+            mean, n = shown[2 + 2 * index], shown[3 + 2 * index]  # prediction, comparison, then mean and n per model
+            assert mean.startswith(f"{sum(values) / len(values):.2f} [") and n == str(len(values))
+    assert "95% CI" in suite_page and "left side minus the right side" in suite_page
+    item_page = client.get(_item_url("npz_comma", 2)).text
+    cells = _effect_cells(item_page)
+    own = {(r["model"], r["prediction"], r["comparison"]): float(r["effect"]) for r in rows if r["item"] == "2"}
+    for (prediction, comparison), shown in cells.items():
+        for index, model in enumerate(models):  # this item's effect, then the mean and n, per model
+            assert shown[2 + 3 * index] == f"{own[(model, prediction, comparison)]:.2f}"
+    assert "this item" in item_page

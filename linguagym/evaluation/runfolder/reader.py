@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -14,9 +15,16 @@ from pathlib import Path
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, read_item_outcomes, surprisal_sums
+from linguagym.evaluation.effects import ItemEffect
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
-from linguagym.evaluation.runfolder.rows import item_outcomes, prediction_rows, region_rows, run_record_json
+from linguagym.evaluation.runfolder.rows import (
+    item_outcomes,
+    prediction_rows,
+    region_rows,
+    run_effects,
+    run_record_json,
+)
 from linguagym.names import suite_file_name
 
 PredictionShares = dict[str, list[tuple[str, float]]]
@@ -32,6 +40,7 @@ class RunData:
     # computed from the result in memory where the folder need not be read back (held_run); else read on demand
     held_regions: dict[str, plots.SuiteRegions] | None = field(default=None, repr=False, compare=False)
     held_predictions: PredictionShares | None = field(default=None, repr=False, compare=False)
+    held_effects: list[ItemEffect] | None = field(default=None, repr=False, compare=False)
 
     @property
     def model(self) -> str:
@@ -79,6 +88,15 @@ class RunData:
         return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], row["holds"] == "True")
                                   for row in self.prediction_rows())
 
+    def effects(self) -> list[ItemEffect]:
+        """Every effect of the run (``effects.py``), from ``effects.csv``; none where the run was made before
+        linguagym wrote it (``has(schema.EFFECTS)`` tells)."""
+        if self.held_effects is not None:
+            return self.held_effects
+        if not self.has(schema.EFFECTS):
+            return []
+        return read_effects(self.path(schema.EFFECTS))
+
     def columns(self, name: str, wanted: Sequence[str]) -> Iterator[tuple[str, ...]]:
         """The ``wanted`` columns of each row of CSV file ``name``, as text; a column the file lacks (written by an
         earlier version) is empty. A plain reader: ``tokens.csv`` has tens of thousands of rows."""
@@ -114,7 +132,33 @@ def held_run(result: RunResult, *, regions: bool = False) -> RunData:
         text_rows = (dict(zip(schema.REGION_COLUMNS, map(_cell, row), strict=True)) for row in region_rows(result))
         held_regions = plots.suite_regions(text_rows, {s["name"]: s.get("metric", "sum") for s in record["suites"]})
     shares = _prediction_shares((row[1], row[3], row[4], row[6]) for row in prediction_rows(result))
-    return RunData(result.directory, record, item_outcomes(result), held_regions, shares)
+    return RunData(result.directory, record, item_outcomes(result), held_regions, shares, run_effects(result))
+
+
+def read_effects(path: Path) -> list[ItemEffect]:
+    """The rows of an ``effects.csv`` (``schema.EFFECT_COLUMNS``); a file that is not one is a ``ConfigurationError``
+    naming it and the row."""
+    effects = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = csv.DictReader(handle)
+        missing = [c for c in schema.EFFECT_COLUMNS if c not in (rows.fieldnames or ())]
+        if missing:
+            raise ConfigurationError(f"{path} is not an effects table: it lacks {', '.join(missing)}",
+                                     hint="run the suites again: scores are cached")
+        for row in rows:
+            try:
+                effects.append(ItemEffect(
+                    row["model"], row["suite"], int(row["item"]), int(row["prediction"]), int(row["comparison"]),
+                    row["formula"], row["comparison_formula"], row["op"], row["metric"], _float(row["left"]),
+                    _float(row["right"]), row["undefined"]))
+            except (TypeError, ValueError) as error:
+                raise ConfigurationError(f"{path}:{rows.line_num}: not an effects row ({error})",
+                                         hint="run the suites again: scores are cached") from None
+    return effects
+
+
+def _float(text: str) -> float:
+    return float(text) if text else math.nan
 
 
 def _cell(value: object) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 
 from linguagym.evaluation.aggregate import ItemOutcome
 from linguagym.evaluation.alignment import region_crossings
+from linguagym.evaluation.effects import ItemEffect, suite_effects
 from linguagym.evaluation.run import RunResult
 from linguagym.names import short_model_name
 from linguagym.suites.metrics import METRIC_NAMES
@@ -27,7 +28,33 @@ def prediction_rows(result: RunResult) -> Iterator[list]:
         suite = suite_result.suite
         for p in suite_result.predictions:
             yield [model, suite.name, p.item, p.prediction, suite.predictions[p.prediction].formula,
-                   suite_result.metric, p.holds, " ".join(map(str, p.undefined)), p.tie]
+                   suite_result.metric, p.holds, " ".join(map(str, p.undefined)), p.tie, *_sides(p.sides)]
+
+
+def _sides(sides: tuple[tuple[float, float], ...]) -> list:
+    """``comparisons, left, right, effect`` of a prediction: the sides and their difference where it has one
+    comparison (empty where undefined), only how many where it has several (``effects.csv`` has each)."""
+    if len(sides) != 1:
+        return [len(sides), "", "", ""]
+    left, right = sides[0]
+    return [1, _number(left), _number(right), _number(left - right)]
+
+
+def _number(value: float) -> float | str:
+    return "" if value != value else value  # NaN: empty
+
+
+def run_effects(result: RunResult) -> list[ItemEffect]:
+    """Every effect of a model's run (``effects.py``), suite by suite, under the model's label."""
+    model = model_label(result)
+    return [effect for suite_result in result.suites for effect in suite_effects(model, suite_result)]
+
+
+def effect_rows(result: RunResult) -> Iterator[list]:
+    """``effects.csv``: one row per item, prediction and comparison (``effects.py``); undefined values empty."""
+    for e in run_effects(result):
+        yield [e.model, e.suite, e.item, e.prediction, e.comparison, e.formula, e.comparison_formula, e.op, e.metric,
+               _number(e.left), _number(e.right), _number(e.effect), e.undefined]
 
 
 def item_outcomes(result: RunResult) -> list[ItemOutcome]:
@@ -97,4 +124,4 @@ def run_record_json(result: RunResult) -> str:
 
 
 ROWS = {"predictions": prediction_rows, "items": item_rows, "regions": region_rows,
-        "tokens": lambda result: token_rows([result])}
+        "tokens": lambda result: token_rows([result]), "effects": effect_rows}

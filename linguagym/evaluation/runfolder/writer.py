@@ -18,6 +18,7 @@ from linguagym.evaluation.lm_eval_results import lm_eval_results_json, results_f
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.rows import (
+    effect_rows,
     item_rows,
     model_label,
     prediction_rows,
@@ -45,6 +46,10 @@ def _write_csv(path: Path, header: list[str], rows) -> None:
 
 def write_predictions(result: RunResult, path: Path) -> None:
     _write_csv(path, list(schema.PREDICTION_COLUMNS), prediction_rows(result))
+
+
+def write_effects(result: RunResult, path: Path) -> None:
+    _write_csv(path, list(schema.EFFECT_COLUMNS), effect_rows(result))
 
 
 def write_items(result: RunResult, path: Path) -> None:
@@ -83,6 +88,7 @@ def write_run(result: RunResult, out_dir: str | Path) -> Path:
 def _write_run_files(result: RunResult, out: Path) -> None:
     write_predictions(result, out / schema.PREDICTIONS)
     write_items(result, out / schema.ITEMS)
+    write_effects(result, out / schema.EFFECTS)
     write_regions(result, out / schema.REGIONS)
     write_tokens(result, out / schema.TOKENS)
     used: set[str] = set()
