@@ -33,6 +33,7 @@ COLUMNS = ("suite", "prediction", "formula", "model_a", "model_b", "policy", "it
            "difference", "ci_low", "ci_high", "both_right", "only_a_right", "only_b_right", "both_wrong",
            "p_mcnemar", "p_holm", "holm_tests", "only_in_a", "only_in_b", "unknown", "tied", "undefined",
            "resamples", "seed")
+FEW = 10  # discordant items below which a percentile bootstrap of the difference is said to be approximate
 HOLM_NOTE = "p_holm: Holm-adjusted over the {count} test{s} of this table (McNemar, exact, two-sided)"
 
 
@@ -80,6 +81,11 @@ class ModelComparison:
         lines = [HOLM_NOTE.format(count=self.tests, s="" if self.tests == 1 else "s") + "; difference = a - b, "
                  + (f"95% paired bootstrap interval over items ({self.resamples} resamples, seed {self.seed})"
                     if self.resamples else "no interval (bootstrap 0)")]
+        few = [row for row in self.rows if 0 < (row.paired.only_a_right or 0) + (row.paired.only_b_right or 0) < FEW]
+        if few and self.resamples:
+            lines.append(f"{len(few)} row{'s' if len(few) != 1 else ''} rest{'s' if len(few) == 1 else ''} on fewer "
+                         f"than {FEW} items where the models differ: there the bootstrap interval is approximate (too "
+                         "narrow: it can leave out 0 while the exact p is large); read McNemar's p")
         dropped = [row for row in self.rows if row.paired.pairing.dropped]
         for row in dropped:
             pairing = row.paired.pairing

@@ -159,6 +159,7 @@ def test_compare_prints_and_writes_the_paired_comparison(tmp_path: Path, capsys)
     assert "agree │ alpha │ beta │ 10 │ +0.900 [" in text  # 9 items only alpha gets right: p = 2/512
     assert "│ 9 / 0 │ 0.00391 │ 0.00781 │" in text  # Holm over the 2 suites: x2
     assert "p_holm: Holm-adjusted over the 2 tests of this table" in text
+    assert "2 rows rest on fewer than 10 items where the models differ" in text  # 9 and 1 discordant
     assert "npi: alpha vs beta paired on 3 items; left out: 1 item only alpha has" in text
     assert "tied / undefined" in text and "agree alpha vs beta: 1 / 0" in text
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
