@@ -142,11 +142,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print_tie_notes(tie_notes((run.model, run.record) for run in runs), args)
     comparison = None
     if len(summary.models) > 1:
-        from linguagym.evaluation.comparison import compare_held  # off --help's path
+        from linguagym.evaluation.comparison import DuplicateItems, compare_held  # off --help's path
 
-        comparison = compare_held(runs, summary_settings(args), baseline=args.baseline,
-                                  per_prediction=args.per_prediction)
-        print_comparison(comparison, args)
+        try:
+            comparison = compare_held(runs, summary_settings(args), baseline=args.baseline,
+                                      per_prediction=args.per_prediction)
+        except ConfigurationError as error:
+            if not isinstance(error, DuplicateItems):
+                raise
+            # the accuracy table above merges them, as before; a pairing of items cannot
+            console(stderr=True).print(f"no paired comparison: {error}", style="yellow", highlight=False)
+        else:
+            print_comparison(comparison, args)
     elif args.paired_csv or args.baseline:
         console(stderr=True).print("one model only: there is no pair to compare", style="yellow", highlight=False)
     if args.report:

@@ -37,6 +37,10 @@ FEW = 10  # discordant items below which a percentile bootstrap of the differenc
 HOLM_NOTE = "p_holm: Holm-adjusted over the {count} test{s} of this table (McNemar, exact, two-sided)"
 
 
+class DuplicateItems(ConfigurationError):
+    """Two runs of one model label: their items cannot be paired with another model's."""
+
+
 @dataclass(frozen=True)
 class PredictionFlags:
     """One model's prediction on one item, as ``predictions.csv`` holds it."""
@@ -181,9 +185,9 @@ def compare_outcomes(outcomes: Iterable[ItemOutcome], policy: AccuracyPolicy, *,
     for outcome in outcomes:
         items = by_model.setdefault(outcome.model, {}).setdefault(outcome.suite, {})
         if outcome.item in items:
-            raise ConfigurationError(f"{outcome.model} has item {outcome.item} of {outcome.suite} twice: two runs "
-                                     "of one model label cannot be told apart", hint="compare runs whose models "
-                                     "have different labels, or compare each run with the others separately")
+            raise DuplicateItems(f"{outcome.model} has item {outcome.item} of {outcome.suite} twice: two runs of "
+                                 "one model label cannot be told apart", hint="compare runs whose models have "
+                                 "different labels, or each run with the others separately")
         items[outcome.item] = outcome.under(policy.of(outcome.suite))
     suites = list(dict.fromkeys(s for model in by_model.values() for s in model))
     rows: list[tuple] = []
@@ -194,7 +198,7 @@ def compare_outcomes(outcomes: Iterable[ItemOutcome], policy: AccuracyPolicy, *,
                 unpaired.append((suite, a, b))
                 continue
             paired = paired_outcomes(by_model[a][suite], by_model[b][suite], resamples=resamples, seed=seed,
-                                     key=f"{suite}\0{a}\0{b}")
+                                     key=suite)  # a suite's resamples: the same whatever the columns are named
             tied = undefined = None
             if predictions is not None and a in predictions and b in predictions:
                 deciding = [0] if policy.of(suite) == "first" else None
@@ -219,7 +223,7 @@ def compare_predictions(predictions: Predictions, formulas: Mapping[tuple[str, i
             holds_a = {item: flags.holds for item, flags in predictions[a][(suite, index)].items()}
             holds_b = {item: flags.holds for item, flags in predictions[b][(suite, index)].items()}
             paired = paired_outcomes(holds_a, holds_b, resamples=resamples, seed=seed,
-                                     key=f"{suite}\0{index}\0{a}\0{b}")
+                                     key=f"{suite}\0{index}")
             tied, undefined = _flag_counts(predictions, suite, [index], a, b, paired.pairing.items)
             rows.append((suite, a, b, paired, "", index, formulas.get((suite, index), ""), tied, undefined))
     return _with_holm(rows, resamples, seed, "prediction", unpaired)

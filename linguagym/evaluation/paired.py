@@ -114,9 +114,9 @@ def paired_values(a: Mapping[Hashable, float | None], b: Mapping[Hashable, float
                   seed: int = 0, key: str = "") -> PairedDifference:
     """The mean per-item difference of two sides' numbers (an effect in bits, an accuracy of 0 or 1) on the items
     both have, with a 95% paired bootstrap interval: items resampled with replacement ``resamples`` times, the same
-    items for both sides, percentiles 2.5 and 97.5 (as every bootstrap of linguagym). ``key`` names the comparison
-    (suite, models) so that its resamples do not depend on what else is compared: the generator is seeded with
-    ``seed`` and a hash of ``key``."""
+    items for both sides, percentiles 2.5 and 97.5 (as every bootstrap of linguagym). ``key`` names what is compared
+    (the suite) so that its resamples do not depend on what else is compared, nor on what the models are called (the
+    command line and the web page give one interval): the generator is seeded with ``seed`` and a hash of ``key``."""
     pairing = pair_items(a, b)
     values_a = [float(a[item]) for item in pairing.items]  # type: ignore[arg-type]
     values_b = [float(b[item]) for item in pairing.items]  # type: ignore[arg-type]

@@ -181,3 +181,13 @@ def test_compare_with_one_model_prints_no_paired_table(tmp_path: Path, capsys):
     one = _run_folder(tmp_path / "r1", "alpha", {"agree": [True, False]})
     assert main(["compare", str(one), "--bootstrap", "0"]) == 0
     assert "paired comparison" not in capsys.readouterr().out
+
+
+def test_two_runs_of_one_model_label_keep_the_table_and_skip_the_pairing(tmp_path: Path, capsys):
+    one = _run_folder(tmp_path / "r1", "alpha", {"agree": [True, False]})
+    two = _run_folder(tmp_path / "r2", "alpha", {"agree": [False, False]})
+    other = _run_folder(tmp_path / "r3", "beta", {"agree": [True, True]})
+    assert main(["compare", str(one), str(two), str(other), "--bootstrap", "0"]) == 0  # as before: one column
+    captured = capsys.readouterr()
+    assert "no paired comparison: alpha has item 1 of agree twice" in " ".join(captured.err.split())
+    assert "paired comparison:" not in captured.out
