@@ -67,14 +67,14 @@ def test_the_papers_gpt2_results_appear_on_the_leaderboard_beside_a_local_model_
     reply = _import(client, PAPER_GPT2.read_bytes(), name="GPT-2 (Hu et al. 2020)", filename=PAPER_GPT2.name)
     assert reply.status_code == 302, reply.text
     board = client.get("/leaderboard").text
-    assert sorted(_rows(board)) == ["GPT-2 (Hu et al. 2020)", "smollm2-135m"]
-    imported_row = board.split('<tr data-model="GPT-2 (Hu et al. 2020)">', 1)[1].split("</tr>", 1)[0]
+    assert sorted(_rows(board)) == ["GPT-2 (Hu et al. 2020) [imported]", "smollm2-135m"]
+    imported_row = board.split('<tr data-model="GPT-2 (Hu et al. 2020) [imported]">', 1)[1].split("</tr>", 1)[0]
     local_row = board.split('<tr data-model="smollm2-135m">', 1)[1].split("</tr>", 1)[0]
     assert 'class="badge imported"' in imported_row and "imported" not in local_row
     # the paper's number: center_embed, first seed of GPT-2, from its file
     rows = [r for r in csv.DictReader(PAPER_GPT2.open(encoding="utf-8")) if r["suite"] == "center_embed"]
     expected = sum(r["correct"] == "True" for r in rows) / len(rows)
-    assert _cell(board, "GPT-2 (Hu et al. 2020)", "suite:center_embed") == f"{expected:.3f}"
+    assert _cell(board, "GPT-2 (Hu et al. 2020) [imported]", "suite:center_embed") == f"{expected:.3f}"
     sessions = app.extensions["sessions"]
     with sessions() as session:
         run = session.query(RunRecord).filter(RunRecord.settings.isnot(None)).order_by(RunRecord.id.desc()).first()
@@ -85,6 +85,10 @@ def test_the_papers_gpt2_results_appear_on_the_leaderboard_beside_a_local_model_
     assert record["imported"]["items_shifted_by_one"] is True  # the paper counts items from 0, suites from 1
     run_page = client.get(f"/runs/{run_id}").text
     assert 'id="imported"' in run_page and "center_embed" in run_page
+    # an imported model named as a local one is another row: results of two sources never mix
+    _import(client, _items_file([("x", "center_embed", 0, False)]), name="smollm2-135m")
+    assert sorted(_rows(client.get("/leaderboard").text)) == [
+        "GPT-2 (Hu et al. 2020) [imported]", "smollm2-135m", "smollm2-135m [imported]"]
 
 
 def test_an_imported_model_is_on_its_suites_page_and_in_compare_marked_imported(app, client):
@@ -100,7 +104,7 @@ def test_an_imported_model_is_on_its_suites_page_and_in_compare_marked_imported(
     suites = client.get("/suites").text
     suite_id = re.search(r'href="/suites/(\d+)"', suites).group(1)
     page = client.get(f"/suites/{suite_id}").text
-    row = page.split('data-model="paper LM">', 1)[1].split("</tr>", 1)[0]
+    row = page.split('data-model="paper LM [imported]">', 1)[1].split("</tr>", 1)[0]
     assert 'class="badge imported"' in row
     compare = client.get("/compare", query_string={"run": [local, imported_id]}).text
     head = compare.split('id="comparison"', 1)[1].split("</thead>", 1)[0]

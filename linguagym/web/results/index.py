@@ -5,7 +5,8 @@ score and its circuits only from complete suite sets).
 A model is known by the model it was run with (``settings.model`` of its ``run.json``: a name, hub id or path)
 and the settings that change its numbers where they differ from the defaults (``gpt2 [dtype=bfloat16]``), so one
 model in several runs is one row, and the same weights read another way are another; its label (the column name
-within a run) is shown beside it. A run of the first items only (``--limit``) is listed but never the latest.
+within a run) is shown beside it. Imported results (``evaluation/imported.py``) are ``NAME [imported]``. A run
+of the first items only (``--limit``) is listed but never the latest.
 """
 
 from __future__ import annotations
@@ -199,6 +200,8 @@ def _parse_folder(directory: Path) -> list[_FolderResult]:
         for outcome in data.outcomes:
             by_suite.setdefault(outcome.suite, []).append(outcome)
         imported = is_imported(data.record)
+        if imported:  # never one row with a model run here of the same name: results of two sources never mix
+            model = f"{model} [imported]"
         results += [_FolderResult(model, data.model, policy.of(suite), suite, tuple(o.correct_all for o in outcomes),
                                   tuple(o.correct_first for o in outcomes), limited, imported)
                     for suite, outcomes in by_suite.items()]
