@@ -85,6 +85,11 @@ def test_the_papers_gpt2_results_appear_on_the_leaderboard_beside_a_local_model_
     assert record["imported"]["items_shifted_by_one"] is True  # the paper counts items from 0, suites from 1
     run_page = client.get(f"/runs/{run_id}").text
     assert 'id="imported"' in run_page and "center_embed" in run_page
+    assert "/items?suite=" not in run_page  # no item pages: an imported run has each item's outcome only
+    items = client.get(f"/runs/{run_id}/items", query_string={"suite": "center_embed"})
+    assert items.status_code == 404 and "holds imported per-item outcomes only" in items.text
+    assert client.get(f"/runs/{run_id}/suites/center_embed/items/1").status_code == 404
+    assert client.get(f"/runs/{run_id}/regions.svg", query_string={"suite": "center_embed"}).status_code == 404
     # an imported model named as a local one is another row: results of two sources never mix
     _import(client, _items_file([("x", "center_embed", 0, False)]), name="smollm2-135m")
     assert sorted(_rows(client.get("/leaderboard").text)) == [

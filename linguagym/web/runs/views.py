@@ -26,6 +26,7 @@ from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
 from linguagym.web.auth.ownership import require_owner
 from linguagym.web.context import config, db_session, nobody_runs, notify_worker
+from linguagym.web.errors import NotFound
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.jobs.lifecycle import progress_status, queue_again, request_cancel
@@ -248,6 +249,7 @@ def items(run_id: int):
     """Item-level results of one suite: each item's outcome per model, and each prediction's; ``show``: all items,
     the failing ones or those the models disagree on."""
     run = get_run(db_session(), run_id)
+    _not_imported(run)
     suite = request.args.get("suite", "")
     context = item_pages.items_context(run_id, results_directory(config(), run_id), suite,
                                        item_pages.item_filter(request.args.get("show")), _policy(run_id, suite))
@@ -259,10 +261,18 @@ def item(run_id: int, suite: str, item: int):
     """One item in detail: each condition's regions with every model's surprisal (tokens with ``?tokens=1``), and
     each prediction's terms evaluated, the regions it names marked."""
     run = get_run(db_session(), run_id)
+    _not_imported(run)
     context = item_pages.item_context(run_id, results_directory(config(), run_id), suite, item,
                                       item_pages.item_filter(request.args.get("show")), _policy(run_id, suite),
                                       tokens=request.args.get("tokens") == "1")
     return render_template("item.html", run=run, **context)
+
+
+def _not_imported(run) -> None:
+    """Item pages need predictions and region values; an imported run has each item's outcome only."""
+    if isinstance((run.settings or {}).get("imported"), dict):
+        raise NotFound(f"{run.title} holds imported per-item outcomes only: no predictions or region values to show "
+                       "item by item", hint="its accuracy is on its page, the leaderboard and Compare")
 
 
 def _policy(run_id: int, suite: str) -> str:
