@@ -136,3 +136,10 @@ def test_a_forged_or_broken_import_changes_nothing(app, client):
     with app.extensions["sessions"]() as session:
         assert session.query(RunRecord).count() == 0
     assert _rows(client.get("/leaderboard").text) == []
+
+
+def test_one_run_chosen_twice_keeps_the_accuracy_table_without_a_pairing(app, client):
+    run = _finished_run(app, {"org/alpha": {"cleft": [True, False]}}, finished=T0)
+    page = client.get("/compare", query_string={"run": [run, run]})
+    assert page.status_code == 200 and 'id="comparison"' in page.text and 'id="paired"' not in page.text
+    assert client.get("/compare/paired.csv", query_string={"run": [run, run]}).status_code == 400

@@ -13,7 +13,13 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import summarize
 from linguagym.evaluation.collections import builtin_collections, covering_collection, load_collection
-from linguagym.evaluation.comparison import compare_outcomes, format_difference, format_p, run_predictions
+from linguagym.evaluation.comparison import (
+    DuplicateItems,
+    compare_outcomes,
+    format_difference,
+    format_p,
+    run_predictions,
+)
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.imported import is_imported
 from linguagym.evaluation.limit import parse_limit
@@ -313,8 +319,12 @@ def _compared(directories: list[Path], collection: str, chosen: list[int]):
     runs, summary, names, outcomes = _labelled_summary(directories, collection, [f"run {i}" for i in chosen],
                                                        shared_only=True)
     predictions, _ = run_predictions(runs, names)
-    comparison = compare_outcomes(outcomes, summary.accuracy_policy, resamples=summary.bootstrap, seed=summary.seed,
-                                  predictions=predictions if len(predictions) == len(runs) else None)
+    flags = predictions if len(predictions) == len(runs) else None  # every run's predictions.csv, else no tie counts
+    try:
+        comparison = compare_outcomes(outcomes, summary.accuracy_policy, resamples=summary.bootstrap,
+                                      seed=summary.seed, predictions=flags)
+    except DuplicateItems:  # one run ticked twice (a hand-made URL): the accuracy table as before, no pairing
+        comparison = None
     imported = {name for name, data in zip(names, runs, strict=True) if is_imported(data.record)}
     return runs, summary, comparison, imported
 
@@ -328,6 +338,8 @@ def compare_csv():
         raise ConfigurationError("no runs chosen", hint="tick runs to compare")
     directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
     _, _, comparison, _ = _compared(directories, _collection_choice()[1], chosen)
+    if comparison is None:
+        raise ConfigurationError("a run is chosen twice", hint="tick each run once")
     return Response(comparison.csv_text(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=paired-comparison.csv"})
 
