@@ -180,7 +180,8 @@ def model_pairs(models: Sequence[str], baseline: str | None = None) -> list[tupl
 def compare_outcomes(outcomes: Iterable[ItemOutcome], policy: AccuracyPolicy, *, resamples: int = 1000, seed: int = 0,
                      baseline: str | None = None, predictions: Predictions | None = None) -> ModelComparison:
     """Each suite's accuracy, model against model, under the suite's policy. ``predictions`` (the runs'
-    ``predictions.csv``) adds how many paired items rest on a tie or an undefined value."""
+    ``predictions.csv``) adds how many paired items rest on a tie or an undefined value, for the pairs whose models
+    both have it."""
     by_model: dict[str, dict[str, dict[int, bool | None]]] = {}
     for outcome in outcomes:
         items = by_model.setdefault(outcome.model, {}).setdefault(outcome.suite, {})
@@ -299,7 +300,7 @@ def compare_held(runs: Sequence[RunData], settings: SummarySettings, *, baseline
                                    baseline=baseline)
     policy = summary_policy(settings, collection, [run.record for run in runs])
     return compare_outcomes(outcomes, policy, resamples=settings.bootstrap, seed=settings.seed, baseline=baseline,
-                            predictions=predictions if len(predictions) == len(runs) else None)
+                            predictions=predictions)
 
 
 def compare_models(runs: Sequence[str | Path], settings: SummarySettings | None = None, *,

@@ -319,10 +319,9 @@ def _compared(directories: list[Path], collection: str, chosen: list[int]):
     runs, summary, names, outcomes = _labelled_summary(directories, collection, [f"run {i}" for i in chosen],
                                                        shared_only=True)
     predictions, _ = run_predictions(runs, names)
-    flags = predictions if len(predictions) == len(runs) else None  # every run's predictions.csv, else no tie counts
-    try:
+    try:  # tie counts for the pairs whose runs both have predictions.csv (an imported run has none)
         comparison = compare_outcomes(outcomes, summary.accuracy_policy, resamples=summary.bootstrap,
-                                      seed=summary.seed, predictions=flags)
+                                      seed=summary.seed, predictions=predictions)
     except DuplicateItems:  # one run ticked twice (a hand-made URL): the accuracy table as before, no pairing
         comparison = None
     imported = {name for name, data in zip(names, runs, strict=True) if is_imported(data.record)}
