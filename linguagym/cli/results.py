@@ -37,7 +37,8 @@ def prediction_options(p: argparse.ArgumentParser) -> None:
     """--by-prediction: the per-prediction table of commands that have run folders (``run``, ``compare``)."""
     p.add_argument("--by-prediction", action="store_true",
                    help="also print each prediction's accuracy and, comparison by comparison, its mean effect (left "
-                   "side minus right side, in bits) with a 95%% bootstrap interval and n items, per suite and model")
+                   "side minus right side, in bits) with a 95%% bootstrap interval and n items, per suite and model "
+                   "(on compare, the paired comparison is then made per prediction too)")
 
 
 def print_prediction_table(runs, args: argparse.Namespace) -> None:
@@ -100,6 +101,10 @@ def add_compare_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("--report", type=Path, default=None, metavar="DIR", help="write report.html and plots into DIR")
     summary_options(p)
     prediction_options(p)
+    p.add_argument("--paired-csv", type=Path, default=None, metavar="FILE",
+                   help="also write the paired comparison (difference, interval, McNemar p, Holm-adjusted p) as CSV")
+    p.add_argument("--baseline", default=None, metavar="MODEL",
+                   help="pair each model with this one (default: every two models)")
     p.set_defaults(func=cmd_compare)
     return p
 
@@ -173,6 +178,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from linguagym.evaluation.summary import summarize_runs  # off --help's path
 
     check_table_files(args)
+    if args.paired_csv:
+        check_file(args.paired_csv)
     if args.report:
         check_report_destination(args.report)
     runs, summary = summarize_runs(args.runs, summary_settings(args))
@@ -182,10 +189,56 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print_tie_notes(tie_notes((run.model, run.record) for run in runs), args)
     if args.by_prediction:
         print_prediction_table(runs, args)
+    comparison = None
+    if len(summary.models) > 1:
+        from linguagym.evaluation.comparison import DuplicateItems, compare_held  # off --help's path
+
+        try:
+            comparison = compare_held(runs, summary_settings(args), baseline=args.baseline,
+                                      per_prediction=args.by_prediction)
+        except ConfigurationError as error:
+            if not isinstance(error, DuplicateItems):
+                raise
+            # the accuracy table above merges them, as before; a pairing of items cannot
+            console(stderr=True).print(f"no paired comparison: {error}", style="yellow", highlight=False)
+        else:
+            print_comparison(comparison, args)
+    elif args.paired_csv or args.baseline:
+        console(stderr=True).print("one model only: there is no pair to compare", style="yellow", highlight=False)
     if args.report:
         path = write_report(runs, args.report, summary)
+        if comparison is not None:
+            comparison.write_csv(args.report / "comparison.csv")
         print(f"report: {path}", file=sys.stderr)
     return 0
+
+
+def print_comparison(comparison, args: argparse.Namespace) -> None:
+    """The paired comparison below the accuracy table (on stderr when stdout carries a table alone), and as
+    --paired-csv."""
+    from rich.table import Table
+
+    from linguagym.evaluation.comparison import format_difference, format_p  # off --help's path
+
+    out = console(stderr=stdout_taken(args), wide=True)
+    by_prediction = comparison.level == "prediction"
+    table = Table(title="paired comparison: accuracy of a minus b on the same items"
+                  + (", per prediction" if by_prediction else ", per suite"), title_justify="left")
+    for column in ("suite", *(("prediction",) if by_prediction else ()), "a", "b", "items", "a - b [95% CI]",
+                   "only a / only b right", "p (McNemar)", "p (Holm)"):
+        table.add_column(column, justify="left" if column in ("suite", "a", "b", "prediction") else "right")
+    for row in comparison.rows:
+        paired = row.paired
+        cells = [row.suite, *((f"{row.prediction + 1}",) if by_prediction else ()), row.model_a, row.model_b,
+                 str(paired.n), format_difference(row), f"{paired.only_a_right} / {paired.only_b_right}",
+                 format_p(paired.p_value if paired.n else None), format_p(row.p_holm)]
+        table.add_row(*cells)
+    out.print(table)
+    for line in comparison.notes():
+        out.print(line, style="dim", highlight=False)
+    if args.paired_csv:
+        comparison.write_csv(args.paired_csv)
+        print(f"wrote {args.paired_csv}", file=sys.stderr)
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -70,6 +70,8 @@ class RunData:
         """suite -> the model's mean surprisal per region and condition (what its region plot draws)."""
         if self.held_regions is not None:
             return self.held_regions
+        if self.directory is not None and not self.has(schema.REGIONS):
+            return {}  # imported per-item outcomes (evaluation/imported.py): no region values
         return plots.suite_regions(self.region_rows(), self.metrics())
 
     def metrics(self) -> dict[str, str]:
