@@ -103,6 +103,9 @@ def add_compare_parser(commands) -> argparse.ArgumentParser:
     prediction_options(p)
     p.add_argument("--paired-csv", type=Path, default=None, metavar="FILE",
                    help="also write the paired comparison (difference, interval, McNemar p, Holm-adjusted p) as CSV")
+    p.add_argument("--paired-effects-csv", type=Path, default=None, metavar="FILE",
+                   help="also write the paired comparison of effects (a's mean effect minus b's per suite, prediction "
+                   "and comparison, interval, sign-flip p, Holm-adjusted p) as CSV; --by-prediction prints it")
     p.add_argument("--baseline", default=None, metavar="MODEL",
                    help="pair each model with this one (default: every two models)")
     p.set_defaults(func=cmd_compare)
@@ -178,8 +181,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from linguagym.evaluation.summary import summarize_runs  # off --help's path
 
     check_table_files(args)
-    if args.paired_csv:
-        check_file(args.paired_csv)
+    for path in (args.paired_csv, args.paired_effects_csv):
+        if path:
+            check_file(path)
     if args.report:
         check_report_destination(args.report)
     runs, summary = summarize_runs(args.runs, summary_settings(args))
@@ -189,7 +193,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print_tie_notes(tie_notes((run.model, run.record) for run in runs), args)
     if args.by_prediction:
         print_prediction_table(runs, args)
-    comparison = None
+    comparison = effects = None
     if len(summary.models) > 1:
         from linguagym.evaluation.comparison import DuplicateItems, compare_held  # off --help's path
 
@@ -203,12 +207,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
             console(stderr=True).print(f"no paired comparison: {error}", style="yellow", highlight=False)
         else:
             print_comparison(comparison, args)
-    elif args.paired_csv or args.baseline:
+            if args.by_prediction or args.paired_effects_csv:
+                effects = compare_held_effects_for(runs, args)
+    elif args.paired_csv or args.paired_effects_csv or args.baseline:
         console(stderr=True).print("one model only: there is no pair to compare", style="yellow", highlight=False)
     if args.report:
         path = write_report(runs, args.report, summary)
         if comparison is not None:
             comparison.write_csv(args.report / "comparison.csv")
+        if effects is not None:
+            effects.write_csv(args.report / "comparison-effects.csv")
         print(f"report: {path}", file=sys.stderr)
     return 0
 
@@ -239,6 +247,45 @@ def print_comparison(comparison, args: argparse.Namespace) -> None:
     if args.paired_csv:
         comparison.write_csv(args.paired_csv)
         print(f"wrote {args.paired_csv}", file=sys.stderr)
+
+
+def compare_held_effects_for(runs, args: argparse.Namespace):
+    """The paired comparison of the runs' effects (``evaluation/effect_comparison.py``): printed below the paired
+    accuracies under --by-prediction, written as --paired-effects-csv."""
+    from rich.table import Table
+
+    from linguagym.evaluation.comparison import format_p
+    from linguagym.evaluation.effect_comparison import (  # off --help's path
+        compare_held_effects,
+        format_effect_difference,
+        format_effect_mean,
+    )
+
+    effects = compare_held_effects(runs, summary_settings(args), baseline=args.baseline)
+    if args.by_prediction:
+        out = console(stderr=stdout_taken(args), wide=True)
+        table = Table(title="paired effects: mean effect (bits) of a minus b on the same items, per prediction and "
+                      "comparison", title_justify="left")
+        for column in ("suite", "", "comparison", "a", "b", "items", "effect a", "effect b", "a - b [95% CI]",
+                       "p (sign-flip)", "p (Holm)"):
+            table.add_column(column, justify="left" if column in ("suite", "", "comparison", "a", "b") else "right")
+        for row in effects.rows:
+            paired = row.paired
+            table.add_row(row.key.suite, row.key.label, row.key.comparison_formula, row.model_a, row.model_b,
+                          str(paired.n), format_effect_mean(paired.mean_a), format_effect_mean(paired.mean_b),
+                          format_effect_difference(row), format_p(paired.p_value if paired.n else None)
+                          + ("" if row.exact or not paired.n else " ~"), format_p(row.p_holm))
+        if effects.rows:
+            out.print(table)
+        for line in effects.notes(missing=False):  # the per-prediction table above named them
+            out.print(line, style="dim", highlight=False)
+        if any(not row.exact for row in effects.rows if row.paired.n):
+            out.print("~: p from random sign patterns (more than 32 items), not every one", style="dim",
+                      highlight=False)
+    if args.paired_effects_csv:
+        effects.write_csv(args.paired_effects_csv)
+        print(f"wrote {args.paired_effects_csv}", file=sys.stderr)
+    return effects
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from linguagym.evaluation.aggregate import Interval
@@ -20,6 +20,11 @@ from linguagym.evaluation.aggregate import Interval
 # Below this many discordant pairs the binomial tail is summed in exact integers (a few ms at the limit); above,
 # in log space from log-gamma (relative error near 1e-12). A suite never has this many items.
 EXACT_LIMIT = 50_000
+# A sign-flip test of n paired differences is exact (all 2^n sign patterns, counted half against half: ~30 ms at 32)
+# up to this n; above, it draws SIGN_FLIPS random patterns (the smallest p it can give is 1 / (SIGN_FLIPS + 1)).
+EXACT_FLIPS = 32
+SIGN_FLIPS = 20_000
+_CHUNK = 1 << 16
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -99,7 +104,7 @@ class PairedDifference:
     only_a_right: int | None = None
     only_b_right: int | None = None
     neither: int | None = None
-    p_value: float | None = None  # McNemar exact, two-sided, unadjusted
+    p_value: float | None = None  # two-sided, unadjusted: McNemar exact (outcomes), sign-flip (effects)
 
     @property
     def n(self) -> int:
@@ -142,12 +147,59 @@ def paired_outcomes(a: Mapping[Hashable, bool | None], b: Mapping[Hashable, bool
 
 
 def paired_effects(a: Mapping[Hashable, float | None], b: Mapping[Hashable, float | None], *, resamples: int = 1000,
-                   seed: int = 0, key: str = "") -> PairedDifference:
-    """The hook for per-item effects (``evaluation/effects.py``, issue 37 item 1): two models' effect per item of one
-    prediction (bits) -> their mean difference with its paired bootstrap interval. No McNemar: the values are not
-    outcomes. Today the same as ``paired_values``; effects tables call this one, so a change for effects (a
-    different interval) has one place."""
-    return paired_values(a, b, resamples=resamples, seed=seed, key=key)
+                   seed: int = 0, key: str = "", flips: int = SIGN_FLIPS) -> PairedDifference:
+    """Two models' effect per item of one comparison of one prediction (bits; ``evaluation/effects.py``) -> their
+    mean difference with its paired bootstrap interval (``paired_values``) and, as ``p_value``, the two-sided
+    sign-flip permutation p of that mean difference (``sign_flip_p``; no McNemar: the values are not outcomes)."""
+    base = paired_values(a, b, resamples=resamples, seed=seed, key=key)
+    if not base.n:
+        return base
+    differences = [float(a[item]) - float(b[item]) for item in base.pairing.items]  # type: ignore[arg-type]
+    return replace(base, p_value=sign_flip_p(differences, flips=flips, seed=seed, key=key))
+
+
+def sign_flip_p(differences: Sequence[float], *, flips: int = SIGN_FLIPS, seed: int = 0, key: str = "") -> float:
+    """The two-sided p of a paired sign-flip (permutation) test of the mean of ``differences``: under the null that
+    which model is a and which is b does not matter on any item, each difference's sign is as likely flipped; p is
+    the share of sign patterns whose mean is at least as far from 0 as the observed one. Exact (every one of the
+    2^n patterns, the observed among them) for n up to ``EXACT_FLIPS``; above, ``flips`` random patterns drawn with
+    ``seed`` and a hash of ``key``, p = (1 + as far) / (1 + flips), which is never 0 and keeps the test's level
+    (Phipson & Smyth 2010). Differences of 0 take part (their sign changes nothing). No difference: 1.0."""
+    import numpy as np
+
+    values = np.asarray(differences, dtype=float)
+    n = len(values)
+    if n == 0:
+        return 1.0
+    observed = abs(math.fsum(values))
+    # sums equal in exact arithmetic may differ in the last bits from the order of additions: they count as reached
+    reached = observed - 1e-9 * max(1.0, float(np.abs(values).sum()))
+    if observed <= 0 or reached <= 0:
+        return 1.0  # a mean of 0: every pattern is as far from 0
+    if n <= EXACT_FLIPS:  # meet in the middle: every sum of the first half against the sorted sums of the second
+        first, second = _signed_sums(values[: n // 2]), np.sort(_signed_sums(values[n // 2:]))
+        hits = (len(second) - np.searchsorted(second, reached - first, side="left")
+                + np.searchsorted(second, -reached - first, side="right"))
+        return int(hits.sum()) / 2**n
+    if flips <= 0:
+        raise ValueError(f"flips must be 1 or more, not {flips}")
+    stream = int.from_bytes(hashlib.sha256(("flip\0" + key).encode("utf-8")).digest()[:8], "big")
+    rng = np.random.default_rng([seed, stream])
+    hits = 0
+    for start in range(0, flips, _CHUNK):
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(min(_CHUNK, flips - start), n))
+        hits += int((np.abs(signs @ values) >= reached).sum())
+    return (1 + hits) / (1 + flips)
+
+
+def _signed_sums(values):
+    """The 2^len(values) sums of ``values`` with every choice of signs."""
+    import numpy as np
+
+    sums = np.zeros(1)
+    for value in values:
+        sums = np.concatenate((sums + value, sums - value))
+    return sums
 
 
 def _bootstrap(differences: list[float], resamples: int, seed: int, key: str) -> Interval | None:
