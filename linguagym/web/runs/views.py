@@ -20,6 +20,7 @@ from linguagym.evaluation.comparison import (
     format_p,
     run_predictions,
 )
+from linguagym.evaluation.effect_comparison import compare_held_effects, format_effect_difference, format_effect_mean
 from linguagym.evaluation.evaluate import COMPAT_OPTIONS
 from linguagym.evaluation.imported import is_imported
 from linguagym.evaluation.limit import parse_limit
@@ -302,13 +303,15 @@ def compare():
     if chosen:
         directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
         choices, collection = _collection_choice()
-        runs, summary, comparison, imported = _compared(directories, collection, chosen)
+        runs, summary, comparison, imported, names = _compared(directories, collection, chosen)
         shared = {s for m in summary.models for s in m.suites}
         left_out = sorted({o.suite for data in runs for o in data.outcomes} - shared)
         context.update(summary=summary, rows=summary_rows(summary), notes=notes(summary), fmt=format_value,
                        surprisal=surprisal_label(summary), policy_line=policy_sentence(summary), collections=choices,
                        collection=collection, shared=sorted(shared), left_out=left_out, comparison=comparison,
-                       format_p=format_p, format_difference=format_difference, imported=imported)
+                       format_p=format_p, format_difference=format_difference, imported=imported,
+                       effect_comparison=_compared_effects(runs, names, shared) if len(names) > 1 else None,
+                       format_effect_difference=format_effect_difference, format_effect_mean=format_effect_mean)
     return render_template("compare.html", **context)
 
 
@@ -325,7 +328,16 @@ def _compared(directories: list[Path], collection: str, chosen: list[int]):
     except DuplicateItems:  # one run ticked twice (a hand-made URL): the accuracy table as before, no pairing
         comparison = None
     imported = {name for name, data in zip(names, runs, strict=True) if is_imported(data.record)}
-    return runs, summary, comparison, imported
+    return runs, summary, comparison, imported, names
+
+
+def _compared_effects(runs, names: list[str], shared: set[str]):
+    """The paired comparison of the compared models' effects on the shared suites (the summary's 1000 resamples,
+    seed 0; Holm over its own table); None where a run is ticked twice."""
+    try:
+        return compare_held_effects(runs, SummarySettings(), labels=names, suites=shared)
+    except DuplicateItems:
+        return None
 
 
 @blueprint.get("/compare/paired.csv")
@@ -336,11 +348,27 @@ def compare_csv():
     if not chosen:
         raise ConfigurationError("no runs chosen", hint="tick runs to compare")
     directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
-    _, _, comparison, _ = _compared(directories, _collection_choice()[1], chosen)
+    _, _, comparison, _, _ = _compared(directories, _collection_choice()[1], chosen)
     if comparison is None:
         raise ConfigurationError("a run is chosen twice", hint="tick each run once")
     return Response(comparison.csv_text(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=paired-comparison.csv"})
+
+
+@blueprint.get("/compare/paired-effects.csv")
+def compare_effects_csv():
+    """The compare page's paired comparison of effects as CSV (``effect_comparison.COLUMNS``)."""
+    session = db_session()
+    chosen = [parse_id(value, "run") for value in request.args.getlist("run")]
+    if not chosen:
+        raise ConfigurationError("no runs chosen", hint="tick runs to compare")
+    directories = [results_directory(config(), get_run(session, i).id) for i in chosen]
+    runs, summary, _, _, names = _compared(directories, _collection_choice()[1], chosen)
+    effects = _compared_effects(runs, names, {s for m in summary.models for s in m.suites})
+    if effects is None:
+        raise ConfigurationError("a run is chosen twice", hint="tick each run once")
+    return Response(effects.csv_text(), mimetype="text/csv",
+                    headers={"Content-Disposition": "attachment; filename=paired-effects.csv"})
 
 
 @blueprint.get("/compare/accuracy.svg")
