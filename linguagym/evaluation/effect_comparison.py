@@ -97,7 +97,8 @@ class EffectComparison:
             + (f"95% paired bootstrap interval over items ({self.resamples} resamples, seed {self.seed})"
                if self.resamples else "no interval (bootstrap 0)")
             + ". The effect is left - right of the comparison: with '>' a positive difference is a's effect larger "
-            "in the predicted direction, with '<' a negative one is.",
+            "in the predicted direction, with '<' a negative one is (with '=', compare effect a and effect b: the one "
+            "nearer 0 holds better).",
             HOLM_NOTE.format(count=self.tests, s="" if self.tests == 1 else "s", exact=EXACT_FLIPS,
                              flips=f"{self.flips:,}") + f"; the smallest p a random one can give is "
             f"{1 / (self.flips + 1):.2g}",
