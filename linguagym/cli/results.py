@@ -208,7 +208,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else:
             print_comparison(comparison, args)
             if args.by_prediction or args.paired_effects_csv:
-                effects = compare_held_effects_for(runs, args)
+                try:
+                    effects = compare_held_effects_for(runs, args)
+                except DuplicateItems as error:
+                    console(stderr=True).print(f"no paired effects: {error}", style="yellow", highlight=False)
     elif args.paired_csv or args.paired_effects_csv or args.baseline:
         console(stderr=True).print("one model only: there is no pair to compare", style="yellow", highlight=False)
     if args.report:

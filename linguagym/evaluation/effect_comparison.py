@@ -239,10 +239,8 @@ def compare_held_effects(runs: Sequence[RunData], settings: SummarySettings, *, 
         if run.held_effects is None and (run.directory is None or not run.has(schema.EFFECTS)):
             missing.append(name)
             continue
-        if name in effects:
-            raise DuplicateItems(f"two runs of model {name}: their effects cannot be told apart",
-                                 hint="compare runs whose models have different labels")
-        effects[name] = run.effects()
+        # two runs of one label on different suites join, as the accuracy table joins them; on one item, DuplicateItems
+        effects.setdefault(name, []).extend(run.effects())
     if baseline is not None and baseline in missing:  # it exists, but has nothing to pair: the note says why
         return EffectComparison((), settings.bootstrap, settings.seed, missing=tuple(missing))
     return compare_effects(effects, resamples=settings.bootstrap, seed=settings.seed, baseline=baseline,

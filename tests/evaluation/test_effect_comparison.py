@@ -196,3 +196,15 @@ def test_a_difference_the_test_sees_from_both_sides(values: list[float]):
     forward, backward = paired_effects(a, b, resamples=0), paired_effects(b, a, resamples=0)
     assert forward.p_value == backward.p_value == _brute_force(values)
     assert forward.difference == -backward.difference == sum(values) / len(values)
+
+
+def test_two_runs_of_one_label_join_on_different_suites_and_refuse_on_one_item(tmp_path: Path, capsys):
+    agree = _run_folder(tmp_path / "r1", "alpha", {("agree", 0, 0): ALPHA[("agree", 0, 0)]})
+    npi = _run_folder(tmp_path / "r2", "alpha", {("npi", 0, 0): ALPHA[("npi", 0, 0)]})
+    beta = _run_folder(tmp_path / "r3", "beta", BETA)
+    joined = compare_model_effects([agree, npi, beta], SummarySettings(bootstrap=0))
+    assert [(r.key.suite, r.model_a, r.model_b, r.paired.difference) for r in joined.rows] == [
+        ("agree", "alpha", "beta", 0.75), ("npi", "alpha", "beta", 1.0)]
+    again = _run_folder(tmp_path / "r4", "alpha", {("agree", 0, 0): ALPHA[("agree", 0, 0)]})
+    assert main(["compare", str(agree), str(again), str(beta), "--by-prediction", "--bootstrap", "0"]) == 0
+    assert "paired effects:" not in capsys.readouterr().out  # the accuracy pairing already refused: no crash
