@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,7 +73,7 @@ class EffectComparisonRow:
 
 
 # model -> (suite, prediction, comparison) -> item -> effect (NaN where undefined); the keys' descriptions
-EffectVectors = dict[str, dict[tuple[str, int, int], dict[int, float]]]
+EffectVectors = dict[str, dict[tuple[str, int, int], dict[Hashable, float | None]]]
 
 
 @dataclass(frozen=True)

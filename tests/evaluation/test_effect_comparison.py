@@ -9,6 +9,7 @@ import csv
 import itertools
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from linguagym.evaluation.paired import paired_effects, paired_values, sign_flip
 from linguagym.evaluation.summary import SummarySettings
 
 AGREE = "(1;%b%) > (1;%a%)"
+# (suite, prediction, comparison) -> each item's effect (None: undefined)
+Effects = Mapping[tuple[str, int, int], Sequence[float | None]]
 NPI = "((1;%b%) > (1;%a%)) & ((2;%b%) > (2;%a%))"
 
 
@@ -62,7 +65,7 @@ def test_paired_effects_adds_the_sign_flip_p_to_the_paired_interval():
     assert (found.pairing.undefined, found.pairing.only_a, found.pairing.only_b) == (1, 0, 1)
 
 
-def _effect_rows(label: str, effects: dict[tuple[str, int, int], list[float | None]]) -> list[list]:
+def _effect_rows(label: str, effects: Effects) -> list[list]:
     """effects.csv rows: each (suite, prediction, comparison)'s effect per item 1, 2, ... (None: undefined), written
     as left = 10 + effect, right = 10 (left empty where undefined)."""
     rows = []
@@ -76,11 +79,11 @@ def _effect_rows(label: str, effects: dict[tuple[str, int, int], list[float | No
     return rows
 
 
-def _run_folder(root: Path, label: str, effects: dict[tuple[str, int, int], list[float | None]] | None) -> Path:
+def _run_folder(root: Path, label: str, effects: Effects | None) -> Path:
     """A finished run's model folder: run.json, items.csv, predictions.csv and (``effects`` not None) effects.csv."""
     folder = root / label
     folder.mkdir(parents=True)
-    shape = effects or {("agree", 0, 0): [1.0] * 6, ("npi", 0, 0): [1.0] * 3}
+    shape: Effects = effects or {("agree", 0, 0): [1.0] * 6, ("npi", 0, 0): [1.0] * 3}
     suites = list(dict.fromkeys(suite for suite, _, _ in shape))
     record = {"label": label, "settings": {"model": label, "policy": "all"},
               "suites": [{"name": suite, "metric": "sum"} for suite in suites]}
@@ -110,9 +113,10 @@ def _run_folder(root: Path, label: str, effects: dict[tuple[str, int, int], list
 
 # alpha - beta per item: agree [1, 0.5, 2, -0.5] (item 5 undefined for alpha, item 6 only alpha has);
 # npi comparison 0: [1, 1, 1]; comparison 1: [0, 0, 0]
-ALPHA = {("agree", 0, 0): [2.0, 1.5, 3.0, 0.5, None, 4.0], ("npi", 0, 0): [1.0, 1.0, 1.0],
-         ("npi", 0, 1): [0.5, 0.5, 0.5]}
-BETA = {("agree", 0, 0): [1.0, 1.0, 1.0, 1.0, 1.0], ("npi", 0, 0): [0.0, 0.0, 0.0], ("npi", 0, 1): [0.5, 0.5, 0.5]}
+ALPHA: Effects = {("agree", 0, 0): [2.0, 1.5, 3.0, 0.5, None, 4.0], ("npi", 0, 0): [1.0, 1.0, 1.0],
+                  ("npi", 0, 1): [0.5, 0.5, 0.5]}
+BETA: Effects = {("agree", 0, 0): [1.0, 1.0, 1.0, 1.0, 1.0], ("npi", 0, 0): [0.0, 0.0, 0.0],
+                 ("npi", 0, 1): [0.5, 0.5, 0.5]}
 
 
 def test_the_paired_effects_of_two_constructed_runs_by_hand(tmp_path: Path):
