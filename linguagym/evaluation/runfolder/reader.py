@@ -76,7 +76,7 @@ class RunData:
         """suite -> each prediction's formula and the share of items on which it holds, in suite order."""
         if self.held_predictions is not None:
             return self.held_predictions
-        return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], row["holds"] == "True")
+        return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], schema.is_true(row["holds"]))
                                   for row in self.prediction_rows())
 
     def columns(self, name: str, wanted: Sequence[str]) -> Iterator[tuple[str, ...]]:
