@@ -15,6 +15,7 @@ from linguagym.cli.results import (
     check_table_files,
     print_summary,
     print_tie_notes,
+    stdout_taken,
     summary_options,
     summary_settings,
 )
@@ -244,6 +245,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if done.summary is not None:
         print_summary(done.summary, args)
     print_tie_notes(_tie_notes(done), args)
+    _print_suite_level(done, args)
     if done.report is not None:
         err.print(f"report: {done.report}", soft_wrap=True, highlight=False)
     if done.failed:
@@ -274,6 +276,22 @@ def _tie_notes(done) -> list[str]:
             if note:
                 notes.append(note)
     return notes
+
+
+def _print_suite_level(done, args: argparse.Namespace) -> None:
+    """Below the table, in rows of their own: each suite-level prediction (``mean(x) > 0``) of each model; they are
+    no part of the accuracies above (evaluation/suite_level.py)."""
+    from linguagym.evaluation.runfolder.rows import model_label  # off --help's path
+    from linguagym.evaluation.suite_level import describe
+
+    lines = [f"suite-level, {suite_result.suite.name} ({model_label(result)}): "
+             f"{describe(prediction, suite_result.metric)}"
+             for result in done if not isinstance(result, LinguagymError) for suite_result in result.suites
+             for prediction in suite_result.suite_predictions]
+    if lines:
+        out = console(stderr=stdout_taken(args), wide=True)
+        for line in lines:
+            out.print(line, highlight=False, soft_wrap=True)
 
 
 def _report_model_run(result, err) -> Path:

@@ -104,3 +104,15 @@ def interval_holds(op: str, low: float, high: float, threshold: float, tolerance
         return (compare(op, low, threshold, tolerance) and compare(op, high, threshold, tolerance)
                 and (low > threshold) == (high > threshold))
     return compare(op, low, threshold, tolerance) and compare(op, high, threshold, tolerance)
+
+
+def describe(result: SuitePredictionResult, metric: str) -> str:
+    """One line for a console or report: the statistic with its interval, over how many items, and the verdict."""
+    if not result.defined:
+        return (f"{result.formula}: undefined (no item has a defined value; {result.undefined_items} undefined): "
+                "does not hold")
+    left_out = f", {result.undefined_items} undefined items left out" if result.undefined_items else ""
+    verdict = ("holds, across its 95% interval" if result.interval_holds else
+               "holds, but not across its 95% interval" if result.holds else "does not hold")
+    return (f"{result.formula}: {result.statistic} {result.value:.3f} bits of {metric}, 95% CI "
+            f"[{result.ci_low:.3f}, {result.ci_high:.3f}] over {result.items} items{left_out}: {verdict}")

@@ -141,3 +141,19 @@ def test_to_pandas_has_the_suite_level_rows(tmp_path: Path):
     done = run_models([path], [RunSettings(model="fake")], scorers=lambda settings: scorer(), summary=None)
     frame = Results(done).to_pandas("suite_predictions")
     assert frame[["statistic", "value", "holds"]].values.tolist() == [["median", 2.5, False]]
+
+
+def test_the_command_line_prints_each_suite_level_prediction_on_a_row_of_its_own(tmp_path: Path, capsys,
+                                                                                 monkeypatch):
+    from linguagym.cli import main
+    from linguagym.evaluation import model_runs
+
+    path = tmp_path / "agreement.json"
+    path.write_text(json.dumps(agreement_suite("mean((2;%mismatch%) - (2;%match%)) > 3")))
+    monkeypatch.setattr(model_runs, "settings_scorer", lambda settings: scorer())
+    assert main(["run", str(path), "-m", "fake", "-o", str(tmp_path / "out"), "--no-report"]) == 0
+    out = capsys.readouterr().out
+    [line] = [line for line in out.splitlines() if line.startswith("suite-level")]
+    assert line.startswith("suite-level, tiny (fake): mean((2;%mismatch%) - (2;%match%)) > 3: mean 3.500 bits of "
+                           "sum, 95% CI [")
+    assert "over 4 items: holds" in line
