@@ -281,13 +281,13 @@ def _tie_notes(done) -> list[str]:
 def _print_suite_level(done, args: argparse.Namespace) -> None:
     """Below the table, in rows of their own: each suite-level prediction (``mean(x) > 0``) of each model; they are
     no part of the accuracies above (evaluation/suite_level.py)."""
-    from linguagym.evaluation.runfolder.rows import model_label  # off --help's path
+    from linguagym.evaluation.runfolder.rows import suite_prediction_rows  # off --help's path
+    from linguagym.evaluation.runfolder.schema import SUITE_PREDICTION_COLUMNS
     from linguagym.evaluation.suite_level import describe
 
-    lines = [f"suite-level, {suite_result.suite.name} ({model_label(result)}): "
-             f"{describe(prediction, suite_result.metric)}"
-             for result in done if not isinstance(result, LinguagymError) for suite_result in result.suites
-             for prediction in suite_result.suite_predictions]
+    rows = [dict(zip(SUITE_PREDICTION_COLUMNS, row, strict=True)) for result in done
+            if not isinstance(result, LinguagymError) for row in suite_prediction_rows(result)]
+    lines = [f"suite-level, {row['suite']} ({row['model']}): {describe(row)}" for row in rows]
     if lines:
         out = console(stderr=stdout_taken(args), wide=True)
         for line in lines:

@@ -106,13 +106,19 @@ def interval_holds(op: str, low: float, high: float, threshold: float, tolerance
     return compare(op, low, threshold, tolerance) and compare(op, high, threshold, tolerance)
 
 
-def describe(result: SuitePredictionResult, metric: str) -> str:
-    """One line for a console or report: the statistic with its interval, over how many items, and the verdict."""
-    if not result.defined:
-        return (f"{result.formula}: undefined (no item has a defined value; {result.undefined_items} undefined): "
-                "does not hold")
-    left_out = f", {result.undefined_items} undefined items left out" if result.undefined_items else ""
-    verdict = ("holds, across its 95% interval" if result.interval_holds else
-               "holds, but not across its 95% interval" if result.holds else "does not hold")
-    return (f"{result.formula}: {result.statistic} {result.value:.3f} bits of {metric}, 95% CI "
-            f"[{result.ci_low:.3f}, {result.ci_high:.3f}] over {result.items} items{left_out}: {verdict}")
+def describe(row: Mapping[str, object]) -> str:
+    """One line for a console or report from a row of ``suite_predictions.csv`` (its text as read, or the values
+    ``runfolder.rows`` builds): the statistic with its interval, over how many items, and the verdict."""
+
+    def logical(value: object) -> bool:
+        return value in ("TRUE", "True", "true") if isinstance(value, str) else bool(value)
+
+    items, undefined = int(str(row["items"])), int(str(row["undefined_items"]))
+    if not items:
+        return f"{row['formula']}: undefined (no item has a defined value; {undefined} undefined): does not hold"
+    value, low, high = (float(str(row[name])) for name in ("value", "ci_low", "ci_high"))
+    left_out = f", {undefined} undefined items left out" if undefined else ""
+    verdict = ("holds, across its 95% interval" if logical(row["interval_holds"]) else
+               "holds, but not across its 95% interval" if logical(row["holds"]) else "does not hold")
+    return (f"{row['formula']}: {row['statistic']} {value:.3f} bits of {row['metric']}, 95% CI "
+            f"[{low:.3f}, {high:.3f}] over {items} items{left_out}: {verdict}")

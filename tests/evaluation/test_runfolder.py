@@ -76,6 +76,7 @@ def test_a_result_held_in_memory_gives_the_numbers_of_its_folder_read_back(writt
         assert held.record == read.record
         assert held.outcomes == read.outcomes
         assert held.predictions() == read.predictions()
+        assert held.suite_level_rows() == read.suite_level_rows() and read.suite_level_rows()
         assert held.regions() == read.regions()  # compared as data: NaN-free means (empty regions are left out)
         assert held.held_regions is not None and read.held_regions is None
 

@@ -157,3 +157,20 @@ def test_the_command_line_prints_each_suite_level_prediction_on_a_row_of_its_own
     assert line.startswith("suite-level, tiny (fake): mean((2;%mismatch%) - (2;%match%)) > 3: mean 3.500 bits of "
                            "sum, 95% CI [")
     assert "over 4 items: holds" in line
+
+
+def test_the_report_shows_each_suite_level_prediction_below_the_suites_accuracy(tmp_path: Path):
+    from linguagym.evaluation.model_runs import run_models
+    from linguagym.evaluation.runfolder.reader import read_run
+    from linguagym.evaluation.summary import SummarySettings
+
+    path = tmp_path / "agreement.json"
+    path.write_text(json.dumps(agreement_suite("mean((2;%mismatch%) - (2;%match%)) > 3")))
+    done = run_models([path], [RunSettings(model="fake")], output=tmp_path / "out", scorers=lambda s: scorer(),
+                      summary=SummarySettings(bootstrap=10))
+    page = done.report.read_text()
+    [row] = read_run(tmp_path / "out" / "fake").suite_level_rows()
+    assert row["holds"] == "TRUE" and float(row["value"]) == 3.5
+    assert ("suite-level, fake: <code>mean((2;%mismatch%) - (2;%match%)) &gt; 3: mean 3.500 bits of sum, 95% CI ["
+            in page)
+    assert "accuracy fake: 0.750" in page  # the item prediction alone

@@ -16,7 +16,13 @@ from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, read_item_outcomes, surprisal_sums
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
-from linguagym.evaluation.runfolder.rows import item_outcomes, prediction_rows, region_rows, run_record_json
+from linguagym.evaluation.runfolder.rows import (
+    item_outcomes,
+    prediction_rows,
+    region_rows,
+    run_record_json,
+    suite_prediction_rows,
+)
 from linguagym.names import suite_file_name
 
 PredictionShares = dict[str, list[tuple[str, float]]]
@@ -32,6 +38,7 @@ class RunData:
     # computed from the result in memory where the folder need not be read back (held_run); else read on demand
     held_regions: dict[str, plots.SuiteRegions] | None = field(default=None, repr=False, compare=False)
     held_predictions: PredictionShares | None = field(default=None, repr=False, compare=False)
+    held_suite_level: list[dict[str, str]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def model(self) -> str:
@@ -79,6 +86,16 @@ class RunData:
         return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], schema.is_true(row["holds"]))
                                   for row in self.prediction_rows())
 
+    def suite_level_rows(self) -> list[dict[str, str]]:
+        """The rows of ``suite_predictions.csv``, as text (none where the folder has no such file: earlier
+        versions wrote none)."""
+        if self.held_suite_level is not None:
+            return self.held_suite_level
+        if not self.has(schema.SUITE_PREDICTIONS):
+            return []
+        with self.path(schema.SUITE_PREDICTIONS).open(newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+
     def columns(self, name: str, wanted: Sequence[str]) -> Iterator[tuple[str, ...]]:
         """The ``wanted`` columns of each row of CSV file ``name``, as text; a column the file lacks (written by an
         earlier version) is empty. A plain reader: ``tokens.csv`` has tens of thousands of rows."""
@@ -114,11 +131,15 @@ def held_run(result: RunResult, *, regions: bool = False) -> RunData:
         text_rows = (dict(zip(schema.REGION_COLUMNS, map(_cell, row), strict=True)) for row in region_rows(result))
         held_regions = plots.suite_regions(text_rows, {s["name"]: s.get("metric", "sum") for s in record["suites"]})
     shares = _prediction_shares((row[1], row[3], row[4], row[6]) for row in prediction_rows(result))
-    return RunData(result.directory, record, item_outcomes(result), held_regions, shares)
+    suite_level = [dict(zip(schema.SUITE_PREDICTION_COLUMNS, map(_cell, row), strict=True))
+                   for row in suite_prediction_rows(result)]
+    return RunData(result.directory, record, item_outcomes(result), held_regions, shares, suite_level)
 
 
 def _cell(value: object) -> str:
-    """A value as the csv module writes it."""
+    """A value as the run folder's writer writes it (a logical one TRUE/FALSE)."""
+    if isinstance(value, bool):
+        return schema.TRUE if value else schema.FALSE
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
