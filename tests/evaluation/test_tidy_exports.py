@@ -158,3 +158,19 @@ def test_the_long_table_is_regions_csv_with_the_value_predictions_use_and_the_it
         assert row["crossed"] == ("TRUE" if region["crossing"] else "FALSE")
         item = items[row["item"]]
         assert (row["correct"], row["correct_all"]) == (item["correct"], item["correct_all"])
+
+
+def test_the_dictionary_lists_the_accuracy_tables_columns_as_run_csv_writes_them():
+    import io
+
+    from linguagym.evaluation.aggregate import ItemOutcome, summarize
+    from linguagym.evaluation.collections import covering_collection
+    from linguagym.evaluation.tables import summary_csv
+
+    outcomes = [ItemOutcome("m", "s", item, True, item % 2 == 0) for item in range(1, 5)]
+    text = io.StringIO()
+    summary_csv(summarize(outcomes, covering_collection(["s"]), bootstrap=10), text)
+    header = next(csv.reader(io.StringIO(text.getvalue())))
+    section = DICTIONARY.read_text(encoding="utf-8").split("## run --csv FILE")[1].split("\n## ")[0]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")][1:]
+    assert [cells[0].strip() for cells in rows] == header
