@@ -93,3 +93,11 @@ def test_validate_accepts_it_and_warns_and_upgrade_writes_the_canonical_form(tmp
     written = json.loads((tmp_path / "up.json").read_text())
     assert written["predictions"][1] == formula(MEAN)
     assert parse_formula(written["predictions"][1]["formula"]).tree.left == Aggregate("mean", DIFFERENCE)
+
+
+def test_a_suite_level_formula_has_no_value_on_one_item():
+    from linguagym.errors import ConfigurationError
+    from linguagym.suites.formula import evaluate
+
+    with pytest.raises(ConfigurationError, match="summarises a suite's items: it has no value on one item"):
+        evaluate(parse_formula(MEAN).tree, lambda ref: 1.0)
