@@ -271,8 +271,15 @@ def run_predictions(runs: Sequence[RunData], labels: Sequence[str] | None = None
             key = (row["suite"], int(row["prediction"]))
             formulas.setdefault(key, row["formula"])
             mine.setdefault(key, {})[int(row["item"])] = PredictionFlags(
-                _true(row["holds"]), bool(row.get("tie")), bool((row.get("undefined") or "").strip()))
+                _true(row["holds"]), bool(row.get("tie")), _undefined(row.get("undefined") or ""))
     return predictions, formulas
+
+
+def _undefined(cell: str) -> bool:
+    """predictions.csv's ``undefined``: logical now (TRUE/FALSE); the undefined references, or empty, in files of
+    earlier versions. ``FALSE`` is not text saying something is undefined."""
+    text = cell.strip()
+    return bool(text) and text.upper() != "FALSE"
 
 
 def _true(text: str) -> bool:

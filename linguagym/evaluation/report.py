@@ -23,6 +23,7 @@ from linguagym.evaluation.prediction_table import (
 )
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import RunData, find_runs, read_run
+from linguagym.evaluation.suite_level import describe
 from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
 from linguagym.evaluation.ties import tie_notes
 from linguagym.names import MAX_NAME, fit_name, name_digest
@@ -163,6 +164,9 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
                 parts.append(f"<p>prediction {index}: <code>{e(formula)}</code> "
                              f"<span class=ci>holds on {shares} of items</span></p>")
         parts.append(_effects_table(effect_lines.get(suite, []), [run.model for run in runs]))
+        # suite-level predictions (mean(x) > 0): rows of their own, no part of the accuracy above
+        parts += [f"<p>suite-level, {e(run.model)}: <code>{e(describe(row))}</code></p>"
+                  for run in runs for row in run.suite_level_rows() if row["suite"] == suite]
         overlaid = plots.same_regions({m: by_suite[suite] for m, by_suite in regions.items() if suite in by_suite})
         if len(overlaid) > 1:  # the models on one axis first; each model's own plot (its own scale) below
             parts.append(f"<div class=figure>{plots.overlaid_region_plot_svg(suite, overlaid)}</div>")

@@ -35,6 +35,10 @@ KINDS = {
     "tokens": "one row per model, item, condition and token: its region and surprisal in bits",
     "effects": "one row per model, item, prediction and comparison: each side's value and left - right (effects.csv)",
     "effect_sizes": "one row per model, suite, prediction and comparison: the mean effect, its 95% interval, n",
+    "long": "the tidy long table: one row per model, item, condition and region, with every metric, the value "
+            "predictions use, tokens, crossing flag and the item's outcome (long.csv)",
+    "suite_predictions": "one row per model and suite-level prediction (mean(x) > 0): the statistic over items, "
+                         "its 95% interval and whether it holds (suite_predictions.csv)",
     "suites": "one row per model and suite: accuracy, its 95% interval and the number of items",
     "summary": "the accuracy table in long form: score, groups and suites (what `run --csv FILE` writes)",
 }
@@ -91,8 +95,8 @@ class Results:
 
     def to_pandas(self, kind: str = "items") -> pandas.DataFrame:
         """The results as a DataFrame, every model's rows one after the other. ``kind``: ``items``,
-        ``predictions``, ``regions``, ``effects`` (the columns and values of the CSV files a run writes), ``tokens``,
-        ``effect_sizes``, ``suites`` or ``summary`` (see ``Results.KINDS``)."""
+        ``predictions``, ``regions``, ``effects``, ``long``, ``suite_predictions`` (the columns and values of the CSV
+        files a run writes), ``tokens``, ``effect_sizes``, ``suites`` or ``summary`` (see ``Results.KINDS``)."""
         if kind not in KINDS:
             raise ConfigurationError(f"unknown kind of table {kind!r}",
                                      hint="use one of " + ", ".join(KINDS) + "; e.g. results.to_pandas('regions')")

@@ -19,6 +19,7 @@ from linguagym.evaluation import paired
 from linguagym.evaluation.effect_comparison import COLUMNS, compare_effects, compare_model_effects
 from linguagym.evaluation.effects import ItemEffect
 from linguagym.evaluation.paired import paired_effects, paired_values, sign_flip_p
+from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.summary import SummarySettings
 
 AGREE = "(1;%b%) > (1;%a%)"
@@ -98,15 +99,14 @@ def _run_folder(root: Path, label: str, effects: Effects | None) -> Path:
             if comparison:
                 continue
             for item, value in enumerate(values, start=1):
-                holds = value is not None and value > 0
+                holds = schema.TRUE if value is not None and value > 0 else schema.FALSE
                 item_rows.writerow([label, suite, item, holds, holds])
                 prediction_rows.writerow([label, suite, item, 0, AGREE if suite == "agree" else NPI, "sum", holds,
-                                          "" if value is not None else "(1;%b%)", ""])
+                                          schema.FALSE if value is not None else schema.TRUE, ""])
     if effects is not None:
         with (folder / "effects.csv").open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            writer.writerow(["model", "suite", "item", "prediction", "comparison", "formula", "comparison_formula",
-                             "op", "metric", "left", "right", "effect", "undefined"])
+            writer.writerow(schema.EFFECT_COLUMNS)
             writer.writerows(_effect_rows(label, effects))
     return folder
 
@@ -212,3 +212,12 @@ def test_two_runs_of_one_label_join_on_different_suites_and_refuse_on_one_item(t
     again = _run_folder(tmp_path / "r4", "alpha", {("agree", 0, 0): ALPHA[("agree", 0, 0)]})
     assert main(["compare", str(agree), str(again), str(beta), "--by-prediction", "--bootstrap", "0"]) == 0
     assert "paired effects:" not in capsys.readouterr().out  # the accuracy pairing already refused: no crash
+
+
+def test_the_paired_accuracies_read_predictions_csvs_logical_undefined_column(tmp_path: Path):
+    # predictions.csv writes undefined as TRUE/FALSE now: FALSE must not count as undefined (only agree's item 5 is)
+    from linguagym.evaluation.comparison import compare_models
+
+    one, two = _run_folder(tmp_path / "r1", "alpha", ALPHA), _run_folder(tmp_path / "r2", "beta", BETA)
+    found = compare_models([one, two], SummarySettings(bootstrap=0), per_prediction=True)
+    assert [(r.suite, r.undefined) for r in found.rows] == [("agree", 1), ("npi", 0)]

@@ -130,7 +130,7 @@ def test_predictions_csv_keeps_its_columns_and_adds_the_sides_at_the_end(written
                        "comparisons", "left", "right", "effect"]
     by_key = {(r[1], r[2], r[3]): r for r in rows[1:]}
     assert by_key[("agree", "1", "0")][9:] == ["1", "5.0", "2.0", "3.0"]
-    assert by_key[("agree", "2", "0")][6] == "False" and by_key[("agree", "2", "0")][12] == "-0.5"
+    assert by_key[("agree", "2", "0")][6] == "FALSE" and by_key[("agree", "2", "0")][12] == "-0.5"
     assert by_key[("agree", "1", "1")][9:] == ["2", "", "", ""]  # several comparisons: effects.csv has each
     assert by_key[("gap", "2", "0")][9:] == ["1", "1.0", "", ""]  # undefined: empty
 

@@ -85,7 +85,7 @@ def test_an_items_surprisals_are_those_of_regions_csv(run):
     # the prediction's terms: region 6 of the four conditions named and marked; the values of its four references
     # and of both sides of its two comparisons; its outcome per model as predictions.csv holds it
     assert page.text.count('class="region named"') == 4
-    recorded = {r["model"]: r["holds"] == "True" for r in _rows(results, "predictions.csv", "npz_comma")
+    recorded = {r["model"]: r["holds"] == "TRUE" for r in _rows(results, "predictions.csv", "npz_comma")
                 if r["item"] == "3"}
     for model, holds in recorded.items():
         row = re.search(rf'<tr data-model="{re.escape(model)}">(.*?)</tr>', page.text, re.S).group(1)
@@ -139,7 +139,7 @@ def test_filters_keep_failing_items_and_items_the_models_disagree_on(run):
     suite = "npz_comma"
     holds: dict[int, dict[str, bool]] = {}
     for row in _rows(results, "predictions.csv", suite):
-        holds.setdefault(int(row["item"]), {})[row["model"]] = row["holds"] == "True"
+        holds.setdefault(int(row["item"]), {})[row["model"]] = row["holds"] == "TRUE"
     expected = {"all": sorted(holds), "failing": [i for i in sorted(holds) if not all(holds[i].values())],
                 "disagree": [i for i in sorted(holds) if len(set(holds[i].values())) > 1]}
     # the random models fail some items, not all, and disagree on some

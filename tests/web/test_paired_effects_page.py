@@ -9,19 +9,17 @@ import re
 from datetime import timedelta
 
 from linguagym.evaluation.effect_comparison import COLUMNS
+from linguagym.evaluation.runfolder import schema
 from linguagym.web.jobs.worker import results_directory
 from tests.evaluation.test_effect_comparison import _effect_rows
 from tests.web.test_results_pages import T0, _finished_run
-
-HEADER = ["model", "suite", "item", "prediction", "comparison", "formula", "comparison_formula", "op", "metric", "left",
-          "right", "effect", "undefined"]
 
 
 def _with_effects(app, run_id: int, label: str, effects: dict) -> None:
     folder = results_directory(app.extensions["linguagym"], run_id) / "model0"
     with (folder / "effects.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(HEADER)
+        writer.writerow(schema.EFFECT_COLUMNS)
         writer.writerows(_effect_rows(label, effects))
 
 

@@ -24,6 +24,7 @@ from linguagym.evaluation.runfolder.rows import (
     region_rows,
     run_effects,
     run_record_json,
+    suite_prediction_rows,
 )
 from linguagym.names import suite_file_name
 
@@ -41,6 +42,7 @@ class RunData:
     held_regions: dict[str, plots.SuiteRegions] | None = field(default=None, repr=False, compare=False)
     held_predictions: PredictionShares | None = field(default=None, repr=False, compare=False)
     held_effects: list[ItemEffect] | None = field(default=None, repr=False, compare=False)
+    held_suite_level: list[dict[str, str]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def model(self) -> str:
@@ -87,7 +89,7 @@ class RunData:
         """suite -> each prediction's formula and the share of items on which it holds, in suite order."""
         if self.held_predictions is not None:
             return self.held_predictions
-        return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], row["holds"] == "True")
+        return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], schema.is_true(row["holds"]))
                                   for row in self.prediction_rows())
 
     def effects(self) -> list[ItemEffect]:
@@ -98,6 +100,15 @@ class RunData:
         if not self.has(schema.EFFECTS):
             return []
         return read_effects(self.path(schema.EFFECTS))
+    def suite_level_rows(self) -> list[dict[str, str]]:
+        """The rows of ``suite_predictions.csv``, as text (none where the folder has no such file: earlier
+        versions wrote none)."""
+        if self.held_suite_level is not None:
+            return self.held_suite_level
+        if not self.has(schema.SUITE_PREDICTIONS):
+            return []
+        with self.path(schema.SUITE_PREDICTIONS).open(newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
 
     def columns(self, name: str, wanted: Sequence[str]) -> Iterator[tuple[str, ...]]:
         """The ``wanted`` columns of each row of CSV file ``name``, as text; a column the file lacks (written by an
@@ -134,7 +145,10 @@ def held_run(result: RunResult, *, regions: bool = False) -> RunData:
         text_rows = (dict(zip(schema.REGION_COLUMNS, map(_cell, row), strict=True)) for row in region_rows(result))
         held_regions = plots.suite_regions(text_rows, {s["name"]: s.get("metric", "sum") for s in record["suites"]})
     shares = _prediction_shares((row[1], row[3], row[4], row[6]) for row in prediction_rows(result))
-    return RunData(result.directory, record, item_outcomes(result), held_regions, shares, run_effects(result))
+    suite_level = [dict(zip(schema.SUITE_PREDICTION_COLUMNS, map(_cell, row), strict=True))
+                   for row in suite_prediction_rows(result)]
+    return RunData(result.directory, record, item_outcomes(result), held_regions, shares, run_effects(result),
+                   suite_level)
 
 
 def read_effects(path: Path) -> list[ItemEffect]:
@@ -152,7 +166,7 @@ def read_effects(path: Path) -> list[ItemEffect]:
                 effects.append(ItemEffect(
                     row["model"], row["suite"], int(row["item"]), int(row["prediction"]), int(row["comparison"]),
                     row["formula"], row["comparison_formula"], row["op"], row["metric"], _float(row["left"]),
-                    _float(row["right"]), row["undefined"]))
+                    _float(row["right"]), row["undefined_values"]))
             except (TypeError, ValueError) as error:
                 raise ConfigurationError(f"{path}:{rows.line_num}: not an effects row ({error})",
                                          hint="run the suites again: scores are cached") from None
@@ -164,7 +178,9 @@ def _float(text: str) -> float:
 
 
 def _cell(value: object) -> str:
-    """A value as the csv module writes it."""
+    """A value as the run folder's writer writes it (a logical one TRUE/FALSE)."""
+    if isinstance(value, bool):
+        return schema.TRUE if value else schema.FALSE
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
