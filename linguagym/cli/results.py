@@ -240,7 +240,7 @@ def print_comparison(comparison, args: argparse.Namespace) -> None:
         table.add_column(column, justify="left" if column in ("suite", "a", "b", "prediction") else "right")
     for row in comparison.rows:
         paired = row.paired
-        cells = [row.suite, *((f"{row.prediction + 1}",) if by_prediction else ()), row.model_a, row.model_b,
+        cells = [row.suite, *((f"P{row.prediction}",) if by_prediction else ()), row.model_a, row.model_b,
                  str(paired.n), format_difference(row), f"{paired.only_a_right} / {paired.only_b_right}",
                  format_p(paired.p_value if paired.n else None), format_p(row.p_holm)]
         table.add_row(*cells)

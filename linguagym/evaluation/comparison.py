@@ -156,7 +156,7 @@ class ModelComparison:
 
 
 def _where(row: ComparisonRow) -> str:
-    return row.suite if row.prediction is None else f"{row.suite} prediction {row.prediction + 1}"
+    return row.suite if row.prediction is None else f"{row.suite} P{row.prediction}"  # numbered as effects.csv
 
 
 def _number(value: float | None) -> float | None:
