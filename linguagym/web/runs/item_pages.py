@@ -75,6 +75,8 @@ def item_context(run_id: int, results: Path, suite: str, item: int, show: str, p
     return {"suite": suite, "item": item, "table": table, "details": details, "first": details[0], "named": named,
             "show": show, "policy": policy, "tokens": tokens, "previous": previous, "next": following, "bits": bits,
             "has_tokens": all(d.has_tokens for d in details),
+            # a condition's colour follows its name (its place in the suite's order), not its row in this item
+            "colour": {name: k % 8 for k, name in enumerate(details[0].suite_conditions)},
             # the models whose values carry the word-boundary terms (a token's value is then not its own surprisal)
             "corrected": [data.model for data in runs if data.model in table.outcomes[item]
                           and data.record["settings"].get("bow_correction")]}

@@ -77,9 +77,9 @@
     return node;
   }
 
-  function removeButton(label, action) {
+  function removeButton(label, action, attrs) {
     return el("button", {type: "button", class: "remove", title: label, "aria-label": label, text: "×",
-                         onclick: action});
+                         onclick: action, ...attrs});
   }
 
   // ------------------------------------------------------------------ unsaved changes and undo
@@ -155,7 +155,7 @@
     state.regions.forEach((name, r) => {
       const input = el("input", {type: "text", class: "region-name", "data-r": r, "aria-label": `name of region ${r + 1}`});
       input.value = name;
-      input.addEventListener("input", () => { state.regions[r] = input.value; checkAllFormulas(); });
+      input.addEventListener("input", () => { state.regions[r] = input.value; labelGrid(); checkAllFormulas(); });
       head.append(el("th", {}, el("span", {class: "rnum", text: String(r + 1)}), input,
         r > 0 ? el("button", {type: "button", class: "move", title: `move region ${r + 1} left`, text: "←",
                               "aria-label": `move region ${r + 1} left`, onclick: () => moveRegionLeft(r)}) : null,
@@ -171,9 +171,10 @@
           const number = el("input", {type: "number", class: "item-number", min: "0", "data-i": i,
                                       "aria-label": `number of item ${i + 1}`});
           number.value = item.number;
-          number.addEventListener("input", () => { item.number = Number(number.value); });
+          number.addEventListener("input", () => { item.number = Number(number.value); labelGrid(); });
           row.append(el("th", {rowspan: state.conditions.length, class: "inum"}, number,
-            state.items.length > 1 ? removeButton(`remove item ${item.number}`, () => removeItem(i)) : null));
+            state.items.length > 1 ? removeButton(`remove item ${item.number}`, () => removeItem(i), {"data-i": i})
+              : null));
         }
         const nameInput = el("input", {type: "text", class: `cond-name c${c % 8}`, "data-c": c,
                                        "aria-label": `name of condition ${c + 1}`});
@@ -184,6 +185,8 @@
             if (other !== nameInput) other.value = nameInput.value;
           });
           followRename(c);
+          labelGrid();
+          sizeConditionBoxes();
           checkAllFormulas();
         });
         row.append(el("td", {class: "cond"}, nameInput,
@@ -191,8 +194,7 @@
             ? removeButton(`remove condition ${c + 1}`, () => removeCondition(c)) : null));
         const preview = el("td", {class: "preview", "data-i": i, "data-c": c, text: sentence(item.cells[c])});
         state.regions.forEach((_, r) => {
-          const cell = el("input", {type: "text", class: "cell", "data-i": i, "data-c": c, "data-r": r,
-                                    "aria-label": `item ${item.number}, ${condition}, region ${r + 1}`});
+          const cell = el("input", {type: "text", class: "cell", "data-i": i, "data-c": c, "data-r": r});
           cell.value = item.cells[c][r];
           cell.addEventListener("input", () => {
             item.cells[c][r] = cell.value;
@@ -205,6 +207,28 @@
         body.append(row);
       });
       grid.append(body);
+    });
+    labelGrid();
+    sizeConditionBoxes();
+  }
+  // Condition-name boxes as wide as the longest name (a typical "mismatch_plural" shown whole, not cut).
+  function sizeConditionBoxes() {
+    const longest = Math.max(10, ...state.conditions.map((name) => name.length));
+    grid.querySelectorAll("input.cond-name").forEach((box) => { box.style.width = `${longest + 3}ch`; });
+  }
+  // What a screen reader says for each box, from the current names: called on every rename, not only on rebuilds.
+  function cellLabel(i, c, r) {
+    const name = state.regions[r].trim();
+    return `item ${state.items[i].number}, ${state.conditions[c]}, region ${r + 1}${name ? `: ${name}` : ""}`;
+  }
+  function labelGrid() {
+    grid.querySelectorAll("input.cell").forEach((cell) => {
+      cell.setAttribute("aria-label", cellLabel(Number(cell.dataset.i), Number(cell.dataset.c), Number(cell.dataset.r)));
+    });
+    grid.querySelectorAll("button.remove[data-i]").forEach((button) => {
+      const label = `remove item ${state.items[Number(button.dataset.i)].number}`;
+      button.setAttribute("aria-label", label);
+      button.title = label;
     });
   }
 
