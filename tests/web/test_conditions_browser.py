@@ -27,7 +27,7 @@ def reordered_suite() -> dict:
                                 for n, order in enumerate(orders, start=1)])
 
 
-def upload(page, tmp_path, data: dict) -> None:
+def upload(page, tmp_path, data: dict) -> None:  # noqa: F811
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     page.goto("/suites")
