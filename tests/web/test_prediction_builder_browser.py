@@ -158,8 +158,8 @@ def test_a_typed_formula_moves_the_builder_or_is_a_custom_formula(open_editor):
     expect(formula(page, 3)).to_have_value("(1;%mismatch%) > (1;%match%)")
     expect(builder.locator(".b-comparison")).to_have_count(1)
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "prediction 3, left side: region"
-    page.click("#undo")  # replacing is a structural change: Undo brings the custom formula back
-    expect(formula(page, 3)).to_have_value("(2;%mismatch%) - (2;%match%) > 0 | (3;%mismatch%) > (3;%match%)")  # canonical
+    page.click("#undo")  # replacing is a structural change: Undo brings the custom formula back (stored canonical)
+    expect(formula(page, 3)).to_have_value("(2;%mismatch%) - (2;%match%) > 0 | (3;%mismatch%) > (3;%match%)")
     expect(page.locator('.builder[data-p="3"] .b-custom')).to_be_visible()
 
 

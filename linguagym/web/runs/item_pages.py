@@ -10,6 +10,7 @@ from pathlib import Path
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.item_detail import ItemScores, read_item_scores
 from linguagym.evaluation.item_table import ITEM_FILTERS, ItemTable, read_item_table
+from linguagym.evaluation.plots import item_region_plot_svg
 from linguagym.evaluation.report import region_plot_names
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import RunData, find_runs
@@ -60,13 +61,23 @@ def items_context(run_id: int, results: Path, suite: str, show: str, policy: str
             "filters": ITEM_FILTERS, "policy": policy, "plots": plots}
 
 
+def _item_details(run_id: int, runs: list[RunData], table: ItemTable, suite: str, item: int,
+                  tokens: bool) -> list[ItemScores]:
+    if item not in table.outcomes:
+        raise NotFound(f"suite {suite!r} of run {run_id} has no item {item}", hint="pick an item from the suite's list")
+    return [read_item_scores(data, suite, item, tokens=tokens) for data in runs if data.model in table.outcomes[item]]
+
+
+def item_plot(run_id: int, results: Path, suite: str, item: int) -> str:
+    """The item's region plot (SVG): every model's surprisal per region and condition, drawn by the library."""
+    runs = model_runs(results)
+    return item_region_plot_svg(_item_details(run_id, runs, suite_table(run_id, runs, suite), suite, item, False))
+
+
 def item_context(run_id: int, results: Path, suite: str, item: int, show: str, policy: str, tokens: bool) -> dict:
     runs = model_runs(results)
     table = suite_table(run_id, runs, suite)
-    if item not in table.outcomes:
-        raise NotFound(f"suite {suite!r} of run {run_id} has no item {item}", hint="pick an item from the suite's list")
-    details: list[ItemScores] = [read_item_scores(data, suite, item, tokens=tokens) for data in runs
-                                 if data.model in table.outcomes[item]]
+    details = _item_details(run_id, runs, table, suite, item, tokens)
     named: dict[tuple[str, int | None], list[int]] = {}  # (condition, region) -> the predictions naming it
     for prediction in details[0].predictions:
         for ref in prediction.references:

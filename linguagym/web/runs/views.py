@@ -253,6 +253,14 @@ def item(run_id: int, suite: str, item: int):
     return render_template("item.html", run=run, **context)
 
 
+@blueprint.get("/runs/<int:run_id>/suites/<path:suite>/items/<int:item>/regions.svg")
+def item_regions_plot(run_id: int, suite: str, item: int):
+    """The item's plot: surprisal per region and condition, every model of the run on one axis."""
+    get_run(db_session(), run_id)
+    svg = item_pages.item_plot(run_id, results_directory(config(), run_id), suite, item)
+    return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": SANDBOX})
+
+
 def _policy(run_id: int, suite: str) -> str:
     """The suite's policy in this run: the one its accuracy on the run's page is under."""
     return folder_policy(results_directory(config(), run_id)).of(suite)
