@@ -89,9 +89,11 @@
     if (event) typed++;
     dirty = true;
     saveState.textContent = "unsaved changes";
+    scheduleDraft();
   }
+  let leavingToSignIn = false;  // the draft is kept: following "Sign in" needs no "leave site?" question
   window.addEventListener("beforeunload", (event) => {
-    if (!dirty) return;
+    if (!dirty || leavingToSignIn) return;
     event.preventDefault();
     event.returnValue = "";  // older browsers show their own "leave site?" text only when this is set
   });
@@ -814,6 +816,88 @@
     builderBox(p).querySelector(".b-region select").focus();
   }
 
+  // ------------------------------------------------------------------ drafts kept in the browser
+  // Unsaved edits are kept in this browser's localStorage (per server origin, as every page's storage is; per user
+  // and per page: a new suite, or a version of one), so that following "Sign in", a closed tab or a crash loses
+  // nothing. A draft written signed out is taken over by whoever signs in next in this browser: the text was typed
+  // here, and anyone at this browser could read it signed out. Saving or "Discard draft" removes it.
+  const draftNote = document.getElementById("draft-note");
+  const draftKey = (user) => `linguagym.draft.v1:${user}:${draftNote.dataset.draft}`;
+  const me = draftNote.dataset.user;
+  const store = {  // localStorage can be off or full: then drafts are simply not kept
+    get(key) { try { return JSON.parse(window.localStorage.getItem(key)); } catch (error) { return null; } },
+    set(key, value) {
+      try { window.localStorage.setItem(key, JSON.stringify(value)); return true; } catch (error) { return false; }
+    },
+    remove(key) { try { window.localStorage.removeItem(key); } catch (error) { /* nothing kept */ } },
+  };
+  let draftTimer = null;
+  function draft() {
+    const {regions, conditions, items, predictions, predictionExtras} = state;
+    return {version: 1, savedAt: new Date().toISOString(), metricChoice: metricSelect.value,
+            state: {regions, conditions, items, predictions, predictionExtras, metric: state.metric},
+            refNames, fields: {name: nameInput.value, author: authorInput.value, reference: referenceInput.value,
+                               note: document.getElementById("save-note").value}};
+  }
+  function keepDraft() {
+    clearTimeout(draftTimer);
+    return dirty && store.set(draftKey(me), draft());
+  }
+  function scheduleDraft() {
+    clearTimeout(draftTimer);
+    draftTimer = setTimeout(keepDraft, 300);
+  }
+  function dropDraft() {
+    clearTimeout(draftTimer);
+    store.remove(draftKey(me));
+  }
+  function restoreDraft() {
+    let kept = store.get(draftKey(me));
+    let adopted = false;
+    if (!kept && me) {  // written before signing in, in this browser: it is now this user's
+      kept = store.get(draftKey(""));
+      adopted = Boolean(kept);
+    }
+    if (!kept || kept.version !== 1 || !kept.state) return;
+    const before = JSON.stringify(suiteJson());
+    Object.assign(state, kept.state);
+    refNames = kept.refNames || state.conditions.slice();
+    nameInput.value = kept.fields.name;
+    authorInput.value = kept.fields.author;
+    referenceInput.value = kept.fields.reference;
+    document.getElementById("save-note").value = kept.fields.note || "";
+    if ([...metricSelect.options].some((option) => option.value === kept.metricChoice)) {
+      metricSelect.value = kept.metricChoice;
+    }
+    if (adopted) {
+      store.set(draftKey(me), kept);
+      store.remove(draftKey(""));
+    }
+    if (JSON.stringify(suiteJson()) === before && !kept.fields.note) {  // nothing differs: no draft to speak of
+      dropDraft();
+      return;
+    }
+    dirty = true;
+    saveState.textContent = "unsaved changes (restored draft)";
+    const when = new Date(kept.savedAt);
+    draftNote.replaceChildren(
+      document.createTextNode(`Restored your unsaved draft from ${when.toLocaleString()}` +
+        `${adopted ? ", written before you signed in" : ""}: it is kept in this browser until you save it. `),
+      el("button", {type: "button", id: "discard-draft", text: "Discard draft", onclick: discardDraft}));
+    draftNote.hidden = false;
+  }
+  function discardDraft() {
+    if (!window.confirm("Discard the draft and show the suite as it was last saved?")) return;
+    dropDraft();
+    dirty = false;
+    window.location.reload();
+  }
+  // following a sign-in link: keep the draft now, and leave without asking
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest('a[href*="/login"]');
+    if (link && keepDraft()) leavingToSignIn = true;
+  });
+
   // ------------------------------------------------------------------ save
   function suiteJson() {
     const meta = {name: nameInput.value.trim()};
@@ -896,7 +980,7 @@
         "X-CSRF-Token": csrf}, body: JSON.stringify({suite: suiteJson(), note: document.getElementById("save-note").value})});
       let answer;
       try { answer = await response.json(); } catch (e) { answer = {ok: false, problems: [{message: `the server answered ${response.status}`}]}; }
-      if (answer.ok) { dirty = false; window.location.assign(answer.url); return; }
+      if (answer.ok) { dirty = false; dropDraft(); window.location.assign(answer.url); return; }
       showProblems(answer.problems || [{location: "", message: answer.error || "could not save"}]);
     } catch (error) {
       showProblems([{location: "", message: "cannot reach the server; your edits are still here, try again"}]);
@@ -919,6 +1003,7 @@
   });
   document.getElementById("save").addEventListener("click", save);
   undoButton.addEventListener("click", undo);
+  restoreDraft();
   renderGrid();
   renderPredictions();
 })();
