@@ -113,3 +113,24 @@ def test_a_wide_table_scrolls_in_its_own_box_on_a_phone(browser, site):  # noqa:
     finally:
         context.close()
 
+
+
+def test_the_suites_list_has_compact_rows_in_a_laptop_window(browser, site):  # noqa: F811
+    """Each suite is at most two lines high at 1280 px (its links and date side by side, not four lines of them), so
+    that the 34 SyntaxGym suites take about a window and a half (1,338 px), not three (issue 41: 39 suites made a
+    3,100 px page)."""
+    base, _ = site
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=base)
+    page = context.new_page()
+    try:
+        page.goto("/suites")
+        rows = page.locator("table.suites-list tbody tr")
+        assert rows.count() == 3
+        for k in range(3):
+            row = rows.nth(k)
+            line = row.locator("td").first.evaluate("cell => parseFloat(getComputedStyle(cell).lineHeight)")
+            assert row.bounding_box()["height"] < 3 * line, row.inner_text()  # two lines and the padding
+            actions = row.locator("td.actions a")
+            assert len({round(actions.nth(i).bounding_box()["y"]) for i in range(actions.count())}) == 1
+    finally:
+        context.close()
