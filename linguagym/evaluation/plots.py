@@ -143,7 +143,7 @@ def item_region_plot_svg(details: Sequence[ItemScores]) -> str:
     """One item's surprisal per region and condition, every model on one axis (``details``: the same item read from
     each model's run folder, ``item_detail.read_item_scores``): one colour per model (per condition with one model),
     one marker and dash per condition. Conditions follow the suite's order, not the item's, so a condition is drawn
-    alike in every item's plot and in the suite's."""
+    alike in every item's plot and in the suite's. A region with no value, or empty, leaves a gap."""
     first = details[0]
     regions = first.conditions[0].regions
     labels = [f"{region.number}\n{region.name}" for region in regions]
@@ -155,7 +155,8 @@ def item_region_plot_svg(details: Sequence[ItemScores]) -> str:
             if name not in by_name:
                 continue
             label = name if len(details) == 1 else f"{detail.model} · {name}"
-            values[label] = [None if charts.is_missing(v := r.values.get(detail.metric)) else v
+            # an empty region (a gap condition's) is left out, as in the suite's plot (suite_regions): not a 0
+            values[label] = [None if not r.content or charts.is_missing(v := r.values.get(detail.metric)) else v
                              for r in by_name[name].regions]
             styles[label] = charts.LineStyle(k if len(details) == 1 else m, k, dashed=True)
     who = details[0].model if len(details) == 1 else f"{len(details)} models"

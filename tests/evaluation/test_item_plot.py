@@ -15,9 +15,11 @@ SUITE_ORDER = ("match", "mismatch", "other")
 
 def _item(model: str, order: tuple[str, ...], shift: float) -> ItemScores:
     """Item 2 of suite "agr" listing its conditions in ``order``; region r of condition c has r + 10 * c + shift bits
-    (c: the condition's place in the suite), region 3 of "other" undefined."""
+    (c: the condition's place in the suite), region 3 of "other" undefined and region 1 of "match" empty (sum 0)."""
     def region(number: int, condition: str) -> RegionScores:
         value = math.nan if (condition, number) == ("other", 3) else number + 10 * SUITE_ORDER.index(condition) + shift
+        if (condition, number) == ("match", 1):
+            return RegionScores(number, f"r{number}", "", {"sum": 0.0}, (), None)
         return RegionScores(number, f"r{number}", "text", {"sum": value}, (), None)
     conditions = tuple(ConditionScores(c, tuple(region(n, c) for n in (1, 2, 3))) for c in order)
     return ItemScores(model, "agr", 2, "sum", conditions, (), False, SUITE_ORDER)
@@ -46,4 +48,6 @@ def test_every_model_on_one_axis_with_its_values_and_gaps():
     tooltips = re.findall(r"<title>([^<]+)</title>", svg)
     assert "large · mismatch · 2 r2: 17.000" in tooltips  # 2 + 10 + 5 bits, exactly
     assert not any(t.startswith("small · other · 3") for t in tooltips)  # undefined: a gap, not a 0
+    assert not any(t.startswith("large · match · 1") for t in tooltips)  # empty: a gap, as in the suite's plot
+    assert "large · match · 2 r2: 7.000" in tooltips
     assert "small · other · 2 r2: 22.000" in tooltips

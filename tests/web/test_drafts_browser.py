@@ -1,7 +1,8 @@
 """Drafts of a suite kept in the browser, in a real headless Chromium on a server with accounts: a suite written
 signed out survives following "Sign in" in the same tab and is restored, with a note, once signed in; saving drops
 it; a user's draft is never shown to another user of the browser; "Discard draft" removes it. Skipped without
-Debian's chromium (see test_browser.py, whose browser fixture this uses)."""
+Debian's chromium (see test_browser.py, whose browser fixture this uses). ``LINGUAGYM_WEB_SCREENSHOTS=DIR`` also saves
+the restored draft (web-editor-draft.png)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import pytest
 
 from tests.web.conftest import serve_in_thread
-from tests.web.test_browser import browser, expect  # noqa: F401  (browser: the module's Chromium)
+from tests.web.test_browser import _shot, browser, expect  # noqa: F401  (browser: the module's Chromium)
 
 USERS = {"alice": "alice-password", "bob": "bob-password"}
 
@@ -74,6 +75,7 @@ def test_a_draft_written_signed_out_survives_signing_in_and_is_saved(page):
     expect(page.locator('input.formula[data-p="0"]')).to_have_value("(2;%mismatched%) > (2;%match%)")  # followed
     expect(page.locator("#save-note")).to_have_value("written before signing in")
     assert _drafts(page) == ["linguagym.draft.v1:alice:new"]  # taken over by alice, the signed-out one gone
+    _shot(page, "editor-draft")
 
     page.click("#save")
     page.wait_for_url("**/suites/1")

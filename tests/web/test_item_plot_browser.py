@@ -2,6 +2,7 @@
 number_prep's do), run with two tiny models: each item's page draws its plot (every model, conditions in the
 suite's order), a condition keeps its colour from item to item, and the suite's plot of 2 models x 4 conditions is
 drawn wide enough to read. Skipped without Debian's chromium (see test_browser.py, whose browser fixture this uses).
+``LINGUAGYM_WEB_SCREENSHOTS=DIR`` also saves the suite's plot (web-suite-plot.png).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from tests.tiny_models import save_example_suites_lm
 from tests.web.conftest import serve_in_thread
-from tests.web.test_browser import browser, expect  # noqa: F401  (the browser fixture)
+from tests.web.test_browser import SHOTS, browser, expect  # noqa: F401  (the browser fixture)
 from tests.web.test_conditions_browser import CONDITIONS, reordered_suite
 
 ITEM_PATH = "/runs/1/suites/number_order/items"
@@ -89,6 +90,8 @@ def test_the_suites_plot_of_two_models_and_four_conditions_is_readable(page):
     expect(plot).to_have_js_property("complete", True)
     natural, shown = plot.evaluate("img => [img.naturalWidth, img.getBoundingClientRect().width]")
     assert natural >= 600 and shown >= 600, (natural, shown)
+    if SHOTS:
+        page.locator("#suite-results").screenshot(path=f"{SHOTS}/web-suite-plot.png")
 
 
 def test_an_items_plot_for_an_unknown_item_is_a_404(page):
