@@ -117,7 +117,7 @@ def test_a_wide_table_scrolls_in_its_own_box_on_a_phone(browser, site):  # noqa:
 
 def test_the_suites_list_has_compact_rows_in_a_laptop_window(browser, site):  # noqa: F811
     """Each suite is at most two lines high at 1280 px (its links and date side by side, not four lines of them), so
-    that the 34 SyntaxGym suites take 1,714 px at 1280 px wide, not 2,966 (issue 41: 39 suites made a
+    that the 34 SyntaxGym suites take 1,302 px at 1280 px wide, not 2,966 (issue 41: 39 suites made a
     3,100 px page)."""
     base, _ = site
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=base)
