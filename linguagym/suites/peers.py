@@ -22,6 +22,7 @@ def formula_peer_note(tree: Expr) -> str | None:
     it under a formula as it is typed)."""
     used = operators(tree)
     forms = [shown for form, shown in _NEW_FORMS.items() if form in used]
+    forms += [f"'{name}( )' (a suite-level prediction)" for name in ("mean", "median") if name in used]
     if not forms:
         return None
     return f"uses {', '.join(forms)}: {PEER_TOOLS} could not read this suite (linguagym can)"

@@ -123,6 +123,8 @@ def test_formula_endpoint_points_at_errors(client):
     assert new["ok"] and new["peers"] == ("uses '>=', 'abs( )', a region range 'N..M', a region list 'N,M': "
                                           "syntaxgym-core and the syntaxgym.org website could not read this suite "
                                           "(linguagym can)")
+    level = client.post("/api/formula", json={"formula": "mean((2;%b%) - (2;%a%)) > 0"}).json
+    assert level["ok"] and level["peers"].startswith("uses 'mean( )' (a suite-level prediction): syntaxgym-core")
     bad = client.post("/api/formula", json={"formula": "(2;%b%) > > 1"}).json
     assert not bad["ok"] and bad["position"] == 10 and "unexpected" in bad["reason"]
     unknown = client.post("/api/formula", json={"formula": "(4;%c%) > (2;%a%)", "conditions": ["a"],

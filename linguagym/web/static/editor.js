@@ -45,7 +45,9 @@
 
   function websiteFormula(p) {
     const op = {lessthan: "<", greaterthan: ">", equals: "="}[p.relation] || "<";
-    return `(${p.region_number};%${p.l_operand}%) ${op} (${p.region_number};%${p.r_operand}%)`;
+    const [left, right] = [`(${p.region_number};%${p.l_operand}%)`, `(${p.region_number};%${p.r_operand}%)`];
+    // a suite-level one ("aggregate": "mean"): AGGREGATE(left - right) REL 0, as docs/suite-format.md reads it
+    return p.aggregate ? `${p.aggregate}(${left} - ${right}) ${op} 0` : `${left} ${op} ${right}`;
   }
 
   // ------------------------------------------------------------------ meta fields
