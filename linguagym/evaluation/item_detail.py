@@ -60,6 +60,8 @@ class ItemScores:
     conditions: tuple[ConditionScores, ...]
     predictions: tuple[PredictionTerms, ...]
     has_tokens: bool  # tokens.csv was read (runs made before linguagym wrote it have none)
+    # the suite's condition order (its first item's): what a condition's colour and plot marker follow, in every item
+    suite_conditions: tuple[str, ...] = ()
 
 
 def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens: bool = False) -> ItemScores:
@@ -94,7 +96,8 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
                          crossed.get((condition.name, region.number), ""))
             for region in condition.regions))
         for condition in item.conditions)
-    return ItemScores(run.model, suite_name, item_number, metric, conditions, predictions, by_region is not None)
+    return ItemScores(run.model, suite_name, item_number, metric, conditions, predictions, by_region is not None,
+                      suite.condition_names)
 
 
 def _scored_suite(run: RunData, name: str) -> Suite:

@@ -8,13 +8,24 @@ notes it."""
 from __future__ import annotations
 
 from linguagym.errors import Problem
-from linguagym.suites.formula import operators
+from linguagym.suites.formula import Expr, operators
 from linguagym.suites.model import Suite
 
 PEER_TOOLS = "syntaxgym-core and the syntaxgym.org website"
 # what linguagym reads that the SyntaxGym grammar does not, as a reader would name it
 _NEW_FORMS = {">=": "'>='", "<=": "'<='", "!=": "'!='", "!": "'!( )'", "*": "'*'", "abs": "'abs( )'",
               "..": "a region range 'N..M'", ",": "a region list 'N,M'"}
+
+
+def formula_peer_note(tree: Expr) -> str | None:
+    """What peer tools could not read in one formula, as a sentence; None when they read it all (the editor shows
+    it under a formula as it is typed)."""
+    used = operators(tree)
+    forms = [shown for form, shown in _NEW_FORMS.items() if form in used]
+    forms += [f"'{name}( )' (a suite-level prediction)" for name in ("mean", "median") if name in used]
+    if not forms:
+        return None
+    return f"uses {', '.join(forms)}: {PEER_TOOLS} could not read this suite (linguagym can)"
 
 
 def peer_unreadable(suite: Suite) -> list[Problem]:
@@ -28,11 +39,9 @@ def peer_unreadable(suite: Suite) -> list[Problem]:
                                 "syntaxgym-core's formula grammar has no aggregates and evaluates every prediction "
                                 "item by item)"))
     for index, prediction in enumerate(suite.predictions):
-        used = operators(prediction.tree)
-        forms = [shown for form, shown in _NEW_FORMS.items() if form in used]
-        if forms:
-            problems.append(Problem(f"predictions[{index}]", f"uses {', '.join(forms)}: {PEER_TOOLS} could not "
-                                    "read this suite (linguagym can)"))
+        note = formula_peer_note(prediction.tree)
+        if note:
+            problems.append(Problem(f"predictions[{index}]", note))
         own = [name for name in ("atol", "rtol") if getattr(prediction, name) is not None]
         if own:
             problems.append(Problem(f"predictions[{index}]", f"has its own {' and '.join(own)}: {PEER_TOOLS} "

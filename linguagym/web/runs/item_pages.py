@@ -11,6 +11,7 @@ from pathlib import Path
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.item_detail import ItemScores, read_item_scores
 from linguagym.evaluation.item_table import ITEM_FILTERS, ItemTable, read_item_table
+from linguagym.evaluation.plots import item_region_plot_svg
 from linguagym.evaluation.prediction_table import (
     EFFECT_SENTENCE,
     count_cell,
@@ -85,13 +86,23 @@ def items_context(run_id: int, results: Path, suite: str, show: str, policy: str
             "filters": ITEM_FILTERS, "policy": policy, "plots": plots, "effects": effects_context(runs, table)}
 
 
+def _item_details(run_id: int, runs: list[RunData], table: ItemTable, suite: str, item: int,
+                  tokens: bool) -> list[ItemScores]:
+    if item not in table.outcomes:
+        raise NotFound(f"suite {suite!r} of run {run_id} has no item {item}", hint="pick an item from the suite's list")
+    return [read_item_scores(data, suite, item, tokens=tokens) for data in runs if data.model in table.outcomes[item]]
+
+
+def item_plot(run_id: int, results: Path, suite: str, item: int) -> str:
+    """The item's region plot (SVG): every model's surprisal per region and condition, drawn by the library."""
+    runs = model_runs(results)
+    return item_region_plot_svg(_item_details(run_id, runs, suite_table(run_id, runs, suite), suite, item, False))
+
+
 def item_context(run_id: int, results: Path, suite: str, item: int, show: str, policy: str, tokens: bool) -> dict:
     runs = model_runs(results)
     table = suite_table(run_id, runs, suite)
-    if item not in table.outcomes:
-        raise NotFound(f"suite {suite!r} of run {run_id} has no item {item}", hint="pick an item from the suite's list")
-    details: list[ItemScores] = [read_item_scores(data, suite, item, tokens=tokens) for data in runs
-                                 if data.model in table.outcomes[item]]
+    details = _item_details(run_id, runs, table, suite, item, tokens)
     named: dict[tuple[str, int | None], list[int]] = {}  # (condition, region) -> the predictions naming it
     for prediction in details[0].predictions:
         for ref in prediction.references:
@@ -100,6 +111,8 @@ def item_context(run_id: int, results: Path, suite: str, item: int, show: str, p
     return {"suite": suite, "item": item, "table": table, "details": details, "first": details[0], "named": named,
             "show": show, "policy": policy, "tokens": tokens, "previous": previous, "next": following, "bits": bits,
             "has_tokens": all(d.has_tokens for d in details), "effects": effects_context(runs, table, item),
+            # a condition's colour follows its name (its place in the suite's order), not its row in this item
+            "colour": {name: k % 8 for k, name in enumerate(details[0].suite_conditions)},
             # the models whose values carry the word-boundary terms (a token's value is then not its own surprisal)
             "corrected": [data.model for data in runs if data.model in table.outcomes[item]
                           and data.record["settings"].get("bow_correction")]}

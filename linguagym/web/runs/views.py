@@ -275,6 +275,15 @@ def item(run_id: int, suite: str, item: int):
     return render_template("item.html", run=run, **context)
 
 
+@blueprint.get("/runs/<int:run_id>/suites/<path:suite>/items/<int:item>/regions.svg")
+def item_regions_plot(run_id: int, suite: str, item: int):
+    """The item's plot: surprisal per region and condition, every model of the run on one axis."""
+    run = get_run(db_session(), run_id)
+    _not_imported(run)
+    svg = item_pages.item_plot(run_id, results_directory(config(), run_id), suite, item)
+    return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": SANDBOX})
+
+
 def _not_imported(run) -> None:
     """Item pages need predictions and region values; an imported run has each item's outcome only."""
     if isinstance((run.settings or {}).get("imported"), dict):
