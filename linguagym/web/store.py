@@ -18,6 +18,7 @@ from linguagym.suites.load import LoadedSuite, parse_suite_text
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
 from linguagym.web.db import RUN_NAME_LENGTH, UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
+from linguagym.web.deleted import missing, remember_deleted
 from linguagym.web.errors import NotFound
 from linguagym.web.text import clean_text, contains_pattern
 from linguagym.web.transactions import commit_retrying
@@ -96,7 +97,7 @@ def list_suites(session: Session, query: str = "") -> list[SuiteRecord]:
 def get_suite(session: Session, suite_id: int) -> SuiteRecord:
     record = session.get(SuiteRecord, suite_id, options=[selectinload(SuiteRecord.versions)])
     if record is None:
-        raise NotFound(f"there is no suite number {suite_id}", hint="see the list of suites")
+        raise missing(session, "suite", suite_id, "see the list of suites")
     return record
 
 
@@ -130,6 +131,7 @@ def delete_suite(session: Session, record: SuiteRecord) -> None:
         shown = ", ".join(map(str, used[:10])) + (f" and {len(used) - 10} more" if len(used) > 10 else "")
         raise ConfigurationError(f"suite {record.name!r} is used by {len(used)} run(s) ({shown}) and cannot be "
                                  "deleted", hint="delete those runs first (a run's page has a Delete button)")
+    remember_deleted(session, "suite", record.id, record.name)
     session.delete(record)
 
 
@@ -170,7 +172,7 @@ def get_run(session: Session, run_id: int) -> RunRecord:
     record = session.get(RunRecord, run_id, options=[selectinload(RunRecord.suites).selectinload(RunSuite.version)
                                                      .selectinload(SuiteVersion.suite)])
     if record is None:
-        raise NotFound(f"there is no run number {run_id}", hint="see the list of runs")
+        raise missing(session, "run", run_id, "see the list of runs")
     return record
 
 
