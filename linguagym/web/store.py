@@ -14,6 +14,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from linguagym.errors import ConfigurationError, SuiteError
+from linguagym.suites.identity import same_content
 from linguagym.suites.load import LoadedSuite, parse_suite_text
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
@@ -28,7 +29,8 @@ from linguagym.web.transactions import commit_retrying
 class SavedVersion:
     suite: SuiteRecord
     version: SuiteVersion
-    created: bool  # False when the content equals the latest version (nothing new was stored)
+    created: bool  # False when the content equals the latest version, edits aside (nothing new was stored)
+    exact: bool = True  # (not created) whether byte for byte, or only but for what is not an edit
 
 
 def _summary(suite: Suite) -> dict:
@@ -66,8 +68,8 @@ def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> Sav
     else:  # read, not record.latest: the versions a concurrent save committed since the record was loaded count
         latest = session.scalar(select(SuiteVersion).where(SuiteVersion.suite_id == record.id)
                                 .order_by(SuiteVersion.number.desc()).limit(1))
-    if latest is not None and latest.sha256 == digest:
-        return SavedVersion(record, latest, False)
+    if latest is not None and (latest.sha256 == digest or _unedited(latest, suite)):
+        return SavedVersion(record, latest, False, exact=latest.sha256 == digest)
     number = latest.number + 1 if latest is not None else 1
     version = SuiteVersion(suite=record, number=number, content=content, sha256=digest, note=clean_text(note),
                            created_at=now(), **_summary(suite))
@@ -75,6 +77,16 @@ def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> Sav
     record.updated_at = now()
     session.flush()
     return SavedVersion(record, version, True)
+
+
+def _unedited(latest: SuiteVersion, suite: Suite) -> bool:
+    """Whether ``suite`` says what ``latest`` says, but for what is not an edit (conditions reordered, an empty
+    author dropped: ``suites.identity``). A stored version today's rules refuse is never the same."""
+    try:
+        stored = parse_suite_text(latest.content, source="stored version").suite
+    except SuiteError:
+        return False
+    return same_content(stored, suite)
 
 
 def save_and_commit(session: Session, suite: Suite, *, note: str = "") -> SavedVersion:

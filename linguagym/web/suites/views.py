@@ -55,7 +55,9 @@ def upload():
         flash(f"Saved {saved.suite.name!r} as version {saved.version.number} "
               f"({loaded.dialect} dialect).", "success")
     else:
-        flash(f"{saved.suite.name!r} already holds exactly this content (version {saved.version.number}).", "info")
+        flash(f"{saved.suite.name!r} already holds exactly this content (version {saved.version.number})"
+              f"{'' if saved.exact else ', but for the order of conditions or empty fields, which are not edits'}.",
+              "info")
     return redirect(url_for("suites.show", suite_id=saved.suite.id))
 
 
@@ -161,7 +163,9 @@ def save_from_editor():
     if saved.created:
         flash(f"Saved {saved.suite.name!r} as version {saved.version.number}.", "success")
     else:
-        flash(f"Nothing changed: {saved.suite.name!r} version {saved.version.number} holds exactly this.", "info")
+        flash(f"Nothing changed: {saved.suite.name!r} version {saved.version.number} holds exactly this"
+              f"{'' if saved.exact else ', but for the order of conditions or empty fields, which are not edits'}.",
+              "info")
     return jsonify({"ok": True, "created": saved.created, "version": saved.version.number,
                     "url": url_for("suites.show", suite_id=saved.suite.id),
                     "warnings": [w.render() for w in loaded.warnings]})
