@@ -97,10 +97,23 @@ class SuiteRecord(Owned, Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     versions: Mapped[list[SuiteVersion]] = relationship(back_populates="suite", order_by="SuiteVersion.number",
                                                         cascade="all, delete-orphan")
+    tags: Mapped[list[SuiteTag]] = relationship(order_by="SuiteTag.tag", cascade="all, delete-orphan",
+                                                passive_deletes=True)
 
     @property
     def latest(self) -> SuiteVersion:
         return self.versions[-1]
+
+
+TAG_LENGTH = 40
+
+
+class SuiteTag(Base):
+    """One of a suite's own tags (revision 0009); the circuits' tags are computed (``suites.tags``), not stored."""
+
+    __tablename__ = "suite_tags"
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
+    tag: Mapped[str] = mapped_column(String(TAG_LENGTH), primary_key=True, index=True)
 
 
 class SuiteVersion(Base):

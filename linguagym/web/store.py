@@ -96,8 +96,8 @@ def save_and_commit(session: Session, suite: Suite, *, note: str = "") -> SavedV
 
 def list_suites(session: Session, query: str = "") -> list[SuiteRecord]:
     """Suites whose name or author contains ``query`` (any case), newest change first."""
-    statement = select(SuiteRecord).options(selectinload(SuiteRecord.versions)).order_by(
-        SuiteRecord.updated_at.desc(), SuiteRecord.id.desc())
+    statement = select(SuiteRecord).options(selectinload(SuiteRecord.versions), selectinload(SuiteRecord.tags))
+    statement = statement.order_by(SuiteRecord.updated_at.desc(), SuiteRecord.id.desc())
     pattern = contains_pattern(query)
     if pattern != "%%":
         authors = select(SuiteVersion.suite_id).where(func.lower(SuiteVersion.author).like(pattern, escape="\\"))

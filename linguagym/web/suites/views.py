@@ -17,6 +17,16 @@ from linguagym.web.inputs import json_object_body
 from linguagym.web.results.index import latest_results, suite_panel, suite_results
 from linguagym.web.runs.auto_run import auto_run_saved
 from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version
+from linguagym.web.suites.browse import (
+    SORTS,
+    SuiteFilter,
+    circuit_short,
+    circuits,
+    facets,
+    own_tags,
+    parse_tags,
+    set_tags,
+)
 from linguagym.web.suites.bulk_upload import parse_uploaded, problem, suite_problems
 from linguagym.web.text import clean_text
 
@@ -25,10 +35,35 @@ blueprint = Blueprint("suites", __name__)
 MAX_FORMULA = 2000
 
 
+@blueprint.app_template_global("suite_tags")
+def suite_tags(record) -> dict:
+    """For the pages: a suite's circuits (from the built-in collections) and its own tags."""
+    return {"circuits": circuits(record.name), "own": own_tags(record),
+            "short": {name: circuit_short(name) for name in circuits(record.name)}}
+
+
 @blueprint.get("/suites")
 def index():
+    """The suites: ``?q=`` searches names and authors; ``?tag=``, ``?circuit=``, ``?author=`` filter (tags are a
+    suite's own and its circuits'); ``?sort=`` (changed, name, author, items, version) and ``?order=``."""
     query = request.args.get("q", "")
-    return render_template("suites.html", suites=list_suites(db_session(), query), query=query)
+    chosen = SuiteFilter.from_args(request.args)
+    found = list_suites(db_session(), query)
+    return render_template("suites.html", suites=chosen.apply(found), query=query, suite_filter=chosen,
+                           facets=facets(list_suites(db_session()) if query else found), sorts=list(SORTS))
+
+
+@blueprint.post("/suites/<int:suite_id>/tags")
+def tag(suite_id: int):
+    """Replace the suite's own tags (``tags``: comma-separated)."""
+    session = db_session()
+    record = get_suite(session, suite_id)
+    require_owner(record)
+    set_tags(session, record, parse_tags(request.form.get("tags", "")))
+    session.commit()
+    shown = ", ".join(own_tags(record))
+    flash(f"Tags of {record.name!r}: {shown}." if shown else f"{record.name!r} has no tags of its own now.", "success")
+    return redirect(url_for("suites.show", suite_id=suite_id))
 
 
 @blueprint.post("/suites/upload")
