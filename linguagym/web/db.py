@@ -212,6 +212,8 @@ class CapabilityJob(Owned, JobColumns, Base):
     settings: Mapped[dict] = mapped_column(JSON)
     test_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
     result_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
+    # the library's warnings while it ran, one a line (revision 0010): e.g. the induced-grammar fallback
+    warnings: Mapped[str] = mapped_column(Text, default="", server_default="")
     test_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[test_file_id])
     result_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[result_file_id])
 

@@ -32,7 +32,8 @@ def stocked(client):
 
 def test_circuits_are_tags_and_filters(client, stocked):
     page = client.get("/suites")
-    assert 'href="/suites?circuit=Agreement" title="circuit: Agreement" aria-label="circuit Agreement">Agr</a>' in page.text
+    assert 'href="/suites?circuit=Agreement" title="circuit: Agreement" aria-label="circuit Agreement">Agr</a>' \
+        in page.text
     assert _listed(client.get("/suites", query_string={"circuit": "Agreement"})) == ["number_prep"]
     assert _listed(client.get("/suites", query_string={"tag": "garden-path effects"})) == ["npz_obj"]  # any case
     assert sorted(_listed(client.get("/suites", query_string={"author": "ann"}))) == ["center_embed", "number_prep"]

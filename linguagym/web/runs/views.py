@@ -32,8 +32,16 @@ from linguagym.web.jobs.worker import results_directory
 from linguagym.web.results.export import csv_response, zip_response
 from linguagym.web.results.index import shared_suites_outcomes
 from linguagym.web.runs import item_pages
+from linguagym.web.runs.auto_run import auto_run_models
 from linguagym.web.runs.deletion import delete_run
-from linguagym.web.runs.form import RunFormValues, values_from, values_of_run
+from linguagym.web.runs.form import (
+    RunFormValues,
+    collection_choices,
+    preselect_models,
+    select_suites,
+    values_from,
+    values_of_run,
+)
 from linguagym.web.runs.jobs import run_directory
 from linguagym.web.runs.queue import queue_run
 from linguagym.web.store import get_run, get_suite, list_runs, list_suites, run_name
@@ -57,13 +65,18 @@ def index():
         values = values_of_run(get_run(session, parse_id(request.args["from"], "run")), _named_models())
     else:
         values = values_from(request.args)
+        preselect_models(values, auto_run_models(session), _named_models())
+    if request.args.get("select"):  # "select all", "select a collection": ticked on top of the suites given
+        values.suites |= select_suites(list_suites(session), request.args["select"])
     return _runs_page(values)
 
 
 def _runs_page(values: RunFormValues, error: ConfigurationError | None = None):
     session = db_session()
-    return render_template("runs.html", runs=list_runs(session), suites=list_suites(session), form=values,
-                           error=error, named_models=_named_models(), devices=DEVICES, compat_options=COMPAT_OPTIONS)
+    suites = list_suites(session)
+    return render_template("runs.html", runs=list_runs(session), suites=suites, form=values,
+                           error=error, named_models=_named_models(), devices=DEVICES, compat_options=COMPAT_OPTIONS,
+                           collection_choices=collection_choices(suites))
 
 
 @blueprint.post("/runs")
