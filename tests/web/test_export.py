@@ -20,7 +20,7 @@ def _rows(response) -> list[dict]:
     assert response.status_code == 200 and response.headers["Content-Type"].startswith("text/csv")
     assert response.headers["Content-Disposition"].startswith("attachment")
     rows = list(csv.reader(io.StringIO(response.text)))
-    assert rows[0] == HEADER  # the library's writer, as `linguagym summary --csv` writes
+    assert rows[0] == HEADER  # the library's writer, as `linguagym score --csv` writes
     return [dict(zip(HEADER, row, strict=True)) for row in rows[1:]]
 
 

@@ -1,5 +1,5 @@
 """Downloads in bulk: a run's folder as one zip, and a results table (the leaderboard, a comparison, a suite's
-results) as CSV in the library's long format (``tables.summary_csv``: the same columns ``linguagym summary --csv``
+results) as CSV in the library's long format (``tables.summary_csv``: the same columns ``linguagym score --csv``
 writes, so a notebook reads either)."""
 
 from __future__ import annotations
