@@ -33,6 +33,54 @@ def summary_options(p: argparse.ArgumentParser) -> None:
                    help="also write it as Markdown ('-': the Markdown alone on stdout)")
 
 
+def prediction_options(p: argparse.ArgumentParser) -> None:
+    """--by-prediction: the per-prediction table of commands that have run folders (``run``, ``compare``)."""
+    p.add_argument("--by-prediction", action="store_true",
+                   help="also print each prediction's accuracy and, comparison by comparison, its mean effect (left "
+                   "side minus right side, in bits) with a 95%% bootstrap interval and n items, per suite and model "
+                   "(on compare, the paired comparison is then made per prediction too)")
+
+
+def print_prediction_table(runs, args: argparse.Namespace) -> None:
+    """Below the accuracy table: each prediction of each suite, models across (``prediction_table``)."""
+    from rich.table import Table  # off --help's path
+
+    from linguagym.evaluation.prediction_table import (
+        EFFECT_SENTENCE,
+        accuracy_cell,
+        count_cell,
+        effect_cell,
+        missing_effects,
+        prediction_lines,
+    )
+
+    lines = prediction_lines(runs, bootstrap=args.bootstrap, seed=args.seed)
+    out = console(stderr=stdout_taken(args), wide=True)
+    title = "each prediction: the share of items it holds on, and its effect"
+    if args.bootstrap:
+        title += f" (95% bootstrap intervals over items, {args.bootstrap} resamples, seed {args.seed})"
+    table = Table(title=title, title_justify="left")
+    for name in ("suite", "", "comparison"):
+        table.add_column(name)
+    for run in runs:
+        table.add_column(f"{run.model}\nholds", justify="right")
+        table.add_column(f"{run.model}\neffect (bits)", justify="right")
+        table.add_column(f"{run.model}\nn", justify="right")
+    for index, line in enumerate(lines):
+        first_of_suite = index == 0 or lines[index - 1].suite != line.suite
+        last_of_suite = index + 1 == len(lines) or lines[index + 1].suite != line.suite
+        cells = []
+        for accuracy, effect in zip(line.accuracy, line.effects, strict=True):
+            cells += [accuracy_cell(accuracy) if line.comparison == 0 else "", effect_cell(effect), count_cell(effect)]
+        table.add_row(line.suite if first_of_suite else "", line.label, line.comparison_formula, *cells,
+                      end_section=last_of_suite)
+    out.print(table)
+    out.print(EFFECT_SENTENCE, style="dim", highlight=False)
+    for model in missing_effects(runs):
+        out.print(f"no effects for {model}: its folder has no effects.csv (made by an earlier linguagym); run it "
+                  "again to have them: its scores are cached", style="yellow", highlight=False)
+
+
 def add_score_parser(commands) -> argparse.ArgumentParser:
     p = commands.add_parser("score", help="aggregate per-item results: suite accuracy, SG score, circuits",
                             description="Aggregate per-item results (items.csv of linguagym runs, run directories, "
@@ -52,6 +100,11 @@ def add_compare_parser(commands) -> argparse.ArgumentParser:
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--report", type=Path, default=None, metavar="DIR", help="write report.html and plots into DIR")
     summary_options(p)
+    prediction_options(p)
+    p.add_argument("--paired-csv", type=Path, default=None, metavar="FILE",
+                   help="also write the paired comparison (difference, interval, McNemar p, Holm-adjusted p) as CSV")
+    p.add_argument("--baseline", default=None, metavar="MODEL",
+                   help="pair each model with this one (default: every two models)")
     p.set_defaults(func=cmd_compare)
     return p
 
@@ -125,6 +178,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from linguagym.evaluation.summary import summarize_runs  # off --help's path
 
     check_table_files(args)
+    if args.paired_csv:
+        check_file(args.paired_csv)
     if args.report:
         check_report_destination(args.report)
     runs, summary = summarize_runs(args.runs, summary_settings(args))
@@ -132,10 +187,58 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from linguagym.evaluation.ties import tie_notes  # off --help's path
 
     print_tie_notes(tie_notes((run.model, run.record) for run in runs), args)
+    if args.by_prediction:
+        print_prediction_table(runs, args)
+    comparison = None
+    if len(summary.models) > 1:
+        from linguagym.evaluation.comparison import DuplicateItems, compare_held  # off --help's path
+
+        try:
+            comparison = compare_held(runs, summary_settings(args), baseline=args.baseline,
+                                      per_prediction=args.by_prediction)
+        except ConfigurationError as error:
+            if not isinstance(error, DuplicateItems):
+                raise
+            # the accuracy table above merges them, as before; a pairing of items cannot
+            console(stderr=True).print(f"no paired comparison: {error}", style="yellow", highlight=False)
+        else:
+            print_comparison(comparison, args)
+    elif args.paired_csv or args.baseline:
+        console(stderr=True).print("one model only: there is no pair to compare", style="yellow", highlight=False)
     if args.report:
         path = write_report(runs, args.report, summary)
+        if comparison is not None:
+            comparison.write_csv(args.report / "comparison.csv")
         print(f"report: {path}", file=sys.stderr)
     return 0
+
+
+def print_comparison(comparison, args: argparse.Namespace) -> None:
+    """The paired comparison below the accuracy table (on stderr when stdout carries a table alone), and as
+    --paired-csv."""
+    from rich.table import Table
+
+    from linguagym.evaluation.comparison import format_difference, format_p  # off --help's path
+
+    out = console(stderr=stdout_taken(args), wide=True)
+    by_prediction = comparison.level == "prediction"
+    table = Table(title="paired comparison: accuracy of a minus b on the same items"
+                  + (", per prediction" if by_prediction else ", per suite"), title_justify="left")
+    for column in ("suite", *(("prediction",) if by_prediction else ()), "a", "b", "items", "a - b [95% CI]",
+                   "only a / only b right", "p (McNemar)", "p (Holm)"):
+        table.add_column(column, justify="left" if column in ("suite", "a", "b", "prediction") else "right")
+    for row in comparison.rows:
+        paired = row.paired
+        cells = [row.suite, *((f"{row.prediction + 1}",) if by_prediction else ()), row.model_a, row.model_b,
+                 str(paired.n), format_difference(row), f"{paired.only_a_right} / {paired.only_b_right}",
+                 format_p(paired.p_value if paired.n else None), format_p(row.p_holm)]
+        table.add_row(*cells)
+    out.print(table)
+    for line in comparison.notes():
+        out.print(line, style="dim", highlight=False)
+    if args.paired_csv:
+        comparison.write_csv(args.paired_csv)
+        print(f"wrote {args.paired_csv}", file=sys.stderr)
 
 
 def cmd_score(args: argparse.Namespace) -> int:

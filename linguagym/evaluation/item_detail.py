@@ -109,7 +109,7 @@ def _scored_suite(run: RunData, name: str) -> Suite:
 
 def _recorded_outcomes(run: RunData, suite: str, item: int) -> dict[int, bool]:
     wanted = str(item)
-    return {int(index): holds == "True" for name, number, index, holds
+    return {int(index): schema.is_true(holds) for name, number, index, holds
             in run.columns(schema.PREDICTIONS, ("suite", "item", "prediction", "holds"))
             if name == suite and number == wanted}
 
@@ -132,5 +132,5 @@ def _read_tokens(run: RunData, suite: str, item: int) -> dict[tuple[str, int], l
         if number != wanted or name != suite:  # one item is a few dozen of tens of thousands of rows
             continue
         found.setdefault((condition, int(region)), []).append(
-            TokenScore(token, covered, float(surprisal) if surprisal else math.nan, unknown == "True"))
+            TokenScore(token, covered, float(surprisal) if surprisal else math.nan, schema.is_true(unknown)))
     return found

@@ -1,5 +1,6 @@
 """What peer tools could not read in a suite: the prediction language linguagym adds to SyntaxGym's (``>=``, ``<=``,
-``!=``, ``!( )``, ``2 * x``, ``abs( )``, region ranges and lists) and a prediction's own tolerance. syntaxgym-core's
+``!=``, ``!( )``, ``2 * x``, ``abs( )``, region ranges and lists, suite-level ``mean( )``/``median( )``) and a
+prediction's own tolerance. syntaxgym-core's
 formula grammar and the syntaxgym.org website know ``< > = + - & |``, numbers and single-region references only; a
 suite using more reads here and is refused there (an own atol/rtol is ignored there). ``validate`` warns, ``upgrade``
 notes it."""
@@ -19,6 +20,13 @@ _NEW_FORMS = {">=": "'>='", "<=": "'<='", "!=": "'!='", "!": "'!( )'", "*": "'*'
 def peer_unreadable(suite: Suite) -> list[Problem]:
     """One problem per prediction that uses what peer tools could not read (none for a SyntaxGym suite)."""
     problems = []
+    for prediction in suite.suite_predictions:  # (in the file after the item predictions, once upgraded)
+        level = prediction.suite_level
+        assert level is not None
+        problems.append(Problem("predictions", f"{prediction.formula!r} is a suite-level prediction ({level.function} "
+                                f"over items): {PEER_TOOLS} could not read this suite (linguagym can; "
+                                "syntaxgym-core's formula grammar has no aggregates and evaluates every prediction "
+                                "item by item)"))
     for index, prediction in enumerate(suite.predictions):
         used = operators(prediction.tree)
         forms = [shown for form, shown in _NEW_FORMS.items() if form in used]
