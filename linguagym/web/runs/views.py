@@ -318,7 +318,7 @@ def download_zip(run_id: int):
     return zip_response(run_directory(config(), run_id), f"run-{run_id}")
 
 
-def _compared() -> tuple[list[int], list[Path]]:
+def _chosen_runs() -> tuple[list[int], list[Path]]:
     session = db_session()
     chosen = [parse_id(value, "run") for value in request.args.getlist("run")]
     return chosen, [results_directory(config(), get_run(session, i).id) for i in chosen]
@@ -327,7 +327,7 @@ def _compared() -> tuple[list[int], list[Path]]:
 @blueprint.get("/compare.csv")
 def compare_table_csv():
     """The comparison's table (the suites every chosen run has) in the library's long CSV format."""
-    chosen, directories = _compared()
+    chosen, directories = _chosen_runs()
     if not directories:
         raise ConfigurationError("no runs chosen", hint="tick runs to compare")
     _, summary = _summary(directories, _collection_choice()[1], [f"run {i}" for i in chosen], shared_only=True)
