@@ -33,15 +33,26 @@ from linguagym.scoring.model_args import model_args
 from linguagym.scoring.registry import named_models
 from linguagym.web.auth.ownership import require_owner
 from linguagym.web.context import config, db_session, nobody_runs, notify_worker
+from linguagym.web.db import UNFINISHED
 from linguagym.web.errors import NotFound
 from linguagym.web.files import SANDBOX, listing, send_result_file
 from linguagym.web.inputs import DEVICES, device_choice, parse_id, plain_text, whole_number
 from linguagym.web.jobs.lifecycle import progress_status, queue_again, request_cancel
 from linguagym.web.jobs.worker import results_directory
+from linguagym.web.results.export import csv_response, zip_response
 from linguagym.web.results.index import shared_suites_outcomes
 from linguagym.web.runs import item_pages
+from linguagym.web.runs.auto_run import auto_run_models
 from linguagym.web.runs.deletion import delete_run
-from linguagym.web.runs.form import RunFormValues, values_from, values_of_run
+from linguagym.web.runs.form import (
+    RunFormValues,
+    collection_choices,
+    preselect_models,
+    select_suites,
+    values_from,
+    values_of_run,
+)
+from linguagym.web.runs.jobs import run_directory
 from linguagym.web.runs.queue import queue_run
 from linguagym.web.store import get_run, get_suite, list_runs, list_suites, run_name
 
@@ -64,13 +75,18 @@ def index():
         values = values_of_run(get_run(session, parse_id(request.args["from"], "run")), _named_models())
     else:
         values = values_from(request.args)
+        preselect_models(values, auto_run_models(session), _named_models())
+    if request.args.get("select"):  # "select all", "select a collection": ticked on top of the suites given
+        values.suites |= select_suites(list_suites(session), request.args["select"])
     return _runs_page(values)
 
 
 def _runs_page(values: RunFormValues, error: ConfigurationError | None = None):
     session = db_session()
-    return render_template("runs.html", runs=list_runs(session), suites=list_suites(session), form=values,
-                           error=error, named_models=_named_models(), devices=DEVICES, compat_options=COMPAT_OPTIONS)
+    suites = list_suites(session)
+    return render_template("runs.html", runs=list_runs(session), suites=suites, form=values,
+                           error=error, named_models=_named_models(), devices=DEVICES, compat_options=COMPAT_OPTIONS,
+                           collection_choices=collection_choices(suites))
 
 
 @blueprint.post("/runs")
@@ -300,6 +316,32 @@ def _policy(run_id: int, suite: str) -> str:
 def file(run_id: int, relative: str):
     get_run(db_session(), run_id)
     return send_result_file(results_directory(config(), run_id), relative, download=bool(request.args.get("download")))
+
+
+@blueprint.get("/runs/<int:run_id>/download.zip")
+def download_zip(run_id: int):
+    """Every file of the run's folder (its suites and results) as one zip, ``run-<id>/...`` inside."""
+    run = get_run(db_session(), run_id)
+    if run.status in UNFINISHED:
+        raise ConfigurationError(f"run {run_id} is {run.status}: its files are still being written",
+                                 hint="download the zip once the run has finished (or cancel it)")
+    return zip_response(run_directory(config(), run_id), f"run-{run_id}")
+
+
+def _chosen_runs() -> tuple[list[int], list[Path]]:
+    session = db_session()
+    chosen = [parse_id(value, "run") for value in request.args.getlist("run")]
+    return chosen, [results_directory(config(), get_run(session, i).id) for i in chosen]
+
+
+@blueprint.get("/compare.csv")
+def compare_table_csv():
+    """The comparison's table (the suites every chosen run has) in the library's long CSV format."""
+    chosen, directories = _chosen_runs()
+    if not directories:
+        raise ConfigurationError("no runs chosen", hint="tick runs to compare")
+    _, summary = _summary(directories, _collection_choice()[1], [f"run {i}" for i in chosen], shared_only=True)
+    return csv_response(summary, "compare-runs-" + "-".join(map(str, chosen[:20])) + ".csv")
 
 
 @blueprint.get("/compare")
