@@ -201,7 +201,7 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     require_extra("lct", "spacy", needed_by="linguagym lct generate")
     settings = generate_settings(args)
     started = time.perf_counter()
-    with ProgressBars(err) as bars:  # a bar per stage (analysing, searching, expanding), no announcement
+    with ProgressBars(err, lines=True) as bars:  # a bar per stage; lines (per capability too) in a log
         document = generate_tests(settings, progress=bars)
     write_tests(document, args.output)
     counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")
