@@ -105,7 +105,7 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
                     evaluative: Evaluative | None = None) -> tuple[dict[str, list[CapabilityTest]], dict[str, Any]]:
     """Capability -> its new tests, and per perturbation how many tests were made of how many candidates (and, for
     negation, how many candidates were refused for each reason, ``perturb.negation.REFUSALS``). ``evaluative``:
-    which tokens carry sentiment, for the negation's check (default ``perturb.negation.evaluative_words()``)."""
+    which tokens outside the negated clause refuse a negation (default ``evaluative_words("positive")``)."""
     seeds = [t for t in mft if t.kind == "seed"]
     by_id = {t.id: t for t in mft}
     made: dict[str, list[CapabilityTest]] = {}
@@ -145,7 +145,7 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
     if DIR.code in types:
         positives = _positive_sentences(seeds)
         docs = dict(zip(positives, nlp.pipe(positives), strict=True)) if positives else {}
-        evaluative = evaluative if evaluative is not None else evaluative_words()
+        evaluative = evaluative if evaluative is not None else evaluative_words("positive")
         negations = {text: negate_main_clause(doc, evaluative) for text, doc in docs.items()}
         seen: set[tuple[str, str]] = set()
         for test in seeds:

@@ -15,9 +15,10 @@ A sentence is refused (``Negation.refused`` says why, one of ``REFUSALS``) rathe
   negated under it, the claim is not reversed ("sometimes does not descend");
 - ``second clause``: the verb has a coordinated verb ("It works and delivers"): the negation would reach the
   first only;
-- ``sentiment outside the negated clause``: an evaluative word stands outside the negation's reach: in a second
-  sentence, an appositive ("..., a stupefying attempt"), an adverbial clause, a conjunct after "but/yet", a
-  second conjunct of the verb. Then the pair would not say what DIR claims (the text is less positive);
+- ``sentiment outside the negated clause``: a positive evaluative word stands outside the negation's reach: in a
+  second sentence, an appositive ("..., a wonderful ensemble, ..."), an adverbial clause, a conjunct after
+  "but/yet". Then the pair would not say what DIR claims (the text is less positive); criticism there ("Although
+  it drags, the film works") only makes the negated text more negative, and is allowed;
 - ``cannot place the negation``: ``negate`` found no English place for it (a negation or approximator after the
   verb, a verb it has no base form for).
 
@@ -76,16 +77,24 @@ class Negation:
 Evaluative = Callable[[object], bool]  # a spaCy token -> whether it carries sentiment of its own
 
 
-def evaluative_words() -> Evaluative:
+def evaluative_words(polarity: str = "any") -> Evaluative:
     """Whether a spaCy token is evaluative: a content word (``_CONTENT``) whose form or lemma VADER rates at
-    ``EVALUATIVE_VALENCE`` or more either way; without VADER, whether it is an adjective."""
+    ``EVALUATIVE_VALENCE`` or more, either way (``polarity`` any), above zero (positive) or below (negative);
+    without VADER, whether it is an adjective (whatever ``polarity``)."""
     from linguagym.capabilities.data.vader import load_vader
 
     vader = load_vader()
     if vader is None:
         return lambda token: token.pos_ == "ADJ"
-    return lambda token: token.pos_ in _CONTENT and max(
-        abs(vader.valence(token.text)), abs(vader.valence(token.lemma_))) >= EVALUATIVE_VALENCE
+    sign = {"any": 0, "positive": 1, "negative": -1}[polarity]
+
+    def rated(token) -> bool:
+        if token.pos_ not in _CONTENT:
+            return False
+        value = max((vader.valence(token.text), vader.valence(token.lemma_)), key=abs)
+        return abs(value) >= EVALUATIVE_VALENCE and (sign == 0 or value * sign > 0)
+
+    return rated
 
 
 def add_negation(doc, evaluative: Evaluative | None = None) -> str | None:
@@ -96,7 +105,8 @@ def add_negation(doc, evaluative: Evaluative | None = None) -> str | None:
 
 def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     """``doc`` with its first sentence's main-clause verb negated, or the reason it is refused. ``evaluative``:
-    which tokens carry sentiment (default ``evaluative_words()``)."""
+    which tokens outside the negated clause refuse it (default ``evaluative_words("positive")``: praise left
+    standing keeps a negated positive sentence positive; criticism there, "Although it drags, ...", does not)."""
     text = doc.text
     if NEGATION_WORDS.search(text):
         return Negation(None, ALREADY_NEGATED)
@@ -116,7 +126,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, ADVERB)
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children):
         return Negation(None, SECOND_CLAUSE)
-    evaluative = evaluative if evaluative is not None else evaluative_words()
+    evaluative = evaluative if evaluative is not None else evaluative_words("positive")
     reach = negated_clause(sentence, root)
     if any(evaluative(token) for token in doc if token.i not in reach and not token.is_punct):
         return Negation(None, SENTIMENT_OUTSIDE)
