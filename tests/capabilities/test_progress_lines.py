@@ -55,7 +55,10 @@ def test_lct_generate_into_a_log_says_each_stage_and_capability(tmp_path, swn_fi
     assert main(["lct", "generate", "--dataset", str(data), "--text-column", "sentence", "--label-column", "y",
                  "--label-map", "0=negative,1=positive", "--lexicon", str(swn_file), "--lc", "LC9,LC11",
                  "--no-expand", "-o", str(tmp_path / "t.json")]) == 0
-    err = [re.sub(STAMP, "", line) for line in capsys.readouterr().err.splitlines() if re.search(STAMP, line)]
+    printed = capsys.readouterr().err
+    err = [re.sub(STAMP, "", line) for line in printed.splitlines() if re.search(STAMP, line)]
+    # and why so few seeds (issue 38: every capability has 10 or says why)
+    assert "warning: LC9: fewer than 10 seeds (3): of the dataset's 3 sentences" in " ".join(printed.split())
     assert err[:2] == ["analysing the dataset's sentences: 3 sentences",
                        "analysing the dataset's sentences: 3 of 3 sentences done in " + err[1].split(" in ")[-1]]
     assert "searching capabilities: LC9: 3 seeds of 3 matches" in err
