@@ -34,11 +34,12 @@ from linguagym.capabilities.testfile.model import (
     DatasetInfo,
 )
 from linguagym.extras import DEFAULT_SPACY_MODEL
-from linguagym.progress import Advance, IsCancelled, Progress, begin, note
+from linguagym.progress import STAGE, Advance, IsCancelled, Progress, begin, note
 from linguagym.version import __version__
 
 DEFAULT_SETTINGS = GenerateSettings()
-STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching capabilities",
+STAGES = {"load": "loading spaCy, the dataset and the lexicon", "analyse": "analysing the dataset's sentences",
+          "search": "searching capabilities",
           "expand": "expanding seeds", "perturb": "making invariance and directional tests"}
 
 
@@ -53,7 +54,7 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     protocol). Truncated and broken dataset sentences are never seeds (``seeds.screening``; counted in the file's
     dataset block as ``unusable``).
 
-    ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
+    ``progress(label, total, unit)`` is told each stage (``STAGES``: loading, analysing the dataset's sentences,
     searching capabilities, expanding seeds, making INV and DIR tests); ``cancelled()`` is asked between steps
     and stops the work with ``Cancelled``. ``settings.spacy_model`` tags the sentences and parses them for
     expansion (needs the ``[lct]`` extra).
@@ -61,6 +62,7 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     expansion = settings.expansion
     # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
     reference = choose_reference(expansion.reference) if settings.expanding else None
+    begin(progress, cancelled, STAGES["load"], 0, STAGE)  # seconds to minutes (a first fetch), before any count
     nlp = load_spacy(settings.spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
     # specs first: a bad spec fails before slow work
     specs = select_specs(load_specs(list(settings.spec_paths) if settings.spec_paths is not None else None,

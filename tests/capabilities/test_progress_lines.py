@@ -59,8 +59,9 @@ def test_lct_generate_into_a_log_says_each_stage_and_capability(tmp_path, swn_fi
     err = [re.sub(STAMP, "", line) for line in printed.splitlines() if re.search(STAMP, line)]
     # and why so few seeds (issue 38: every capability has 10 or says why)
     assert "warning: LC9: fewer than 10 seeds (3): of the dataset's 3 sentences" in " ".join(printed.split())
-    assert err[:2] == ["analysing the dataset's sentences: 3 sentences",
-                       "analysing the dataset's sentences: 3 of 3 sentences done in " + err[1].split(" in ")[-1]]
+    assert err[:3] == ["loading spaCy, the dataset and the lexicon",
+                       "analysing the dataset's sentences: 3 sentences",
+                       "analysing the dataset's sentences: 3 of 3 sentences done in " + err[2].split(" in ")[-1]]
     assert "searching capabilities: LC9: 3 seeds of 3 matches" in err
     assert any(re.fullmatch(r"making invariance and directional tests: LC9: \d+ INV, 1 DIR tests", line)
                for line in err)
