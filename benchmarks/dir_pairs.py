@@ -29,9 +29,11 @@ def main() -> None:
     parser.add_argument("-o", "--output", type=Path, default=None, help="the sample as JSON lines")
     args = parser.parse_args()
     document = read_tests(args.tests)
-    pairs = [(t.provenance.original_text, t.text) for t in document.tests if t.test_type == "DIR"]
+    # a sentence that is several capabilities' source is negated once for each: the reader sees it once
+    pairs = list(dict.fromkeys((t.provenance.original_text, t.text) for t in document.tests if t.test_type == "DIR"))
     counts = (document.perturbations or {}).get("made", {}).get("negation", {})
-    print(f"{len(pairs)} DIR pairs of {counts.get('candidates', '?')} positive sentences; refused: "
+    print(f"{len(pairs)} distinct DIR pairs; {counts.get('made', '?')} made of {counts.get('candidates', '?')} "
+          "positive sentences (one per capability it is a source of); refused: "
           + (", ".join(f"{n} {reason}" for reason, n in counts.get("refused", {}).items()) or "none recorded"))
     sample = random.Random(args.seed).sample(pairs, min(args.n, len(pairs)))
     rows = [{"n": i, "original": original, "negated": negated} for i, (original, negated) in enumerate(sample, 1)]
