@@ -23,6 +23,7 @@ from linguagym.web.errors import NotFound, refuse
 from linguagym.web.inputs import IdConverter
 from linguagym.web.jobs.worker import RunWorker
 from linguagym.web.results import views as views_results
+from linguagym.web.runs import imports as views_imports
 from linguagym.web.runs import views as views_runs
 from linguagym.web.suites import starter_views as views_starter
 from linguagym.web.suites import views as views_suites
@@ -50,6 +51,7 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     app.url_map.converters["int"] = IdConverter  # before the routes: ids beyond the database's integers are a 404
     app.register_blueprint(views_suites.blueprint)
     app.register_blueprint(views_runs.blueprint)
+    app.register_blueprint(views_imports.blueprint)
     app.register_blueprint(views_capabilities.blueprint)
     app.register_blueprint(views_results.blueprint)
     app.register_blueprint(account_views.blueprint)

@@ -117,7 +117,14 @@ def test_token_is_required_when_not_bound_to_localhost(tmp_path):
 
 def test_formula_endpoint_points_at_errors(client):
     ok = client.post("/api/formula", json={"formula": "(2;%b%) >  (2;%a%)", "conditions": ["a", "b"], "regions": 3})
-    assert ok.json == {"ok": True, "canonical": "(2;%b%) > (2;%a%)", "notes": []}
+    assert ok.json == {"ok": True, "canonical": "(2;%b%) > (2;%a%)", "notes": [], "peers": None}
+    new = client.post("/api/formula", json={"formula": "abs((2..3;%b%) - (2,3;%a%)) >= 1", "conditions": ["a", "b"],
+                                            "regions": 3}).json
+    assert new["ok"] and new["peers"] == ("uses '>=', 'abs( )', a region range 'N..M', a region list 'N,M': "
+                                          "syntaxgym-core and the syntaxgym.org website could not read this suite "
+                                          "(linguagym can)")
+    level = client.post("/api/formula", json={"formula": "mean((2;%b%) - (2;%a%)) > 0"}).json
+    assert level["ok"] and level["peers"].startswith("uses 'mean( )' (a suite-level prediction): syntaxgym-core")
     bad = client.post("/api/formula", json={"formula": "(2;%b%) > > 1"}).json
     assert not bad["ok"] and bad["position"] == 10 and "unexpected" in bad["reason"]
     unknown = client.post("/api/formula", json={"formula": "(4;%c%) > (2;%a%)", "conditions": ["a"],

@@ -10,6 +10,7 @@ from linguagym.names import suite_file_name
 from linguagym.suites.formula import format_formula, parse_formula, region_refs
 from linguagym.suites.load import parse_suite_data
 from linguagym.suites.metrics import METRIC_NAMES
+from linguagym.suites.peers import formula_peer_note
 from linguagym.suites.save import suite_to_dict
 from linguagym.web.auth.ownership import require_owner, save_suite_owned
 from linguagym.web.context import config, db_session
@@ -141,7 +142,8 @@ def check_formula():
         if regions is not None and ref.region is not None and not 1 <= ref.region <= regions:
             notes.append(f"{ref} refers to region {ref.region}; this suite has regions 1..{regions}")
 
-    return jsonify({"ok": not notes, "canonical": format_formula(parsed.tree), "notes": notes})
+    return jsonify({"ok": not notes, "canonical": format_formula(parsed.tree), "notes": notes,
+                    "peers": formula_peer_note(parsed.tree)})
 
 
 @blueprint.post("/api/suites")
