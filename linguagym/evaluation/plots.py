@@ -11,13 +11,9 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from linguagym import charts
 from linguagym.evaluation.aggregate import Interval, Summary
-
-if TYPE_CHECKING:  # (item_detail reads suites, whose modules draw with this one: a type only, no import cycle)
-    from linguagym.evaluation.item_detail import ItemScores
 
 
 def _accuracy_bars(labels: list[str], series: Mapping[str, Sequence[float]],
@@ -130,38 +126,13 @@ def overlaid_region_plot_svg(suite: str, by_model: Mapping[str, SuiteRegions]) -
             styles[name] = charts.LineStyle(m, conditions.index(line.condition), dashed=True)
     return charts.line_chart(labels, values, y_label=f"{first.metric} surprisal (bits)", intervals=spans,
                              styles=styles, title=f"{suite} ({len(by_model)} model{'s' if len(by_model) != 1 else ''})",
-                             **_room(len(values)))
+                             **room(len(values)))
 
 
-def _room(lines: int) -> dict[str, float]:
+def room(lines: int) -> dict[str, float]:
     """The plotting area of a chart of ``lines`` series: the default for a few; wider and taller for more (2 models x
     4 conditions drew 300 px wide under a legend taller than the plot), so that lines and legend stay readable."""
     return {} if lines <= 4 else {"min_plot": 600.0, "plot_height": 280.0}
-
-
-def item_region_plot_svg(details: Sequence[ItemScores]) -> str:
-    """One item's surprisal per region and condition, every model on one axis (``details``: the same item read from
-    each model's run folder, ``item_detail.read_item_scores``): one colour per model (per condition with one model),
-    one marker and dash per condition. Conditions follow the suite's order, not the item's, so a condition is drawn
-    alike in every item's plot and in the suite's. A region with no value, or empty, leaves a gap."""
-    first = details[0]
-    regions = first.conditions[0].regions
-    labels = [f"{region.number}\n{region.name}" for region in regions]
-    order = list(first.suite_conditions) or [c.name for c in first.conditions]
-    values, styles = {}, {}
-    for m, detail in enumerate(details):
-        by_name = {condition.name: condition for condition in detail.conditions}
-        for k, name in enumerate(order):
-            if name not in by_name:
-                continue
-            label = name if len(details) == 1 else f"{detail.model} · {name}"
-            # an empty region (a gap condition's) is left out, as in the suite's plot (suite_regions): not a 0
-            values[label] = [None if not r.content or charts.is_missing(v := r.values.get(detail.metric)) else v
-                             for r in by_name[name].regions]
-            styles[label] = charts.LineStyle(k if len(details) == 1 else m, k, dashed=True)
-    who = details[0].model if len(details) == 1 else f"{len(details)} models"
-    return charts.line_chart(labels, values, y_label=f"{first.metric} surprisal (bits)", styles=styles,
-                             title=f"{first.suite}, item {first.item} ({who})", **_room(len(values)))
 
 
 def same_regions(by_model: Mapping[str, SuiteRegions]) -> dict[str, SuiteRegions]:

@@ -8,7 +8,7 @@ import re
 
 from linguagym import charts
 from linguagym.evaluation.item_detail import ConditionScores, ItemScores, RegionScores
-from linguagym.evaluation.plots import item_region_plot_svg
+from linguagym.evaluation.item_plot import item_region_plot_svg
 
 SUITE_ORDER = ("match", "mismatch", "other")
 

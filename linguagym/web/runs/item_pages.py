@@ -10,8 +10,8 @@ from pathlib import Path
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.item_detail import ItemScores, read_item_scores
+from linguagym.evaluation.item_plot import item_region_plot_svg
 from linguagym.evaluation.item_table import ITEM_FILTERS, ItemTable, read_item_table
-from linguagym.evaluation.plots import item_region_plot_svg
 from linguagym.evaluation.prediction_table import (
     EFFECT_SENTENCE,
     count_cell,
