@@ -11,7 +11,10 @@ import pytest
 from linguagym.capabilities.perturb import negation as dir_negation
 from linguagym.capabilities.perturb.negation import (
     ADVERB,
+    CANNOT_PLACE,
+    MIXED,
     NO_MAIN_CLAUSE,
+    NO_VERB,
     SECOND_CLAUSE,
     SENTIMENT_OUTSIDE,
     negate_main_clause,
@@ -47,6 +50,9 @@ def praise():
     # a quoted title as the subject: the verb after it
     ('"The Ring" is scary in a good way.', '"The Ring" is not scary in a good way.'),
     ("I loved this film.", "I did not love this film."),
+    # the base form by spelling ("shin" was spaCy's lemma); an indefinite subject with a present verb is a clause
+    ("Canada's arctic light shines bright on this film.", "Canada's arctic light does not shine bright on this film."),
+    ("A stunning film makes you think.", "A stunning film does not make you think."),
 ])
 def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated
@@ -61,6 +67,15 @@ def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
     ("It is funny and it is moving.", SECOND_CLAUSE),
     ("It's a great film. I loved the ending.", SENTIMENT_OUTSIDE),  # a second sentence left standing
     ("The cast, a wonderful ensemble, makes it work.", SENTIMENT_OUTSIDE),  # a positive appositive left standing
+    # the blind reader's invalid pairs of the first 40-pair sample (benchmarks/dir_pairs_sample.jsonl)
+    ("A sun drenched masterpiece, part parlor game, part droll social satire.", NO_VERB),  # a fragment
+    ("A backstage must see for true fans of comedy.", NO_VERB),
+    ("A passionately inquisitive film determined to uncover the truth.", NO_VERB),
+    ("The production has been made with an enormous amount of affection, so we believe these characters love each "
+     "other.", NO_MAIN_CLAUSE),  # the first clause is the claim
+    ("She's as rude and profane as ever, always hilarious and, most of the time, absolutely right.", MIXED),
+    ("Birthday Girl walks a tricky tightrope between being wickedly funny and just plain wicked.", MIXED),
+    ("You have enough finely tuned acting to compensate for the movie's failings.", CANNOT_PLACE),  # "do not have"
 ])
 def test_a_sentence_is_refused_where_the_negation_would_miss_its_sentiment(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

@@ -6,11 +6,15 @@ not be", "was not loved", "cannot", "is certainly not good", "is not very good",
 A sentence is refused (``Negation.refused`` says why, one of ``REFUSALS``) rather than negated in the wrong place:
 
 - ``already negated``, ``question``: negating again ("isn't not") or a question says something else;
-- ``no finite verb``: no verb heads the first sentence ("A gorgeous, witty movie."), or it is a bare participle;
+- ``no finite verb``: no verb heads the first sentence ("A gorgeous, witty movie."), or it is a bare participle,
+  or the sentence is a headline-like fragment the parse read as a clause: an indefinite subject opening it ("A
+  ...") with a past form or a modal for its verb ("A sun drenched masterpiece", "A backstage must see for fans",
+  "A passionately inquisitive film determined to ...");
 - ``no main clause``: the parse's head is not a main clause's verb: it opens with a subordinator ("Though it
   drags, ..." parsed as the head), stands inside a quotation or a title ("My Wife Is an Actress works ...": a
   capitalised verb inside the sentence is a title's), or lies between a concessive subordinator (although,
-  though, even if, even though, while, whereas) and the comma that closes it;
+  though, even if, even though, while, whereas) and the comma that closes it, or follows a clause the parse put
+  under it ("The film was made with affection, so we believe ...": the first clause is the claim);
 - ``adverb keeps the claim``: a frequency or focus adverb on the verb ("sometimes descends", "only shows"):
   negated under it, the claim is not reversed ("sometimes does not descend");
 - ``second clause``: the verb has a coordinated verb ("It works and delivers"): the negation would reach the
@@ -19,8 +23,10 @@ A sentence is refused (``Negation.refused`` says why, one of ``REFUSALS``) rathe
   second sentence, an appositive ("..., a wonderful ensemble, ..."), an adverbial clause, a conjunct after
   "but/yet". Then the pair would not say what DIR claims (the text is less positive); criticism there ("Although
   it drags, the film works") only makes the negated text more negative, and is allowed;
+- ``mixed sentiment``: the negated clause holds both praise and criticism ("as rude and profane as ever, always
+  hilarious"; "between wickedly funny and just plain wicked"): which of them the negation reverses is unclear;
 - ``cannot place the negation``: ``negate`` found no English place for it (a negation or approximator after the
-  verb, a verb it has no base form for).
+  verb, a verb it has no base form for, "have" followed by a quantifier, which is a main verb's: "have enough").
 
 Evaluative words are adjectives, adverbs, verbs, nouns and interjections that VADER's lexicon rates at
 ``EVALUATIVE_VALENCE`` or more either way (by form or lemma); without VADER (the ``[lct]`` extra brings it) every
@@ -47,9 +53,13 @@ NO_MAIN_CLAUSE = "no main clause"
 ADVERB = "adverb keeps the claim"
 SECOND_CLAUSE = "second clause"
 SENTIMENT_OUTSIDE = "sentiment outside the negated clause"
+MIXED = "mixed sentiment"
 CANNOT_PLACE = "cannot place the negation"
-REFUSALS = (ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, ADVERB, SECOND_CLAUSE, SENTIMENT_OUTSIDE,
+REFUSALS = (ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, ADVERB, SECOND_CLAUSE, SENTIMENT_OUTSIDE, MIXED,
             CANNOT_PLACE)
+# words after "have" that make it a main verb ("have enough acting"), whatever the parse says
+_HAVE_OBJECTS = frozenset({"enough", "a", "an", "the", "some", "many", "much", "plenty", "lots", "more", "few"})
+_PAST_OR_MODAL = frozenset({"VBD", "VBN", "MD"})
 
 EVALUATIVE_VALENCE = 0.8  # VADER's mean rating (-4..4): "good" 1.9, "well" 1.1, "worth" 0.9, "fine" 0.8
 # word classes that can carry a sentiment of their own ("like" the preposition, "sure" in "for sure" as a verb's
@@ -120,6 +130,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     verb = auxiliaries[0] if auxiliaries else root
     if verb is root and root.lemma_ != "be" and root.tag_ not in _FINITE:
         return Negation(None, NO_VERB)  # a bare participle or infinitive: nothing finite to negate
+    if _headline_fragment(sentence, root, verb):
+        return Negation(None, NO_VERB)
     if _not_main(doc, sentence, root, verb):
         return Negation(None, NO_MAIN_CLAUSE)
     if any(child.dep_ in ("advmod", "npadvmod") and child.lower_ in CLAIM_ADVERBS for child in root.children):
@@ -130,6 +142,10 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     reach = negated_clause(sentence, root)
     if any(evaluative(token) for token in doc if token.i not in reach and not token.is_punct):
         return Negation(None, SENTIMENT_OUTSIDE)
+    if _mixed(doc, reach):
+        return Negation(None, MIXED)
+    if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
+        return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
     try:
         return Negation(negate(_analysis(doc), verb.idx))
     except CannotNegate:
@@ -170,10 +186,35 @@ def _contrasted(conjunct) -> bool:
     return any(t.lower_ in _CONTRASTIVE for t in between)
 
 
+def _headline_fragment(sentence, root, verb) -> bool:
+    """Whether the sentence opens with an indefinite subject ("A ...") whose verb is a past form or a modal: review
+    fragments the parse reads as clauses ("A sun drenched masterpiece"), never a claim to negate."""
+    first = sentence[0]
+    if first.lower_ not in ("a", "an") or verb.tag_ not in _PAST_OR_MODAL:
+        return False
+    subject = next((child for child in root.children if child.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and subject.left_edge.i == first.i
+
+
+_PREDICATIVE = frozenset({"acomp", "attr", "oprd", "conj"})
+
+
+def _mixed(doc, reach: set[int]) -> bool:
+    """Whether the negated clause predicates both praise and criticism: a positive and a negative evaluative word
+    each a complement or a conjunct ("is as rude ... as ever, always hilarious"); a modifier does not count ("scary
+    in a good way" is praise)."""
+    positive, negative = evaluative_words("positive"), evaluative_words("negative")
+    words = [doc[i] for i in sorted(reach) if doc[i].dep_ in _PREDICATIVE]
+    return any(positive(t) for t in words) and any(negative(t) for t in words)
+
+
 def _not_main(doc, sentence, root, verb) -> bool:
-    """Whether the verb to negate is not a main clause's: the head carries a subordinator, or the verb stands in a
-    quotation, a title (capitalised inside the sentence), or a concessive clause."""
+    """Whether the verb to negate is not a main clause's: the head carries a subordinator, or follows a clause the
+    parse put under it ("..., so we believe ..."), or the verb stands in a quotation, a title (capitalised inside
+    the sentence), or a concessive clause."""
     if any(child.dep_ == "mark" for child in root.children):
+        return True
+    if any(child.dep_ == "ccomp" and child.i < root.i for child in root.children):
         return True
     for token in {root, verb}:
         if _quoted(doc.text, token.idx) or _in_concessive(doc.text, token.idx):
