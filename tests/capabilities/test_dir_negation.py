@@ -67,7 +67,7 @@ def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
     ("It is funny and it is moving.", SECOND_CLAUSE),
     ("It's a great film. I loved the ending.", SENTIMENT_OUTSIDE),  # a second sentence left standing
     ("The cast, a wonderful ensemble, makes it work.", SENTIMENT_OUTSIDE),  # a positive appositive left standing
-    # the blind reader's invalid pairs of the first 40-pair sample (benchmarks/dir_pairs_sample.jsonl)
+    # the blind reader's invalid pairs of the first 40-pair sample (benchmarks/dir_pairs_judged_first.jsonl)
     ("A sun drenched masterpiece, part parlor game, part droll social satire.", NO_VERB),  # a fragment
     ("A backstage must see for true fans of comedy.", NO_VERB),
     ("A passionately inquisitive film determined to uncover the truth.", NO_VERB),
