@@ -11,9 +11,9 @@ ranks what is probable after the left context anywhere ("the *human* heart", "th
   fill's pointwise mutual information with its context; a word that is probable after "It is the" whatever the
   noun ("human", "current", "first") loses to one that this sentence makes probable. The weight stays below 1
   because pure PMI favours rare words that fit nowhere (``benchmarks/expansion_fit.py`` measures the weights on the
-  judged samples of ``benchmarks/``: ``FIT_WEIGHT``). The filler is asked for ``POOL`` times as many fills as are kept, so the
-  re-ranking has something to choose from (the filler scores every candidate that passes validation anyway: the
-  wider request costs no model work).
+  judged samples of ``benchmarks/``: ``FIT_WEIGHT``). The filler is asked for ``POOL`` times as many fills as are
+  kept, so the re-ranking has something to choose from (the filler scores every candidate that passes validation
+  anyway: the wider request costs no model work).
 - ``WordCap``: one word may be inserted at most ``MAX_USES`` times in a run (across capabilities, in the order
   they are expanded); a fill over the cap is refused (``OVERUSED``) and the masked sentence's next best fill takes
   its place, so a few generic words cannot dominate the run.
