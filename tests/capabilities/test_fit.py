@@ -16,7 +16,7 @@ from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.expansion.domain import DomainVocabulary
 from linguagym.capabilities.expansion.expand import ExpansionSettings
 from linguagym.capabilities.expansion.fill import Fill
-from linguagym.capabilities.expansion.fit import WordCap, fit_score, neutral_context
+from linguagym.capabilities.expansion.fit import WordCap, fit_score, neutral_context, within_margin
 from linguagym.capabilities.expansion.hedges import HEDGE_GROUPS, derivations, hedge_reason
 from linguagym.capabilities.expansion.protected import name_problems, quotation_problems, split_problems
 from linguagym.capabilities.expansion.validate import Validator
@@ -190,3 +190,12 @@ def test_a_run_inserts_none_of_the_hedge_groups_words_by_lemma_or_derivation(set
     assert expander.report.rejections["hedge"] > 0 and "neutral" not in expander.report.rejections
     listed = {w for _, words in HEDGE_GROUPS.values() for w in words}
     assert not any(derivations(w) & listed for w in fills)
+
+
+def test_fit_chooses_only_among_fills_near_the_most_confident(setup):  # noqa: F811
+    """A fill more than ``fit.MARGIN`` bits below its masked sentence's best does not compete, however rare."""
+    assert within_margin([0.0, -3.0, -3.5]) == [True, True, False]
+    far = [("long", 0.0, -2.0), ("red", -4.0, -40.0)]  # red's fit: -4 + 10 = 6 against long's 0.5
+    _, expanded, _ = _expand(setup, {"LC3", "LC4"}, filler=PriorFiller(far), fills_per_mask=1, max_word_uses=None)
+    kept = Counter(w for tests in expanded.values() for t in tests for w in t.provenance.fills)
+    assert kept and set(kept) == {"long"}

@@ -19,7 +19,7 @@ from linguagym.capabilities.expansion.checks import MASKED_CHECKS, RANKING_CHECK
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, differentiate, render
 from linguagym.capabilities.expansion.domain import DomainVocabulary
 from linguagym.capabilities.expansion.fill import Fill, Filler
-from linguagym.capabilities.expansion.fit import OVERUSED, POOL, WordCap, fit_score
+from linguagym.capabilities.expansion.fit import OVERUSED, POOL, WordCap, fit_score, within_margin
 from linguagym.capabilities.expansion.insertions import insertion_tags
 from linguagym.capabilities.expansion.selection import DUPLICATE_TEXT, select, selection_score
 from linguagym.capabilities.expansion.settings import DEFAULT_EXPANSION_SETTINGS, ExpansionSettings
@@ -145,6 +145,8 @@ class Expander:
                     self.report.reject(problems)
                     continue
                 ranked.append((self._fit(option, m), option, prepared))
+            close = within_margin([option.confidence for _, option, _ in ranked])
+            ranked = [r for r, ok in zip(ranked, close, strict=True) if ok]  # fit chooses among near-equals
             taken = 0
             for fit, option, prepared in sorted(ranked, key=lambda r: -r[0]):  # best fit first (stable)
                 if taken == self.settings.fills_per_mask:

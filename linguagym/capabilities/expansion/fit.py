@@ -13,7 +13,11 @@ ranks what is probable after the left context anywhere ("the *human* heart", "th
   because pure PMI favours rare words that fit nowhere (``benchmarks/expansion_fit.py`` measures the weights on the
   judged samples of ``benchmarks/``: ``FIT_WEIGHT``). The filler is asked for ``POOL`` times as many fills as are
   kept, so the re-ranking has something to choose from (the filler scores every candidate that passes validation
-  anyway: the wider request costs no model work).
+  anyway: the wider request costs no model work). Only fills within ``MARGIN`` bits of the masked sentence's most
+  confident valid fill compete: on the judged samples a fill's rank by confidence in its masked sentence was the
+  best single predictor of its being accepted (0.83 for the best fill down to 0.36 for the 11th-20th,
+  ``defaults.py``), so fit chooses among the fills the filler finds about equally plausible here, and never
+  promotes one far below them.
 - ``WordCap``: one word may be inserted at most ``MAX_USES`` times in a run (across capabilities, in the order
   they are expanded); a fill over the cap is refused (``OVERUSED``) and the masked sentence's next best fill takes
   its place, so a few generic words cannot dominate the run.
@@ -36,6 +40,7 @@ DEFAULT_CONTEXT = "It is the"
 # no error" was 0.598 at 0, 0.609 at 0.25, 0.599 at 0.5, 0.571 at 1: a quarter, past which rare words win.
 FIT_WEIGHT = 0.25
 POOL = 4  # fills asked of the filler per fill kept
+MARGIN = 3.0  # bits below the masked sentence's most confident valid fill that a fill may be and still compete
 MAX_USES = 12  # insertions of one word in a run (about 1% of a default run's 1,400)
 
 
@@ -48,6 +53,13 @@ def fit_score(confidence: float, priors: Sequence[float] | None, weight: float =
     """The fill's confidence less ``weight`` times the log2 prior probabilities of its words (``priors``; None:
     the confidence alone). Higher is a better fit."""
     return confidence if priors is None else confidence - weight * sum(priors)
+
+
+def within_margin(confidences: Sequence[float], margin: float = MARGIN) -> list[bool]:
+    """For each of a masked sentence's fills (their ``confidences``), whether it is within ``margin`` bits of the
+    most confident."""
+    best = max(confidences, default=0.0)
+    return [c >= best - margin for c in confidences]
 
 
 class WordCap:
