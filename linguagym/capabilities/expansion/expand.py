@@ -62,7 +62,7 @@ class Expander:
         self.settings = settings
         self.seed = seed
         self.report = ExpansionReport()
-        self.cap = WordCap(settings.max_word_uses)  # insertions of each word across the run (``fit.py``)
+        self.cap = WordCap(settings.max_word_uses)  # insertions of each word in the capability expanded (``fit.py``)
 
     def expand(self, results: list[CapabilityResult], dataset: Dataset, analyses: list,
                progress: Callable[[int], None] | None = None) -> dict[str, list[CapabilityTest]]:
@@ -90,6 +90,7 @@ class Expander:
         spec = result.spec
         seeds = self._chosen_seeds(result)
         counts = {"seeds_expanded": len(seeds), "masked": 0, "candidates": 0, "valid": 0, "expansions": 0}
+        self.cap = WordCap(self.settings.max_word_uses)  # each capability is a test set of its own
         self.report.counts[spec.id] = counts
         if not seeds:
             return []

@@ -36,7 +36,7 @@ class ExpansionSettings:
     insertions: str = DEFAULT_INSERTIONS  # kinds of insertion made (``insertions.py``): modifiers, or all (the paper)
     # fit, not frequency (``fit.py``): the share of a fill's neutral-context log2 prior taken off its confidence when
     # a masked sentence's fills are ranked (0: confidence alone, 1: PMI), and the most insertions of one word in a
-    # run (None: no cap)
+    # capability (None: no cap)
     fit_weight: float = FIT_WEIGHT
     max_word_uses: int | None = MAX_USES
 
