@@ -104,7 +104,8 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
                    help="expansions kept per seed, the best by --selection (default all: every valid fill of each "
                    "of its masked sentences, up to --expansions-per-mask from each, as the paper counts)")
     x.add_argument("--expansions-per-mask", type=int, default=FILLS_PER_MASK, metavar="N",
-                   help="expansions kept per masked sentence, its N most probable valid fills (default "
+                   help="expansions kept per masked sentence, its N best-fitting valid fills (by fit: the filler's "
+                   "confidence less a quarter of the words' neutral prior, among fills near the most probable; default "
                    f"{FILLS_PER_MASK}: the lower-ranked fills were mostly judged ungrammatical; the paper kept up to "
                    f"{PAPER_FILLS_PER_MASK})")
     x.add_argument("--masked-per-seed", type=int, default=MASKED_PER_SEED, metavar="N",

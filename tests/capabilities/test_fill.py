@@ -504,3 +504,20 @@ def test_lct_generate_records_the_fill_cache_and_a_second_run_reads_it(tiny_caus
     assert second["tests"] == first["tests"]
     off = generate(ExpansionOptions(parser="spacy", reference="induced", filler=str(tiny_causal), fill_cache=False))
     assert "fill_cache" not in off.to_json()["expansion"]
+
+
+def test_the_causal_filler_gives_a_words_prior_in_the_neutral_context_of_its_tag(tiny_causal):
+    """``prior``: log2 p of the word as the next word after ``fit.neutral_context(tag)``, the model's own number
+    (checked against an independent batch-1 computation); a word the vocabulary lacks whole gets the least."""
+    from linguagym.capabilities.expansion.fit import neutral_context
+
+    filler = CausalFiller(str(tiny_causal))
+    _, spaced, _, _ = filler._words()
+    word = spaced[0]
+    for tag in ("JJ", "RB"):
+        context = neutral_context(tag)
+        bits = _bits(tiny_causal, f"{context} {word}")
+        assert filler.prior([word], tag)[0] == pytest.approx(-bits[-1][1], abs=1e-3)
+    table = filler._priors[neutral_context("JJ")]
+    assert filler.prior(["zzzqqqxxx"], "JJ") == [min(table.values())]
+    assert len(filler._priors) == 2  # one forward pass per context, kept

@@ -12,6 +12,7 @@ from __future__ import annotations
 from linguagym.capabilities.expansion.check import STAGES, Check
 from linguagym.capabilities.expansion.constituent import CONSTITUENT
 from linguagym.capabilities.expansion.domain import USAGE_CHECKS
+from linguagym.capabilities.expansion.fit import OVERUSED
 from linguagym.capabilities.expansion.grammaticality import INSERTION_CHECKS, SLOT
 from linguagym.capabilities.expansion.idioms import IDIOM
 from linguagym.capabilities.expansion.insertions import INSERTION
@@ -23,7 +24,7 @@ from linguagym.capabilities.expansion.validate import RULE, SHAPE_CHECKS, WORD_C
 MASKED_CHECKS: tuple[Check, ...] = (INSERTION, SLOT)  # on each masked sentence; the first refusal counts
 
 CHECKS: tuple[Check, ...] = (*MASKED_CHECKS, *SHAPE_CHECKS, TAG, CONSTITUENT, *WORD_CHECKS, IDIOM, *INSERTION_CHECKS,
-                             *USAGE_CHECKS, RULE, *RANKING_CHECKS, DUPLICATE)
+                             *USAGE_CHECKS, RULE, *RANKING_CHECKS, OVERUSED, DUPLICATE)
 BY_NAME: dict[str, Check] = {check.name: check for check in CHECKS}
 
 

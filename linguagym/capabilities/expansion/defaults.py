@@ -3,12 +3,12 @@ without importing the expander."""
 
 from __future__ import annotations
 
-# Expansions kept per masked sentence: its 3 most probable valid fills. The paper takes up to 20 (the 20 suggestions
-# of its BERT; `--expansions-per-mask 20`), but a fill's rank within its masked sentence predicts whether a reader
-# finds it grammatical better than anything else we measured: on the held-out blind sample (220 expansions,
-# docs/capabilities.md) the insertion was grammatical for 0.83 of the best fills, 0.69 of the 2nd-3rd, 0.63 of the
-# 4th-6th, 0.47 of the 7th-10th and 0.36 of the 11th-20th; a second, stricter reader of another sample gave 0.57,
-# 0.47, 0.34, 0.34 and 0.23. The top 3 keep half of the expansions, the better half.
+# Expansions kept per masked sentence: its 3 best valid fills by fit (``fit.py``: among those near the most probable).
+# The paper takes up to 20 (the 20 suggestions of its BERT; `--expansions-per-mask 20`), but a fill's rank within its
+# masked sentence predicts whether a reader finds it grammatical better than anything else we measured: on the held-out
+# blind sample (220 expansions, docs/capabilities.md) the insertion was grammatical for 0.83 of the best fills, 0.69 of
+# the 2nd-3rd, 0.63 of the 4th-6th, 0.47 of the 7th-10th and 0.36 of the 11th-20th; a second, stricter reader of another
+# sample gave 0.57, 0.47, 0.34, 0.34 and 0.23. The top 3 keep half of the expansions, the better half.
 FILLS_PER_MASK = 3
 PAPER_FILLS_PER_MASK = 20
 # Masked sentences filled per seed, the most probable productions first: what lets the full default run

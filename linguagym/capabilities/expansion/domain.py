@@ -9,14 +9,18 @@ seed search) say which words the domain uses and how, so two checks read them:
   word class (by lemma). Nouns and verbs are not held to it: on the dev set (``benchmarks/expansion_quality.py``)
   rare inserted nouns ("This **article** is ...") were as often judged fine as not, rare modifiers mostly not;
 - ``mass``: an inserted "a", "an", "each", "every" or "another" must not go before a singular noun that the
-  dataset uses as a noun yet never after such a determiner (a mass noun there: "an empathy", "each restraint").
+  dataset uses as a noun yet never after such a determiner (a mass noun there: "an empathy", "each restraint");
+- ``collocation``: nothing is inserted between two content words that the dataset writes side by side again and
+  again, far more often than their own frequencies predict (a fixed phrase of the domain: "cold fish", "big
+  screen", "special effects", "soap opera"; #38's blind reader rejected "cold *hybrid* fish"): at least
+  ``COLLOCATION_MIN`` times, and ``COLLOCATION_RATIO`` times as often as chance.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from linguagym.capabilities.expansion.check import Check, Problem
 
@@ -32,6 +36,11 @@ _INSERTED_COUNT_DETERMINERS = frozenset({"a", "an", "each", "every", "another"})
 _PRENOMINAL = ("JJ", "JJR", "JJS", "VBN", "VBG", "RB", "HYPH", "CD")
 # nouns seen fewer times than this as singular nouns say nothing about count or mass use
 _MASS_EVIDENCE = 3
+# a fixed phrase: two content words side by side at least this often in the dataset, and this many times more
+# often than their frequencies alone would put them together ("cold fish": 2 of 2; "good film" is frequent only
+# because both words are)
+COLLOCATION_MIN = 2
+COLLOCATION_RATIO = 50.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,8 @@ class DomainVocabulary:
     sentences: int
     min_count: int = MIN_COUNT
     min_sentences: int = MIN_SENTENCES
+    pairs: Counter = field(default_factory=Counter)  # (word, next word), lower-cased content words side by side
+    forms: Counter = field(default_factory=Counter)  # lower-cased content words
 
     @classmethod
     def from_analyses(cls, analyses: Sequence, min_count: int = MIN_COUNT,
@@ -52,9 +63,15 @@ class DomainVocabulary:
         words: Counter = Counter()
         nouns: Counter = Counter()
         counted: Counter = Counter()
+        pairs: Counter = Counter()
+        forms: Counter = Counter()
         for analysis in analyses:
             tokens = analysis.tokens
             for i, token in enumerate(tokens):
+                if _content(token):
+                    forms[token.lower] += 1
+                    if i + 1 < len(tokens) and _content(tokens[i + 1]):
+                        pairs[(token.lower, tokens[i + 1].lower)] += 1
                 if token.word_class is not None:
                     words[(token.lemma.lower(), token.word_class)] += 1
                 if token.tag == "NN":
@@ -62,7 +79,7 @@ class DomainVocabulary:
                     nouns[lemma] += 1
                     if (det := _determiner_before(tokens, i)) is not None and det.lower in COUNT_DETERMINERS:
                         counted[lemma] += 1
-        return cls(words, nouns, counted, len(analyses), min_count, min_sentences)
+        return cls(words, nouns, counted, len(analyses), min_count, min_sentences, pairs, forms)
 
     @property
     def identity(self) -> dict:
@@ -82,6 +99,16 @@ class DomainVocabulary:
         """Whether the dataset uses ``lemma`` as a singular noun often enough, and never after a count determiner."""
         lemma = lemma.lower()
         return self.nouns.get(lemma, 0) >= _MASS_EVIDENCE and not self.counted.get(lemma, 0)
+
+    def is_collocation(self, first: str, second: str) -> bool:
+        """Whether the dataset writes ``first`` ``second`` (lower-cased) as a fixed phrase (``COLLOCATION_MIN``,
+        ``COLLOCATION_RATIO``)."""
+        together = self.pairs.get((first, second), 0)
+        if together < COLLOCATION_MIN:
+            return False
+        words = sum(self.forms.values()) or 1
+        expected = self.forms.get(first, 0) * self.forms.get(second, 0) / words
+        return together >= COLLOCATION_RATIO * expected
 
     def problems(self, tokens: Sequence, inserted: Sequence[int]) -> list[Problem]:
         """The ``domain`` and ``mass`` refusals of the words at ``inserted`` (indices into the filled sentence's
@@ -118,10 +145,29 @@ def mass_problems(vocabulary: DomainVocabulary, tokens: Sequence, i: int) -> lis
                          f"{vocabulary.nouns[noun.lemma.lower()]} times and never after a/an/each/every")]
 
 
+def collocation_problems(vocabulary: DomainVocabulary, tokens: Sequence, i: int) -> list[Problem]:
+    """The ``collocation`` refusal of the inserted word ``tokens[i]``: it stands between the two words of a fixed
+    phrase of the dataset."""
+    if not vocabulary.checks_words or not 0 < i < len(tokens) - 1:
+        return []  # a small dataset's pairs say nothing about fixed phrases
+    before, after = tokens[i - 1], tokens[i + 1]
+    if not (_content(before) and _content(after)) or not vocabulary.is_collocation(before.lower, after.lower):
+        return []
+    return [COLLOCATION.problem(f"{tokens[i].text!r} goes into {before.text + ' ' + after.text!r}, which the "
+                                f"dataset writes together {vocabulary.pairs[(before.lower, after.lower)]} times")]
+
+
+def _content(token) -> bool:
+    """An adjective, noun, verb or adverb, names included (the words a fixed phrase is made of)."""
+    return token.word_class is not None or token.tag in ("NNP", "NNPS")
+
+
 DOMAIN = Check("domain", "usage", "an inserted adjective or adverb the dataset uses too rarely", domain_problems)
 MASS = Check("mass", "usage", "an inserted a/an/each/every/another before a noun the dataset never counts",
              mass_problems)
-USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS)  # in the order they run on each inserted word
+COLLOCATION = Check("collocation", "usage", "an inserted word between the two words of a fixed phrase of the dataset "
+                    "(``COLLOCATION_MIN``, ``COLLOCATION_RATIO``)", collocation_problems)
+USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS, COLLOCATION)  # in the order they run on each inserted word
 
 
 def _determiner_before(tokens: Sequence, i: int):

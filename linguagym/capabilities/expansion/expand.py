@@ -19,6 +19,7 @@ from linguagym.capabilities.expansion.checks import MASKED_CHECKS, RANKING_CHECK
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, differentiate, render
 from linguagym.capabilities.expansion.domain import DomainVocabulary
 from linguagym.capabilities.expansion.fill import Fill, Filler
+from linguagym.capabilities.expansion.fit import OVERUSED, POOL, WordCap, fit_score, within_margin
 from linguagym.capabilities.expansion.insertions import insertion_tags
 from linguagym.capabilities.expansion.selection import DUPLICATE_TEXT, select, selection_score
 from linguagym.capabilities.expansion.settings import DEFAULT_EXPANSION_SETTINGS, ExpansionSettings
@@ -61,6 +62,7 @@ class Expander:
         self.settings = settings
         self.seed = seed
         self.report = ExpansionReport()
+        self.cap = WordCap(settings.max_word_uses)  # insertions of each word in the capability expanded (``fit.py``)
 
     def expand(self, results: list[CapabilityResult], dataset: Dataset, analyses: list,
                progress: Callable[[int], None] | None = None) -> dict[str, list[CapabilityTest]]:
@@ -88,6 +90,7 @@ class Expander:
         spec = result.spec
         seeds = self._chosen_seeds(result)
         counts = {"seeds_expanded": len(seeds), "masked": 0, "candidates": 0, "valid": 0, "expansions": 0}
+        self.cap = WordCap(self.settings.max_word_uses)  # each capability is a test set of its own
         self.report.counts[spec.id] = counts
         if not seeds:
             return []
@@ -117,7 +120,9 @@ class Expander:
             return [checked[c] is not None for c in candidates]
 
         started = time.perf_counter()
-        fills = self.filler.fill([m for _, m in flat], self.settings.fills_per_mask, keep=validate_early)
+        # POOL times the fills kept: they are re-ranked by fit below (the filler scores every valid one anyway)
+        wide = self.settings.fills_per_mask * POOL
+        fills = self.filler.fill([m for _, m in flat], wide, keep=validate_early)
         self.report.add_time("fill", started)
         self.report.timings["fill"] -= validating
         self.report.timings["validate"] += validating
@@ -130,6 +135,7 @@ class Expander:
         valid_by_seed: dict[int, list[tuple[CapabilityTest, float]]] = {}
         for i, options in enumerate(fills):
             s, m = flat[i]
+            ranked = []
             for option in options:
                 prepared = checked[(i, option.words)]
                 if prepared is None:
@@ -138,6 +144,16 @@ class Expander:
                 if problems := next((found for check in RANKING_CHECKS
                                      if (found := check.problems(option, self.settings, causal))), None):
                     self.report.reject(problems)
+                    continue
+                ranked.append((self._fit(option, m), option, prepared))
+            close = within_margin([option.confidence for _, option, _ in ranked])
+            ranked = [r for r, ok in zip(ranked, close, strict=True) if ok]  # fit chooses among near-equals
+            taken = 0
+            for fit, option, prepared in sorted(ranked, key=lambda r: -r[0]):  # best fit first (stable)
+                if taken == self.settings.fills_per_mask:
+                    break
+                if (word := self.cap.over(option.words)) is not None:
+                    self.report.reject([OVERUSED.problem(f"{word!r} was inserted {self.cap.limit} times already")])
                     continue
                 text, spans, slots, source = prepared
                 seed_test = seeds[s]
@@ -148,8 +164,10 @@ class Expander:
                     self.report.reject([DUPLICATE_TEXT])
                     continue
                 seen.add(test_text)
+                self.cap.take(option.words)
+                taken += 1
                 counts["valid"] += 1
-                score = selection_score(option.confidence, m.probability)
+                score = selection_score(fit, m.probability)
                 valid_by_seed.setdefault(s, []).append((self._test(seed_test, m, option, text, spans, test_text,
                                                                    score), score))
         self.report.add_time("validate", started)
@@ -210,6 +228,19 @@ class Expander:
             assert verdict.match is not None and verdict.analysis is not None
             slots["S"] = Slot(replace(example, text=text), verdict.analysis, verdict.match)
             checked[(i, words)] = (text, spans, slots, example.text)
+
+    def _fit(self, option: Fill, masked: MaskedSentence) -> float:
+        """The fill's fit to its slot (``fit.fit_score``): its confidence less ``fit_weight`` times its words'
+        log2 prior in a neutral context, where the filler gives one."""
+        if not self.settings.fit_weight:
+            return option.confidence
+        priors: list[float] = []
+        for word, mask in zip(option.words, masked.masks, strict=True):
+            prior = self.filler.prior([word], mask.tag) if hasattr(self.filler, "prior") else None
+            if prior is None:
+                return option.confidence
+            priors += prior
+        return fit_score(option.confidence, priors, self.settings.fit_weight)
 
     def _fillable(self, parsed, masked: list[MaskedSentence]) -> list[MaskedSentence]:
         """``masked`` without the masked sentences that a masked-stage check refuses (``checks.MASKED_CHECKS``): the

@@ -85,6 +85,11 @@ class Filler(Protocol):
         """Let go of what the filler holds open (its disk cache's files)."""
         ...
 
+    def prior(self, words: Sequence[str], tag: str) -> list[float] | None:
+        """log2 p of each of ``words`` in a neutral context for ``tag`` (``fit.NEUTRAL_CONTEXTS``), for ranking by
+        fit (``fit.py``); None where the filler cannot say (the fills then rank by confidence alone)."""
+        ...
+
 
 class FillerBase:
     """The optional members of ``Filler`` with the defaults of a filler without a disk cache; subclass it."""
@@ -95,6 +100,10 @@ class FillerBase:
 
     def close(self) -> None:  # noqa: B027 - deliberately a no-op: nothing held open
         """Nothing to let go by default."""
+
+    def prior(self, words: Sequence[str], tag: str) -> list[float] | None:
+        """No neutral-context probabilities by default: fills rank by confidence alone."""
+        return None
 
 
 class _PlainFiller(FillerBase):
@@ -118,6 +127,9 @@ class _PlainFiller(FillerBase):
     def close(self) -> None:
         if callable(close := getattr(self._filler, "close", None)):
             close()
+
+    def prior(self, words: Sequence[str], tag: str) -> list[float] | None:
+        return prior(words, tag) if callable(prior := getattr(self._filler, "prior", None)) else None
 
 
 def kept(candidates: list[tuple[int, tuple[str, ...]]], keep: Keep | None) -> list[tuple[int, tuple[str, ...]]]:
@@ -228,6 +240,7 @@ class CausalFiller(FillerBase):
         self.disk_cache = disk_cache
         self._store: FillStore | None = None  # opened at the first fill: the model's identity reads its tokenizer
         self.found_on_disk = {"contexts": 0, "windows": 0}
+        self._priors: dict[str, dict[str, float]] = {}  # neutral context -> log2 p of each spaced whole word
 
     @property
     def identity(self) -> dict:
@@ -245,6 +258,27 @@ class CausalFiller(FillerBase):
         """Let the disk cache's files go (a server makes a filler per job)."""
         if self._store is not None:
             self._store.close()
+
+    def prior(self, words: Sequence[str], tag: str) -> list[float] | None:
+        """log2 p of each of ``words`` as the next word after the neutral context for ``tag``
+        (``fit.neutral_context``), one forward pass per context, kept; a word the vocabulary has not whole (as
+        the filler's own proposals always are) gets the least probability of any whole word."""
+        import torch
+
+        from linguagym.capabilities.expansion.fit import neutral_context
+
+        context = neutral_context(tag)
+        if context not in self._priors:
+            spaced_ids, spaced, _, _ = self._words()
+            sequence = self.lm.start_ids + encode_many(self.lm.encoder, [context])[0].ids
+            row = self._next_logprobs([sequence], torch.tensor(spaced_ids, dtype=torch.long))[0].tolist()
+            table: dict[str, float] = {}
+            for word, value in zip(spaced, row, strict=True):
+                table.setdefault(word, value)
+            table[""] = min(row)
+            self._priors[context] = table
+        table = self._priors[context]
+        return [table.get(word, table[""]) for word in words]
 
     def _disk(self) -> FillStore | None:
         if self.disk_cache and self._store is None:

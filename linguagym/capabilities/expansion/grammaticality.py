@@ -2,8 +2,9 @@
 
 Each rule family has its module: ``modifiers`` (adverbs and adjectives), ``nominals`` (no noun-noun compounds),
 ``function_words`` (determiners, prepositions, subordinators), ``positions`` (not at the start; the seed's words
-keep their word class). ``benchmarks/expansion_quality.py`` measures them on the 220 blind-judged expansions of
-the default run (``benchmarks/expansion_judged.jsonl``).
+keep their word class), ``protected`` (not into a name, title, quotation or compound).
+``benchmarks/expansion_quality.py`` measures them on the 220 blind-judged expansions of the default run
+(``benchmarks/expansion_judged.jsonl``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from linguagym.capabilities.expansion.function_words import FUNCTION
 from linguagym.capabilities.expansion.modifiers import MODIFIER
 from linguagym.capabilities.expansion.nominals import COMPOUND
 from linguagym.capabilities.expansion.positions import POSITION
+from linguagym.capabilities.expansion.protected import PROTECTED_CHECKS
 from linguagym.capabilities.syntax.parsers import Parsed
 
 # the rule families' checks (stage ``insertion``), in the order they run, and their names
-INSERTION_CHECKS: tuple[Check, ...] = (POSITION, MODIFIER, COMPOUND, FUNCTION)
+INSERTION_CHECKS: tuple[Check, ...] = (POSITION, MODIFIER, COMPOUND, FUNCTION, *PROTECTED_CHECKS)
 CHECKS = tuple(check.name for check in INSERTION_CHECKS)
 
 

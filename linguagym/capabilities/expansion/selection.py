@@ -1,8 +1,9 @@
 """Selection of expansions: the most natural first, by a documented score, or at random (the paper's baseline).
 
-``score = confidence + log2 P(reference production)``: the filler's confidence (log2; for the causal LM the
-change in whole-sentence log-probability the insertion causes) plus the log-probability of the reference
-production that made the mask. Both are log2 quantities, so the score is the log2 of the product "how
+``score = fit + log2 P(reference production)``: the fill's fit to its slot (``fit.fit_score``: the filler's
+confidence, log2, for the causal LM the change in whole-sentence log-probability the insertion causes, less a share
+of the words' log2 probability in a neutral context) plus the log-probability of the reference production that
+made the mask. Both are log2 quantities, so the score is the log2 of the product "how
 likely the model finds the sentence, relative to the seed" x "how common the structure is".
 """
 

@@ -12,6 +12,7 @@ from linguagym.capabilities.expansion.defaults import (
     INSERTION_SETS,
     MASKED_PER_SEED,
 )
+from linguagym.capabilities.expansion.fit import FIT_WEIGHT, MAX_USES
 from linguagym.capabilities.expansion.plausibility import MAX_COST
 from linguagym.capabilities.expansion.selection import SELECTIONS
 
@@ -33,12 +34,21 @@ class ExpansionSettings:
     min_domain_count: int | None = 0
     selection: str = "score"  # or "random" (the paper's baseline)
     insertions: str = DEFAULT_INSERTIONS  # kinds of insertion made (``insertions.py``): modifiers, or all (the paper)
+    # fit, not frequency (``fit.py``): the share of a fill's neutral-context log2 prior taken off its confidence when
+    # a masked sentence's fills are ranked (0: confidence alone, 1: PMI), and the most insertions of one word in a
+    # capability (None: no cap)
+    fit_weight: float = FIT_WEIGHT
+    max_word_uses: int | None = MAX_USES
 
     def __post_init__(self) -> None:
         for setting in ("seeds_per_capability", "per_seed"):  # 0 is allowed: no seeds expanded, no expansion kept
             at_least(setting, getattr(self, setting), 0)
         for setting in ("masked_per_seed", "fills_per_mask", "max_masks"):
             at_least(setting, getattr(self, setting), 1)
+        at_least("max_word_uses", self.max_word_uses, 1)
+        if not 0 <= self.fit_weight <= 1:
+            raise SettingError("fit_weight", f"is {self.fit_weight}, outside 0..1",
+                               hint="give 0 (the filler's confidence alone) up to 1 (pointwise mutual information)")
         if self.selection not in SELECTIONS:
             raise SettingError("selection", f"names an unknown selection {self.selection!r}",
                                hint=f"give one of {', '.join(SELECTIONS)}")

@@ -1,0 +1,94 @@
+"""Counts of two `lct generate` runs side by side, and a seeded blind sample of one run's expansions (#38).
+
+    .venv/bin/python benchmarks/expansion_blind_sample.py stats BEFORE.json AFTER.json
+    .venv/bin/python benchmarks/expansion_blind_sample.py sample AFTER.json --n 220 --control BEFORE.json \
+        --control-n 80 --seed 38 --out benchmarks/expansion_blind_38
+
+``stats``: expansions per capability in each file, the 10 most inserted words with their share of all insertions,
+the share the 10 make together, and how many inserted words a hedge group lists by form, lemma or derivation
+(``hedges.hedge_reason``).
+
+``sample``: ``--n`` expansions (expected-label tests of kind "expansion") of the file drawn with
+``random.Random(seed)``, and ``--control-n`` of the control file (drawn with ``seed + 1``; none without
+``--control``), shuffled together; writes ``OUT.tsv`` (id, original sentence, expansion: only the texts, so a
+reader judges blind to the run, the capability and the filler's numbers) and ``OUT_key.jsonl`` (per id: which file,
+the test's id, capability, fills, masks, confidence, score). The reader gives each id a forced choice, "acceptable
+to a careful reader" or not, for the inserted words in their sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+from linguagym.capabilities.expansion.hedges import hedge_reason
+from linguagym.capabilities.testfile.checklist_types import MFT
+from linguagym.capabilities.testfile.load import read_tests
+
+
+def expansions(path: str) -> list:
+    """The expected-label expansion tests of a test file, in file order."""
+    return [t for t in MFT.of(read_tests(path).tests) if t.kind == "expansion"]
+
+
+def stats(paths: list[str]) -> None:
+    runs = {path: expansions(path) for path in paths}
+    capabilities = sorted({t.capability for tests in runs.values() for t in tests}, key=lambda c: int(c[2:]))
+    print("| LC | " + " | ".join(Path(p).name for p in paths) + " |")
+    print("| --- |" + " ---: |" * len(paths))
+    for capability in capabilities:
+        print(f"| {capability} | " + " | ".join(str(sum(t.capability == capability for t in tests))
+                                                for tests in runs.values()) + " |")
+    print("| all | " + " | ".join(str(len(tests)) for tests in runs.values()) + " |")
+    for path, tests in runs.items():
+        words = Counter(w.lower() for t in tests for w in t.provenance.fills)
+        total = sum(words.values())
+        top = words.most_common(10)
+        share = sum(n for _, n in top) / total if total else 0.0
+        hedged = sum(n for w, n in words.items() if hedge_reason(w) is not None)
+        print(f"\n{Path(path).name}: {total} inserted words, {len(words)} distinct; the 10 most used make "
+              f"{share:.0%}: " + ", ".join(f"{w} {n}" for w, n in top)
+              + f"; hedge-group words (form or derivation): {hedged}")
+
+
+def sample(path: str, n: int, control: str | None, control_n: int, seed: int, out: str) -> None:
+    drawn = [(path, t) for t in random.Random(seed).sample(expansions(path), n)]
+    if control is not None and control_n:
+        drawn += [(control, t) for t in random.Random(seed + 1).sample(expansions(control), control_n)]
+    random.Random(seed + 2).shuffle(drawn)
+    rows, key = ["id\toriginal\texpansion"], []
+    for number, (source, test) in enumerate(drawn, start=1):
+        prov = test.provenance
+        rows.append(f"{number}\t{prov.seed_text}\t{prov.expanded_text}")
+        key.append({"id": number, "file": Path(source).name, "test": test.id, "capability": test.capability,
+                    "fills": list(prov.fills), "masks": [m.tag for m in prov.masks],
+                    "confidence": prov.confidence, "score": prov.score})
+    Path(f"{out}.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    Path(f"{out}_key.jsonl").write_text("".join(json.dumps(k) + "\n" for k in key), encoding="utf-8")
+    print(f"wrote {out}.tsv ({len(drawn)} rows) and {out}_key.jsonl")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    compare = commands.add_parser("stats")
+    compare.add_argument("files", nargs="+")
+    draw = commands.add_parser("sample")
+    draw.add_argument("file")
+    draw.add_argument("--n", type=int, default=220)
+    draw.add_argument("--control")
+    draw.add_argument("--control-n", type=int, default=0)
+    draw.add_argument("--seed", type=int, default=38)
+    draw.add_argument("--out", required=True)
+    args = parser.parse_args()
+    if args.command == "stats":
+        stats(args.files)
+    else:
+        sample(args.file, args.n, args.control, args.control_n, args.seed, args.out)
+
+
+if __name__ == "__main__":
+    main()
