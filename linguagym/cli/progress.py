@@ -11,10 +11,13 @@ a spinner with its label (a line where stderr is not a terminal). ``run`` and ``
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linguagym.cli.output import console as make_console
 from linguagym.progress import STAGE, Advance
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 Announce = Callable[[int, str], "str | None"]
 
@@ -39,12 +42,14 @@ class ProgressBars:
     def __init__(self, console: Any = None, announce: Announce | None = None) -> None:
         if console is None:
             console = make_console(stderr=True)
-        self.console, self.announce, self.bar = console, announce, None
+        self.console, self.announce = console, announce
+        self.bar: Progress | None = None
 
     def __call__(self, label: str, total: int, unit: str) -> Advance | None:
         self.stop()
         if unit == STAGE:  # a step without a count (loading a model): a spinner with its label until the next
-            return self._stage(label)
+            self._stage(label)
+            return None
         message = self.announce(total, unit) if self.announce is not None else None
         if message:
             self.console.print(f"{label}: {message}", highlight=False, markup=False, soft_wrap=True)

@@ -81,8 +81,8 @@ def run(
     each = [replace(base, model=model) for model in _models(models)]
     summary_settings = SummarySettings(collection=str(collection or "auto"), policy=policy, bootstrap=bootstrap,
                                        seed=seed) if summary else None
-    own_executor = executor is None or isinstance(executor, str)
-    chosen = make_executor(executor or "local") if own_executor else executor
+    chosen = make_executor(executor or "local") if executor is None or isinstance(executor, str) else executor
+    own_executor = chosen is not executor
     try:
         done = run_models(paths, each, output=output_dir, summary=summary_settings, report=report,
                           progress=progress, cancelled=cancelled, executor=chosen)

@@ -5,7 +5,7 @@ and every result file for download."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
@@ -208,7 +208,7 @@ def _summary(directories: list[Path], collection_name: str, labels: list[str] | 
 def show(run_id: int):
     run = get_run(db_session(), run_id)
     results = results_directory(config(), run_id)
-    context = {"run": run, "files": listing(results), "summary": None}
+    context: dict[str, Any] = {"run": run, "files": listing(results), "summary": None}
     if run.status == "done" and (results / schema.REPORT).is_file():
         choices, chosen = _collection_choice()
         runs, summary = _summary([results], chosen)
