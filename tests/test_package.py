@@ -109,3 +109,18 @@ def test_runtime_requirements_are_floors_and_each_cap_names_its_break():
                 assert "#" in lines[number] or lines[number - 1].lstrip().startswith("#"), requirement
     assert any(r.startswith("torch>=") for line in lines[start:end] for r in re.findall(r'"([^"]+)"', line))
     assert capped == ["spacy>=3.7.5,<3.9"]
+
+
+def test_the_dev_group_holds_the_dev_extras_tools():
+    """``make install-dev`` installs the tools from the PEP 735 group; ``pip install -e '.[dev]'`` (older pips)
+    from the extra: the two name the same tools, and the Makefile installs the extras the dev extra names."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    extra = project["project"]["optional-dependencies"]["dev"]
+    (own,) = [r for r in extra if r.startswith("linguagym[")]
+    assert sorted(r for r in extra if r != own) == sorted(project["dependency-groups"]["dev"])
+    assert any(r.startswith("mypy") for r in project["dependency-groups"]["dev"])
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert f"DEV_EXTRAS := {own[len('linguagym['):-1]}\n" in makefile
+    assert "--group dev" in makefile
