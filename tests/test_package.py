@@ -124,3 +124,17 @@ def test_the_dev_group_holds_the_dev_extras_tools():
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert f"DEV_EXTRAS := {own[len('linguagym['):-1]}\n" in makefile
     assert "--group dev" in makefile
+
+
+def test_the_readme_has_no_relative_links():
+    """The README is the long description a package index shows, where a relative link goes nowhere; the project
+    metadata names no repository URL to make them absolute with, so the README names paths (``docs/web.md``, files
+    of the sdist and the repository) instead of linking them."""
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)", readme) + re.findall(r"(?:href|src)=[\"']([^\"']+)", readme)
+    targets += re.findall(r"^\[[^\]]+\]:\s*(\S+)", readme, flags=re.M)  # reference-style definitions
+    relative = [t for t in targets if not re.match(r"(https?://|mailto:|#)", t)]
+    assert relative == []
+    assert "`docs/web.md`" in readme  # the control: the paths are still named
