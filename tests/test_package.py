@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -138,3 +139,35 @@ def test_the_readme_has_no_relative_links():
     relative = [t for t in targets if not re.match(r"(https?://|mailto:|#)", t)]
     assert relative == []
     assert "`docs/web.md`" in readme  # the control: the paths are still named
+
+
+def _fake_torch_wheel(folder: Path) -> None:
+    """A wheel named torch 2.13.0 (metadata only): what pip's find-links would offer on a machine holding one."""
+    import zipfile
+
+    folder.mkdir()
+    info = "torch-2.13.0.dist-info"
+    with zipfile.ZipFile(folder / "torch-2.13.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("torch/__init__.py", "")
+        wheel.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.13.0\n")
+        wheel.writestr(f"{info}/WHEEL",
+                       "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", "")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_installs_torch_from_the_cpu_index_where_no_local_build_exists(tmp_path):
+    """`make demo`'s torch route, decided without the network: a build pip finds locally (find-links) is used;
+    otherwise the command names PyTorch's CPU index. Nothing is downloaded (`make torch-route` only prints)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env["PIP_CONFIG_FILE"] = os.devnull  # no pip.conf's find-links or index: only what the test gives
+
+    def route(**extra: str) -> str:
+        done = subprocess.run(["make", "-s", "torch-route", f"PYTHON={sys.executable}"], cwd=REPO, timeout=120,
+                              env={**env, **extra}, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert route(PIP_NO_INDEX="1") == "pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0"
+    _fake_torch_wheel(tmp_path / "wheels")
+    assert route(PIP_FIND_LINKS=str(tmp_path / "wheels")) == "pip install torch==2.13.0"
