@@ -29,10 +29,10 @@ class ProgressDisplay:
     def __call__(self, label: str, total: int, unit: str) -> Advance | None:
         self.stop()
         if unit == STAGE:  # a step without a count (loading a model): its label
-            self.console.print(label, markup=False, soft_wrap=True)
+            self.console.print(label, markup=False, highlight=False, soft_wrap=True)
             return None
         self.console.print(f"{label}: {total} {unit} to do" if total else f"{label}: nothing to do (cached)",
-                           markup=False, soft_wrap=True)
+                           markup=False, highlight=False, soft_wrap=True)
         if not total or not (self.console.is_terminal or self.console.is_jupyter):
             return None
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn

@@ -32,6 +32,7 @@ def test_the_display_draws_a_bar_on_a_terminal_and_only_lines_elsewhere():
     advance(10)
     display.stop()
     assert "model 1 of 1: tiny: 10 tokens to do" in terminal.getvalue()
+    assert "10/10" in terminal.getvalue()  # the bar, drawn on the terminal
     log = io.StringIO()
     plain = ProgressDisplay(Console(file=log, force_terminal=False, force_jupyter=False, width=100))
     assert plain("loading tiny", 0, STAGE) is None
