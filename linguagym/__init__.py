@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # what a type checker sees: the precise types (tests/test_pac
     from linguagym.capabilities.run import ClassifierRuns, run_classifiers
     from linguagym.capabilities.settings import ClassifierOptions, ClassifierRunSettings, GenerateSettings
     from linguagym.errors import Cancelled, LinguagymError
+    from linguagym.evaluation.comparison import ModelComparison, compare_models
+    from linguagym.evaluation.effect_comparison import EffectComparison, compare_model_effects
     from linguagym.evaluation.lm_scorer import LMScorer, lm_scorer
     from linguagym.evaluation.model_runs import ModelRuns, run_models
     from linguagym.evaluation.one_call import run
@@ -53,13 +55,18 @@ _ENTRY_POINTS = {
     "evaluate_scored_suite": "linguagym.evaluation.scored_suites",
     "LinguagymError": "linguagym.errors",
     "Cancelled": "linguagym.errors",
+    "compare_models": "linguagym.evaluation.comparison",
+    "ModelComparison": "linguagym.evaluation.comparison",
+    "compare_model_effects": "linguagym.evaluation.effect_comparison",
+    "EffectComparison": "linguagym.evaluation.effect_comparison",
 }
 
 __all__ = [  # spelled out for type checkers and linters; tests/test_package.py keeps it beside the table
     "__version__", "run_models", "ModelRuns", "RunSettings", "RunResult", "run_suites", "SummarySettings",
     "run", "Results", "LMScorer", "lm_scorer", "run_classifiers", "ClassifierOptions", "ClassifierRunSettings",
     "ClassifierRuns", "generate_tests", "GenerateSettings", "generate_suite", "make_executor", "read_suite",
-    "evaluate_scored_suite", "LinguagymError", "Cancelled",
+    "evaluate_scored_suite", "LinguagymError", "Cancelled", "compare_models", "ModelComparison",
+    "compare_model_effects", "EffectComparison",
 ]
 
 

@@ -8,6 +8,7 @@ import errno
 import logging
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -43,6 +44,10 @@ def output_error(error: OSError, path: str | Path) -> OutputError:
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8", **kwargs) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success it replaces ``path``, on error it vanishes."""
     path = Path(path)
+    if _is_special_file(path):  # /dev/null, /dev/stdout, a named pipe: written into, never replaced by a file
+        with _opened_special(path, mode, encoding, **kwargs) as handle:
+            yield handle
+        return
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,6 +66,25 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         if tmp is not None:
             with suppress(FileNotFoundError):
                 os.unlink(tmp)
+
+
+def _is_special_file(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a folder (a device, a pipe, a socket): renaming a
+    file over it would replace ``/dev/null`` itself for every program on the machine (as root)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+@contextmanager
+def _opened_special(path: Path, mode: str, encoding: str | None, **kwargs) -> Iterator[IO]:
+    try:
+        with open(path, mode, encoding=None if "b" in mode else encoding, **kwargs) as handle:
+            yield handle
+    except OSError as error:
+        raise output_error(error, path) from error
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

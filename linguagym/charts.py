@@ -431,13 +431,16 @@ def _interval(frame: _Frame, x: float, span: tuple[float, float], cap: float, st
 
 def line_chart(categories: list[str], series: dict[str, list[float | None]], *, y_label: str,
                intervals: dict[str, list[tuple[float, float] | None]] | None = None, title: str | None = None,
-               include_zero: bool = True, percent: bool = False, styles: Mapping[str, LineStyle] | None = None) -> str:
+               include_zero: bool = True, percent: bool = False, styles: Mapping[str, LineStyle] | None = None,
+               min_plot: float = 300, plot_height: float = 200) -> str:
     """Points joined by lines over categories (one line per series), with optional intervals, as ``<svg>``.
 
     A missing value (None or NaN) leaves a gap: the line breaks there rather than dropping to zero. A ``\\n``
     in a category label starts a new line of that label. Series are nudged sideways a little so that their
     intervals do not hide one another, and differ by marker shape as well as colour. ``styles[name]`` sets a
     series' colour apart from its marker and dash (several models' conditions on one axis: ``LineStyle``).
+    ``min_plot`` and ``plot_height``: the least width and the height of
+    the plotting area (many series on one axis need more room than the default).
     """
     intervals = intervals or {}
     _check_lengths(categories, series, intervals)
@@ -448,7 +451,7 @@ def line_chart(categories: list[str], series: dict[str, list[float | None]], *, 
     widest = max((text_width(line, TICK_SIZE) for c in categories for line in c.split("\n")), default=0.0)
     band = min(max(56.0, widest + 14), 150.0)
     look = [(styles or {}).get(name) or LineStyle(k, k) for k, name in enumerate(names)]
-    layout = _layout(categories, names, axis, band=band, min_plot=300, plot_height=200, title=title,
+    layout = _layout(categories, names, axis, band=band, min_plot=min_plot, plot_height=plot_height, title=title,
                      swatch=lambda i, x, y: _line_swatch(i, x, y, look[i]))
     frame = layout.frame
     parts = [*layout.heading, *_y_axis(frame, axis, y_label)]

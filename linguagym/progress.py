@@ -7,6 +7,9 @@ asked between steps; when it answers True the work stops with ``Cancelled``, kee
 scores, written model folders). The command line draws bars, the web app writes the numbers into its database;
 neither loops over the work itself.
 
+A progress may also have ``note(line)``: ``note(progress, line)`` tells it that a part of the work is done, in
+words (a capability's counts); a face without it shows the counts alone.
+
 A step that has no count (loading a model: downloading it, de-quantising a GGUF, reading the weights) is announced
 as ``progress(label, 0, STAGE)``: the faces show it as a labelled bar without an end. The code doing such a step is
 deep below the caller that knows ``progress`` (weights load lazily, on first use), so it calls ``stage(what)``,
@@ -55,6 +58,15 @@ def begin(progress: Progress | None, cancelled: IsCancelled | None, label: str, 
         check_cancelled(cancelled)
 
     return step
+
+
+def note(progress: Progress | None, line: str) -> None:
+    """Tell ``progress`` that a part of the current piece of work is done, in words (``LC3: 50 seeds, 87
+    expansions``), where it can show such a line (its ``note`` method: the command line prints it to a log); a
+    no-op for a progress without one (the web app's rows keep the counts alone)."""
+    show = getattr(progress, "note", None)
+    if callable(show):
+        show(line)
 
 
 def stage(what: str) -> None:

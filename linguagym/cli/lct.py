@@ -201,7 +201,7 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     require_extra("lct", "spacy", needed_by="linguagym lct generate")
     settings = generate_settings(args)
     started = time.perf_counter()
-    with ProgressBars(err) as bars:  # a bar per stage (analysing, searching, expanding), no announcement
+    with ProgressBars(err, lines=True) as bars:  # a bar per stage; lines (per capability too) in a log
         document = generate_tests(settings, progress=bars)
     write_tests(document, args.output)
     counts = ", ".join(f"{c.id} {c.seeds}" + (f"+{c.expansions or 0}" if args.expand else "")
@@ -225,6 +225,13 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     for capability in document.capabilities:
         if capability.seeds == 0:
             err.print(f"warning: {capability.id} has no seeds on {document.dataset.name}", soft_wrap=True)
+        for note in (n for n in capability.notes or () if n.startswith("fewer than")):  # why so few
+            err.print(f"warning: {capability.id}: {note}", soft_wrap=True, markup=False, highlight=False)
+    negation = ((document.perturbations or {}).get("made") or {}).get("negation") or {}
+    if negation.get("refused"):
+        err.print(f"DIR: {negation['made']} negations of {negation['candidates']} positive sentences; refused: "
+                  + ", ".join(f"{n} {reason}" for reason, n in negation["refused"].items()), soft_wrap=True,
+                  markup=False, highlight=False)
     return 0
 
 

@@ -14,8 +14,11 @@ from linguagym.cli.output import console, styled
 from linguagym.cli.progress import ProgressBars, scoring_announcement
 from linguagym.cli.results import (
     check_table_files,
+    prediction_options,
+    print_prediction_table,
     print_summary,
     print_tie_notes,
+    stdout_taken,
     summary_options,
     summary_settings,
 )
@@ -124,6 +127,7 @@ def add_run_parser(commands) -> argparse.ArgumentParser:
                    help="with --executor ray: workers (default: the cluster's GPUs, else its CPUs)")
     model_options(p, repeatable=True)
     summary_options(p)
+    prediction_options(p)
     p.set_defaults(func=cmd_run)
     return p
 
@@ -248,6 +252,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if done.summary is not None:
         print_summary(done.summary, args)
     print_tie_notes(_tie_notes(done), args)
+    if args.by_prediction and done.runs:
+        print_prediction_table(done.runs, args)
+    _print_suite_level(done, args)
     if done.report is not None:
         err.print(f"report: {done.report}", soft_wrap=True, highlight=False)
     if done.failed:
@@ -278,6 +285,22 @@ def _tie_notes(done) -> list[str]:
             if note:
                 notes.append(note)
     return notes
+
+
+def _print_suite_level(done, args: argparse.Namespace) -> None:
+    """Below the table, in rows of their own: each suite-level prediction (``mean(x) > 0``) of each model; they are
+    no part of the accuracies above (evaluation/suite_level.py)."""
+    from linguagym.evaluation.runfolder.rows import suite_prediction_rows  # off --help's path
+    from linguagym.evaluation.runfolder.schema import SUITE_PREDICTION_COLUMNS
+    from linguagym.evaluation.suite_level import describe
+
+    rows = [dict(zip(SUITE_PREDICTION_COLUMNS, row, strict=True)) for result in done
+            if not isinstance(result, LinguagymError) for row in suite_prediction_rows(result)]
+    lines = [f"suite-level, {row['suite']} ({row['model']}): {describe(row)}" for row in rows]
+    if lines:
+        out = console(stderr=stdout_taken(args), wide=True)
+        for line in lines:
+            out.print(line, highlight=False, soft_wrap=True)
 
 
 def _report_model_run(result, err) -> Path:

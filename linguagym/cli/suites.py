@@ -95,7 +95,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 "✗ " if strict_failure else "✓ ", "red" if strict_failure else "green",
                 f"{path}: {suite.name} ({len(suite.items)} items, {len(suite.condition_names)} "
                 f"conditions, {suite.region_count} regions, {len(suite.predictions)} predictions, "
-                f"{loaded.dialect} dialect)"), soft_wrap=True,
+                + (f"{len(suite.suite_predictions)} suite-level, " if suite.suite_predictions else "")
+                + f"{loaded.dialect} dialect)"), soft_wrap=True,
             )
         if not args.quiet:
             for warning in (*loaded.warnings, *unscorable_sentences(suite), *peer_unreadable(suite)):

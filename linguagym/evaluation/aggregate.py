@@ -67,6 +67,11 @@ def read_item_outcomes(path: str | Path) -> list[ItemOutcome]:
         problem = "does not exist" if refused.missing else refused.problem
         raise ConfigurationError(f"results file {str(path)!r} {problem}",
                                  hint="pass items.csv, a run directory, or a per-item CSV") from None
+    return parse_item_outcomes(raw, str(path))
+
+
+def parse_item_outcomes(raw: bytes, path: str) -> list[ItemOutcome]:
+    """``read_item_outcomes`` of bytes already read (an upload), ``path`` naming them in messages."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -151,12 +156,15 @@ class Summary:
 TOKEN_SUMS = "token sums (no word-boundary correction)"
 CORRECTED = "word-boundary corrected"
 PRECOMPUTED = "as the precomputed file gives them"
+IMPORTED = "imported outcomes, made elsewhere"
 
 
 def surprisal_sums(settings: Mapping[str, Any], scorer: Mapping[str, Any]) -> str:
     """How a run's region surprisals were summed, from its settings and scorer identity (run.json's)."""
     if scorer.get("kind") == "precomputed":
         return PRECOMPUTED  # an lm-zoo file says nothing of how its numbers were made
+    if scorer.get("kind") == "imported":
+        return IMPORTED  # per-item outcomes made elsewhere (evaluation/imported.py)
     return CORRECTED if settings.get("bow_correction") else TOKEN_SUMS
 
 

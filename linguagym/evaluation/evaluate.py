@@ -10,6 +10,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.alignment import Alignment, Crossing, align, check_crossing_rule, count_markers
 from linguagym.evaluation.policy import POLICIES  # item correct when all its predictions hold / prediction 0 holds
 from linguagym.evaluation.sentences import Sentence, build_sentence
+from linguagym.evaluation.suite_level import SuitePredictionResult, evaluate_suite_predictions
 from linguagym.scoring.protocol import ScoredText, Scorer, SentenceMarkers, optional
 from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
@@ -34,6 +35,9 @@ class PredictionResult:
     holds: bool  # False where undefined: an undefined prediction never counts as holding
     undefined: tuple[RegionRef, ...]  # references whose value was undefined (NaN): the prediction is undefined
     tie: str = ""  # a '<' or '>' of it was a tie: "exact" (decided by the tie rule), "near" (within tolerance), ""
+    # each comparison's (left, right) values, left to right as written (formula.comparisons), NaN where undefined:
+    # its effect is left - right (effects.py); ``formula.evaluate`` keeps them as it compares
+    sides: tuple[tuple[float, float], ...] = ()
 
     @property
     def defined(self) -> bool:
@@ -46,6 +50,8 @@ class SuiteResult:
     metric: str  # the metric predictions were evaluated on
     conditions: tuple[ScoredCondition, ...]
     predictions: tuple[PredictionResult, ...]
+    # the suite-level predictions (mean(x) > 0), each once over the items: no part of item accuracy
+    suite_predictions: tuple[SuitePredictionResult, ...] = ()
 
     def item_correct(self, policy: str = "all") -> dict[int, bool]:
         if policy not in POLICIES:
@@ -170,6 +176,7 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
     for scored in conditions:
         by_item.setdefault(scored.item, {})[scored.condition] = scored
     predictions = []
+    lookups = {}
     run_tolerance = tolerance or Tolerance()
     # a prediction's own atol/rtol (suite JSON) over the run's
     tolerances = [prediction.tolerance(run_tolerance) for prediction in suite.predictions]
@@ -179,9 +186,12 @@ def evaluate_predictions(suite: Suite, conditions: Sequence[ScoredCondition], me
         def lookup(ref: RegionRef, by_name: dict[str, ScoredCondition] = by_name) -> float:
             return by_name[ref.condition].values[ref.region][metric]
 
+        lookups[item.number] = lookup
         for index, prediction in enumerate(suite.predictions):
             outcome = evaluate(prediction.tree, lookup, tolerances[index])
             # a prediction naming an undefined value is undefined as a whole, even where '|' lets it hold
             holds = outcome.holds and not outcome.undefined
-            predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie))
-    return SuiteResult(suite, metric, tuple(conditions), tuple(predictions))
+            predictions.append(PredictionResult(item.number, index, holds, outcome.undefined, outcome.tie,
+                                                outcome.sides))
+    suite_level = evaluate_suite_predictions(suite, lookups, run_tolerance) if suite.suite_predictions else ()
+    return SuiteResult(suite, metric, tuple(conditions), tuple(predictions), suite_level)

@@ -60,6 +60,8 @@ class ItemScores:
     conditions: tuple[ConditionScores, ...]
     predictions: tuple[PredictionTerms, ...]
     has_tokens: bool  # tokens.csv was read (runs made before linguagym wrote it have none)
+    # the suite's condition order (its first item's): what a condition's colour and plot marker follow, in every item
+    suite_conditions: tuple[str, ...] = ()
 
 
 def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens: bool = False) -> ItemScores:
@@ -94,7 +96,8 @@ def read_item_scores(run: RunData, suite_name: str, item_number: int, *, tokens:
                          crossed.get((condition.name, region.number), ""))
             for region in condition.regions))
         for condition in item.conditions)
-    return ItemScores(run.model, suite_name, item_number, metric, conditions, predictions, by_region is not None)
+    return ItemScores(run.model, suite_name, item_number, metric, conditions, predictions, by_region is not None,
+                      suite.condition_names)
 
 
 def _scored_suite(run: RunData, name: str) -> Suite:
@@ -109,7 +112,7 @@ def _scored_suite(run: RunData, name: str) -> Suite:
 
 def _recorded_outcomes(run: RunData, suite: str, item: int) -> dict[int, bool]:
     wanted = str(item)
-    return {int(index): holds == "True" for name, number, index, holds
+    return {int(index): schema.is_true(holds) for name, number, index, holds
             in run.columns(schema.PREDICTIONS, ("suite", "item", "prediction", "holds"))
             if name == suite and number == wanted}
 
@@ -132,5 +135,5 @@ def _read_tokens(run: RunData, suite: str, item: int) -> dict[tuple[str, int], l
         if number != wanted or name != suite:  # one item is a few dozen of tens of thousands of rows
             continue
         found.setdefault((condition, int(region)), []).append(
-            TokenScore(token, covered, float(surprisal) if surprisal else math.nan, unknown == "True"))
+            TokenScore(token, covered, float(surprisal) if surprisal else math.nan, schema.is_true(unknown)))
     return found

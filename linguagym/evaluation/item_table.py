@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.evaluate import POLICIES
+from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import RunData
 
 ITEM_FILTERS = {
@@ -83,5 +84,5 @@ def read_item_table(runs: Iterable[RunData], suite: str) -> ItemTable:
             index = int(row["prediction"])
             formulas.setdefault(index, row["formula"])
             cell = outcomes.setdefault(int(row["item"]), {}).setdefault(row["model"], {})
-            cell[index] = row["holds"] == "True"
+            cell[index] = schema.is_true(row["holds"])
     return ItemTable(suite, tuple(models), dict(sorted(formulas.items())), dict(sorted(outcomes.items())))

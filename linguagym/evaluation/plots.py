@@ -125,7 +125,14 @@ def overlaid_region_plot_svg(suite: str, by_model: Mapping[str, SuiteRegions]) -
                            for v, h in zip(line.means, line.halfwidths, strict=True)]
             styles[name] = charts.LineStyle(m, conditions.index(line.condition), dashed=True)
     return charts.line_chart(labels, values, y_label=f"{first.metric} surprisal (bits)", intervals=spans,
-                             styles=styles, title=f"{suite} ({len(by_model)} model{'s' if len(by_model) != 1 else ''})")
+                             styles=styles, title=f"{suite} ({len(by_model)} model{'s' if len(by_model) != 1 else ''})",
+                             **room(len(values)))
+
+
+def room(lines: int) -> dict[str, float]:
+    """The plotting area of a chart of ``lines`` series: the default for a few; wider and taller for more (2 models x
+    4 conditions drew 300 px wide under a legend taller than the plot), so that lines and legend stay readable."""
+    return {} if lines <= 4 else {"min_plot": 600.0, "plot_height": 280.0}
 
 
 def same_regions(by_model: Mapping[str, SuiteRegions]) -> dict[str, SuiteRegions]:

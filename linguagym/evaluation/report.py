@@ -13,8 +13,17 @@ from linguagym.destinations import check_file, check_folder, check_replaceable
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import Summary
 from linguagym.evaluation.crossing_notes import crossing_note
+from linguagym.evaluation.prediction_table import (
+    EFFECT_SENTENCE,
+    PredictionLine,
+    count_cell,
+    effect_cell,
+    missing_effects,
+    prediction_lines,
+)
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import RunData, find_runs, read_run
+from linguagym.evaluation.suite_level import describe
 from linguagym.evaluation.tables import format_value, notes, summary_rows, surprisal_label
 from linguagym.evaluation.ties import tie_notes
 from linguagym.names import MAX_NAME, fit_name, name_digest
@@ -108,6 +117,8 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
                      f"seed {summary.seed}).</p>")
     parts += [f"<p class=notes>{e(line)}</p>" for line in notes(summary)]
     parts += [f"<p class=notes>{e(line)}</p>" for line in tie_notes((run.model, run.record) for run in runs)]
+    parts += [f"<p class=notes>No effects for {e(model)}: its folder has no effects.csv (made by an earlier "
+              "linguagym); run it again to have them: its scores are cached.</p>" for model in missing_effects(runs)]
     for name in ("scores.svg", "suite_accuracy.svg"):
         if name in figures:
             parts.append(f"<div class=figure>{figures[name]}</div>")
@@ -132,6 +143,9 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
     parts.append("<h2 id=suites>Suites</h2><p class=notes>Mean surprisal per region and condition over items; "
                  "bars are 95% intervals (1.96 standard errors); empty regions are left out.</p>")
     predictions = {run.model: run.predictions() for run in runs}
+    effect_lines: dict[str, list[PredictionLine]] = {}
+    for line in prediction_lines(runs, bootstrap=summary.bootstrap, seed=summary.seed):
+        effect_lines.setdefault(line.suite, []).append(line)
     for row in summary_rows(summary):
         if row.kind != "suite":
             continue
@@ -149,6 +163,10 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
                                    for model, found in per_model.items() if index < len(found))
                 parts.append(f"<p>prediction {index}: <code>{e(formula)}</code> "
                              f"<span class=ci>holds on {shares} of items</span></p>")
+        parts.append(_effects_table(effect_lines.get(suite, []), [run.model for run in runs]))
+        # suite-level predictions (mean(x) > 0): rows of their own, no part of the accuracy above
+        parts += [f"<p>suite-level, {e(run.model)}: <code>{e(describe(row))}</code></p>"
+                  for run in runs for row in run.suite_level_rows() if row["suite"] == suite]
         overlaid = plots.same_regions({m: by_suite[suite] for m, by_suite in regions.items() if suite in by_suite})
         if len(overlaid) > 1:  # the models on one axis first; each model's own plot (its own scale) below
             parts.append(f"<div class=figure>{plots.overlaid_region_plot_svg(suite, overlaid)}</div>")
@@ -158,6 +176,20 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
                 parts.append(f"<div class=figure>{region_svg}</div>")
     parts.append("</main></body></html>\n")
     return "".join(parts), figures
+
+
+def _effects_table(lines: list[PredictionLine], models: list[str]) -> str:
+    """A suite's effects, comparison by comparison, models across (``prediction_table``)."""
+    if not lines or all(size is None for line in lines for size in line.effects):
+        return ""
+    e = html.escape
+    head = "".join(f"<th>{e(m)}: effect (bits)</th><th>n</th>" for m in models)
+    rows = []
+    for line in lines:
+        cells = "".join(f"<td>{e(effect_cell(size))}</td><td>{e(count_cell(size))}</td>" for size in line.effects)
+        rows.append(f"<tr><td>{e(line.label)}</td><td><code>{e(line.comparison_formula)}</code></td>{cells}</tr>")
+    return (f"<table class=effects><thead><tr><th>prediction</th><th>comparison</th>{head}</tr></thead><tbody>"
+            + "".join(rows) + f"</tbody></table><p class=notes>{e(EFFECT_SENTENCE)}</p>")
 
 
 def _crossing_notes(runs: list[RunData], suite: str) -> list[tuple[str, str]]:

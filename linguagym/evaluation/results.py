@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.errors import ConfigurationError, LinguagymError
+from linguagym.evaluation.effects import EffectSize, effect_size_row, summarize_effects
 from linguagym.evaluation.model_runs import ModelRuns
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
-from linguagym.evaluation.runfolder.rows import ROWS, token_rows
+from linguagym.evaluation.runfolder.rows import ROWS, run_effects, token_rows
 from linguagym.evaluation.tables import format_value, notes, summary_csv, summary_rows
 from linguagym.extras import require_extra
 
@@ -32,6 +33,12 @@ KINDS = {
     "predictions": "one row per model, item and prediction (predictions.csv)",
     "regions": "one row per model, item, condition and region, with every metric (regions.csv)",
     "tokens": "one row per model, item, condition and token: its region and surprisal in bits",
+    "effects": "one row per model, item, prediction and comparison: each side's value and left - right (effects.csv)",
+    "effect_sizes": "one row per model, suite, prediction and comparison: the mean effect, its 95% interval, n",
+    "long": "the tidy long table: one row per model, item, condition and region, with every metric, the value "
+            "predictions use, tokens, crossing flag and the item's outcome (long.csv)",
+    "suite_predictions": "one row per model and suite-level prediction (mean(x) > 0): the statistic over items, "
+                         "its 95% interval and whether it holds (suite_predictions.csv)",
     "suites": "one row per model and suite: accuracy, its 95% interval and the number of items",
     "summary": "the accuracy table in long form: score, groups and suites (what `run --csv FILE` writes)",
 }
@@ -88,18 +95,29 @@ class Results:
 
     def to_pandas(self, kind: str = "items") -> pandas.DataFrame:
         """The results as a DataFrame, every model's rows one after the other. ``kind``: ``items``,
-        ``predictions``, ``regions`` (the columns and values of the CSV files a run writes), ``tokens``,
-        ``suites`` or ``summary`` (see ``Results.KINDS``)."""
+        ``predictions``, ``regions``, ``effects``, ``long``, ``suite_predictions`` (the columns and values of the CSV
+        files a run writes), ``tokens``, ``effect_sizes``, ``suites`` or ``summary`` (see ``Results.KINDS``)."""
         if kind not in KINDS:
             raise ConfigurationError(f"unknown kind of table {kind!r}",
                                      hint="use one of " + ", ".join(KINDS) + "; e.g. results.to_pandas('regions')")
         pd = import_pandas(f"to_pandas({kind!r})")
         if kind == "tokens":  # the rows as they are (NaN where unscored): this kind never was the CSV file
             return pd.DataFrame(token_rows(self.results), columns=list(schema.TOKEN_COLUMNS))
+        if kind == "effect_sizes":
+            return rows_frame(pd, (effect_size_row(size) for size in self.effect_sizes()),
+                              schema.EFFECT_SIZE_COLUMNS)
         if kind in ROWS:
             return rows_frame(pd, (row for result in self.results for row in ROWS[kind](result)),
                               schema.COLUMNS[kind])
         return _summary_frame(pd, self._summary_or_error(), suites_only=kind == "suites")
+
+    def effect_sizes(self) -> list[EffectSize]:
+        """The mean effect of every comparison of every prediction, per model and suite, with its 95% bootstrap
+        interval (the summary's resamples and seed; without a summary, 1000 and 0): ``effects.py``."""
+        summary = self.summary
+        bootstrap, seed = (summary.bootstrap, summary.seed) if summary is not None else (1000, 0)
+        return summarize_effects((e for result in self.results for e in run_effects(result)),
+                                 bootstrap=bootstrap, seed=seed)
 
     def _summary_or_error(self) -> Summary:
         if self.summary is None:

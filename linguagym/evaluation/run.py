@@ -31,6 +31,7 @@ from linguagym.scoring.engine.order import load_weights, work_to_do
 from linguagym.scoring.huggingface.memory import auto_batch_size, is_auto_batch_size
 from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
 from linguagym.scoring.protocol import Scorer
+from linguagym.scoring.registry import DEFAULT_OPTIONS
 from linguagym.scoring.spec import ScorerSpec
 from linguagym.suites.formula import TIE_RULES, Tolerance
 from linguagym.suites.load import read_suite
@@ -50,12 +51,13 @@ class RunSettings:
     """Every option that can change a number; all of it is recorded in the run record."""
 
     model: str = DEFAULT_MODEL
-    bos: str = "auto"
+    bos: str = DEFAULT_OPTIONS.bos
     spacing: str = "natural"
-    dtype: str = "float32"
-    device: str = "auto"
-    batch_size: int | str = 16  # or "auto": chosen from the GPU's free memory (16 on a CPU); see resolved_batch_size
-    pll: str | None = None
+    dtype: str = DEFAULT_OPTIONS.dtype
+    device: str = DEFAULT_OPTIONS.device
+    # or "auto": chosen from the GPU's free memory (16 on a CPU); see resolved_batch_size
+    batch_size: int | str = DEFAULT_OPTIONS.batch_size
+    pll: str | None = DEFAULT_OPTIONS.pll
     metric: str | None = None  # None: each suite's own primary metric
     policy: str | None = None  # None: the collection's (policy.py); what decided accuracy is in RunResult.policy
     atol: float = Tolerance.atol

@@ -90,7 +90,9 @@ def read_table(path: str | Path, predictions: list[str] | None = None, *, name: 
         parsed.append(prediction)
     suite_items = tuple(Item(number, tuple(c for _, c in conditions.values())) for number, conditions in items.items())
     extra = {"source": "table", "imported_from": path.name}
-    suite = Suite(SuiteMeta(suite_name(path, name), metric, extra), region_names, tuple(parsed), suite_items)
+    suite = Suite(SuiteMeta(suite_name(path, name), metric, extra), region_names,
+                  tuple(p for p in parsed if p.suite_level is None), suite_items,
+                  tuple(p for p in parsed if p.suite_level is not None))  # mean(x) > 0: over items, apart
     return checked(suite, str(path))
 
 

@@ -32,13 +32,14 @@ class CachedScorer(ScorerBase):
     """Wraps ``inner``; only unique texts missing from the cache reach it, ``chunk_size`` at a time (default
     256 or 4 batches, whichever is more: a chunk is also the scope within which prefixes are shared)."""
 
-    # work on a cached scorer is counted in tokens (cache misses only; 0 where the inner scorer cannot count them)
-    counts_tokens = reports_progress = True
-
     def __init__(self, inner: Scorer, cache_dir: Path | None = None, *, chunk_size: int | None = None) -> None:
         self.inner = inner
         self.cache_dir = resolve_cache_dir(cache_dir)
         self.chunk_size = chunk_size or max(256, 4 * int(self._members.batch_size))
+        # work on a cached scorer is counted (cache misses only) and reported as its inner scorer can: a claim of
+        # tokens the inner scorer cannot count would make a run's progress a bar of 0 tokens that never moves
+        self.counts_tokens = self._members.counts_tokens
+        self.reports_progress = self._members.reports_progress
         self._identity = inner.identity
         self._store = EntryStore.under(self.cache_dir, "scores", self._identity, what="score cache")
         self.path = self._store.path

@@ -79,20 +79,23 @@ def describe_scorers() -> list[tuple[str, str]]:
     return plugins.describe(scorer_adapters())
 
 
+DEFAULT_OPTIONS = ScorerOptions()  # the one place the defaults are written: load_scorer and ScorerSpec read them
+
+
 def load_scorer(
     model: str,
     *,
-    bos: str = "auto",
-    dtype: str = "float32",
-    device: str = "auto",
-    batch_size: int = 16,
-    pll: str | None = None,
-    cache_dir: Path | None = None,
+    bos: str = DEFAULT_OPTIONS.bos,
+    dtype: str = DEFAULT_OPTIONS.dtype,
+    device: str = DEFAULT_OPTIONS.device,
+    batch_size: int = DEFAULT_OPTIONS.batch_size,
+    pll: str | None = DEFAULT_OPTIONS.pll,
+    cache_dir: Path | None = DEFAULT_OPTIONS.cache_dir,
     score_cache: bool = True,
-    batch_tokens: int | None = None,
-    prefix_sharing: bool = True,
+    batch_tokens: int | None = DEFAULT_OPTIONS.batch_tokens,
+    prefix_sharing: bool = DEFAULT_OPTIONS.prefix_sharing,
     model_args: ModelArgs | Mapping[str, Any] | str | None = None,
-    bow_correction: bool = False,
+    bow_correction: bool = DEFAULT_OPTIONS.bow_correction,
 ) -> Scorer:
     """A scorer for ``model``: a named model, a hub id, a local directory, a ``.gguf`` file, an lm-zoo
     ``.tsv`` of precomputed surprisals, or a form a plug-in adds (``describe_scorers``). No weights are loaded

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from linguagym.scoring.model_args import ModelArgPairs, model_arg_pairs
 from linguagym.scoring.protocol import Scorer
-from linguagym.scoring.registry import load_scorer
+from linguagym.scoring.registry import DEFAULT_OPTIONS, load_scorer
 
 
 @dataclass(frozen=True)
@@ -22,15 +22,15 @@ class ScorerSpec:
     default, see ``resolve_cache_dir``); ``score_cache``: put the score cache in front of the model."""
 
     model: str
-    bos: str = "auto"
-    dtype: str = "float32"
-    device: str = "auto"
-    batch_size: int = 16
-    pll: str | None = None
+    bos: str = DEFAULT_OPTIONS.bos
+    dtype: str = DEFAULT_OPTIONS.dtype
+    device: str = DEFAULT_OPTIONS.device
+    batch_size: int = DEFAULT_OPTIONS.batch_size
+    pll: str | None = DEFAULT_OPTIONS.pll
     cache_dir: str | None = None
     score_cache: bool = True
     model_args: ModelArgPairs = ()  # Hugging Face model arguments; a dict or "k=v,..." is accepted and normalised
-    bow_correction: bool = False  # word-boundary correction (causal LMs; CausalScorer)
+    bow_correction: bool = DEFAULT_OPTIONS.bow_correction  # word-boundary correction (causal LMs; CausalScorer)
 
     def __post_init__(self) -> None:
         # sorted, checked (key, value) pairs: the spec stays hashable and picklable for Ray workers

@@ -48,7 +48,9 @@ def suite_view(suite: Suite, *, max_items: int | None = None) -> Group:
     lines = [header]
     for i, prediction in enumerate(suite.predictions):
         lines.append(_text(f"  prediction {i}: {prediction.formula}", "green"))
-    if not suite.predictions:
+    for i, prediction in enumerate(suite.suite_predictions):
+        lines.append(_text(f"  suite-level prediction {i}: {prediction.formula}", "green"))
+    if not suite.predictions and not suite.suite_predictions:
         lines.append(Text("  no predictions", style="yellow"))
     shown = len(suite.items) if max_items is None else min(max_items, len(suite.items))
     parts: list[RenderableType] = [*lines, suite_table(suite, max_items=max_items)]

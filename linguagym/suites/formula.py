@@ -2,6 +2,8 @@
 
 Grammar, loosest binding first (reference/syntaxgym.md section 3; docs/suite-format.md)::
 
+    formula := suite | or
+    suite   := ('mean' | 'median') group CMP sum           # over items; the right side a number: mean(x) > 0
     or      := and ('|' and)*
     and     := compare ('&' compare)*
     compare := sum (('<' | '>' | '=' | '==' | '<=' | '>=' | '!=') sum)?   # a second comparison is an error
@@ -17,7 +19,9 @@ Grammar, loosest binding first (reference/syntaxgym.md section 3; docs/suite-for
 truth values: a formula that mixes them up is rejected when parsed. ``a >= b`` is ``(a > b) | (a = b)``, ``a <= b``
 likewise, ``a != b`` is ``!(a = b)``: ``=`` and these three use the tolerance and have no ties. ``(3..5;%c%)`` is
 ``(3;%c%) + (4;%c%) + (5;%c%)``, the sum of the regions' values in the metric (undefined where one of them is).
-Nothing is ever passed to ``eval``.
+A ``suite`` formula is a suite-level prediction: the mean or median over a suite's items of a per-item expression,
+compared with a number (``mean((2;%mismatch%) - (2;%match%)) > 0``); it is the whole formula, never part of one, and
+is evaluated once per suite (``evaluation/suite_level.py``), not item by item. Nothing is ever passed to ``eval``.
 """
 
 from __future__ import annotations
@@ -83,6 +87,18 @@ class Abs:
     operand: Expr
 
 
+AGGREGATES = ("mean", "median")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """``mean(x)`` or ``median(x)``: a numeric expression ``x`` of one item, summarised over a suite's items; only
+    ever the left side of a suite-level prediction's comparison (``suite_level``)."""
+
+    function: Literal["mean", "median"]
+    operand: Expr
+
+
 @dataclass(frozen=True)
 class Arithmetic:
     op: Literal["+", "-"]
@@ -113,7 +129,8 @@ class Logical:
     right: Expr
 
 
-Expr = Union[Number, RegionRef, RegionSum, Negate, Scale, Abs, Arithmetic, Comparison, Not, Logical]  # noqa: UP007
+Expr = Union[Number, RegionRef, RegionSum, Negate, Scale, Abs, Aggregate, Arithmetic, Comparison, Not,  # noqa: UP007
+             Logical]
 
 
 @dataclass(frozen=True)
@@ -197,16 +214,19 @@ def _tokenize(text: str) -> Iterator[_Token]:
 
 
 def _word(text: str, match: re.Match) -> _Token:
-    """'abs', the one name a formula knows; any other word is refused with what to write."""
+    """'abs', 'mean' and 'median', the names a formula knows; any other word is refused with what to write."""
     word = match.group(0)
     if word == "abs":
         return _Token("abs", word, match.start())
-    if word.lower() == "abs":
-        raise FormulaError(text, match.start(), f"unknown name {word!r}: write abs in lower case, abs(...)")
+    if word in AGGREGATES:
+        return _Token("agg", word, match.start())
+    if word.lower() in ("abs", *AGGREGATES):
+        raise FormulaError(text, match.start(), f"unknown name {word!r}: write {word.lower()} in lower case, "
+                           f"{word.lower()}(...)")
     shown = word if len(word) <= 20 else f"{word[:20]}..."
     reason = f"unexpected character {word!r}" if len(word) == 1 else f"unknown name {shown!r}"
-    raise FormulaError(text, match.start(), f"{reason}: the only name a formula knows is abs(...); a region "
-                       "is written (N;%condition%)")
+    raise FormulaError(text, match.start(), f"{reason}: the names a formula knows are abs(...), and mean(...) and "
+                       "median(...) over items (a suite-level prediction); a region is written (N;%condition%)")
 
 
 def _reference(text: str, match: re.Match) -> RegionRef | RegionSum:
@@ -305,7 +325,7 @@ class _Parser:
     def parse(self) -> Expr:
         if self.current.kind == "end":
             raise self.fail(self.current, "empty formula")
-        tree = self.parse_or()
+        tree = self.parse_suite_level() if self.current.kind == "agg" else self.parse_or()
         if self.current.kind != "end":
             token = self.current
             if token.kind in (")", "]"):
@@ -314,6 +334,42 @@ class _Parser:
         if not _is_truth(tree):
             raise FormulaError(self.text, 0, "a formula must be a comparison (e.g. a < b), not a number")
         return tree
+
+    def parse_suite_level(self) -> Expr:
+        """``mean(x) OP NUMBER``: the whole formula (``parse`` checks that nothing follows)."""
+        agg = self.advance()
+        self.count_operator(agg)
+        operand_start = self.current
+        operand = self.parse_group(agg)
+        if _is_truth(operand):
+            raise self.fail(operand_start, f"{agg.text}() takes a number of each item; this operand is a comparison: "
+                            f"write {agg.text}((3;%a%) - (3;%b%)) > 0")
+        if not region_refs(operand):
+            raise self.fail(operand_start, f"{agg.text}() of a number that names no region is that number: "
+                            f"write {agg.text}() of an expression of regions, {agg.text}((3;%a%) - (3;%b%)) > 0")
+        if self.current.kind not in _COMPARISON_TOKENS:
+            where = self.current
+            shown = "the end" if where.kind == "end" else repr(where.text)
+            raise self.fail(where, f"a suite-level prediction compares {agg.text}(...) with a number; found "
+                            f"{shown}: write {agg.text}(...) > 0")
+        op_token = self.advance()
+        self.count_operator(op_token)
+        if op_token.kind == "==":
+            self.used_double_equals = True
+        if op_token.kind in ("<", ">") and self.current.kind == "=":
+            raise self.fail(self.current, f"write {op_token.kind + '='!r} as one operator, without a space")
+        right_start = self.current
+        right = self.parse_sum()
+        if constant_value(right) is None:
+            raise self.fail(right_start, f"{agg.text}(...) is compared with a number (such as 0 or -0.5); write "
+                            "any other term inside the parentheses: mean((3;%a%) - (3;%b%) - 1) > 0")
+        if self.current.kind in _COMPARISON_TOKENS:
+            raise self.fail(self.current, "chained comparison: a suite-level prediction is one comparison")
+        if self.current.kind in ("&", "|"):
+            raise self.fail(self.current, f"{self.current.text!r} cannot join a suite-level prediction: write "
+                            "each comparison as a prediction of its own")
+        op = "=" if op_token.kind == "==" else op_token.kind
+        return Comparison(op, Aggregate(agg.text, operand), right)  # type: ignore[arg-type]
 
     def parse_or(self) -> Expr:
         return self._logical("|", self.parse_and)
@@ -419,7 +475,8 @@ class _Parser:
         """'( or )' or '[ or ]' after '!' or 'abs' (``owner``)."""
         token = self.current
         if token.kind not in _CLOSING:
-            example = "!(a < b)" if owner.kind == "!" else "abs((3;%a%) - (3;%b%))"
+            example = {"!": "!(a < b)", "abs": "abs((3;%a%) - (3;%b%))"}.get(
+                owner.kind, f"{owner.text}((3;%a%) - (3;%b%)) > 0")
             raise self.fail(token, f"{owner.text!r} is followed by its operand in parentheses: write {example}")
         return self.parse_atom()
 
@@ -464,6 +521,10 @@ class _Parser:
             self.advance()
             self.depth -= 1
             return inner
+        if token.kind == "agg":
+            raise self.fail(token, f"{token.text}(...) summarises items and makes a suite-level prediction of its "
+                            f"own, the whole formula: {token.text}(x) OP NUMBER, e.g. "
+                            f"{token.text}((3;%a%) - (3;%b%)) > 0")
         if token.kind == "end":
             raise self.fail(token, "formula ends too early: expected a number, a region or '('")
         if token.kind == "*":
@@ -473,6 +534,35 @@ class _Parser:
 
 def _is_truth(node: Expr) -> bool:
     return isinstance(node, Comparison | Logical | Not)
+
+
+def constant_value(node: Expr) -> float | None:
+    """The value of a number, or of a negated one (``-0.5``); None for anything else."""
+    if isinstance(node, Number):
+        return node.value
+    if isinstance(node, Negate) and isinstance(node.operand, Number):
+        return -node.operand.value
+    return None
+
+
+@dataclass(frozen=True)
+class SuiteLevel:
+    """A suite-level prediction's parts: ``function`` (mean or median) over items of ``expression``, ``op``,
+    ``threshold``."""
+
+    function: str
+    expression: Expr
+    op: str
+    threshold: float
+
+
+def suite_level(node: Expr) -> SuiteLevel | None:
+    """The parts of a suite-level prediction's tree (``mean(x) OP NUMBER``); None for an item-level one."""
+    if isinstance(node, Comparison) and isinstance(node.left, Aggregate):
+        threshold = constant_value(node.right)
+        if threshold is not None:
+            return SuiteLevel(node.left.function, node.left.operand, node.op, threshold)
+    return None
 
 
 def parse_formula(text: str) -> ParsedFormula:
@@ -516,6 +606,8 @@ def format_formula(node: Expr) -> str:
         return f"!({format_formula(node.operand)})"
     if isinstance(node, Abs):
         return f"abs({format_formula(node.operand)})"
+    if isinstance(node, Aggregate):
+        return f"{node.function}({format_formula(node.operand)})"
     if isinstance(node, Negate | Scale):
         inner = format_formula(node.operand)
         if _precedence(node.operand) < _precedence(node):
@@ -544,7 +636,7 @@ def region_refs(node: Expr) -> tuple[RegionRef, ...]:
         return node.refs
     if isinstance(node, Number):
         return ()
-    if isinstance(node, Negate | Scale | Abs | Not):
+    if isinstance(node, Negate | Scale | Abs | Not | Aggregate):
         return region_refs(node.operand)
     return region_refs(node.left) + region_refs(node.right)
 
@@ -555,19 +647,22 @@ def references(node: Expr) -> tuple[RegionRef | RegionSum, ...]:
         return (node,)
     if isinstance(node, Number):
         return ()
-    if isinstance(node, Negate | Scale | Abs | Not):
+    if isinstance(node, Negate | Scale | Abs | Not | Aggregate):
         return references(node.operand)
     return references(node.left) + references(node.right)
 
 
 def operators(node: Expr) -> set[str]:
     """The operators and forms a tree uses: its comparison and logical operators, '+', '-' (negation too), '*',
-    'abs', '!', '..' (a range of regions) and ',' (a list of regions): what ``peers.py`` checks other tools read."""
+    'abs', '!', 'mean', 'median', '..' (a range of regions) and ',' (a list of regions): what ``peers.py`` checks
+    other tools read."""
     if isinstance(node, Number | RegionRef):
         return set()
     if isinstance(node, RegionSum):
         forms = {","} if len(node.spans) > 1 else set()
         return forms | ({".."} if any(first != last for first, last in node.spans) else set())
+    if isinstance(node, Aggregate):
+        return {node.function} | operators(node.operand)
     own = {Negate: "-", Scale: "*", Abs: "abs", Not: "!"}.get(type(node))
     if own is not None:
         return {own} | operators(node.operand)  # type: ignore[union-attr]
@@ -614,6 +709,9 @@ class Outcome:
     holds: bool
     undefined: tuple[RegionRef, ...] = ()
     tie: str = ""
+    # each comparison's (left, right) values in ``comparisons``' order, NaN where undefined: its effect is their
+    # difference (evaluation/effects.py)
+    sides: tuple[tuple[float, float], ...] = ()
 
 
 def evaluate(
@@ -623,6 +721,7 @@ def evaluate(
     ``!( )`` true: the caller counts a prediction naming an undefined value as undefined, ``Outcome.undefined``)."""
     undefined: list[RegionRef] = []
     ties: set[str] = set()
+    sides: list[tuple[float, float]] = []
 
     def truth(n: Expr) -> bool:
         if isinstance(n, Logical):
@@ -633,13 +732,14 @@ def evaluate(
             return not truth(n.operand)
         if isinstance(n, Comparison):
             x, y = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
+            sides.append((x, y))
             if kind := tie_kind(n.op, x, y, tolerance):
                 ties.add(kind)
             return _compare(n.op, x, y, tolerance)
         raise TypeError(f"not a truth-valued node: {n!r}")
 
     holds = truth(node)
-    return Outcome(holds, tuple(undefined), "exact" if "exact" in ties else ("near" if ties else ""))
+    return Outcome(holds, tuple(undefined), "exact" if "exact" in ties else ("near" if ties else ""), tuple(sides))
 
 
 def tie_kind(op: str, a: float, b: float, tolerance: Tolerance = Tolerance()) -> str:
@@ -672,7 +772,22 @@ def _number(n: Expr, lookup: Callable[[RegionRef], float], undefined: list[Regio
     if isinstance(n, Arithmetic):
         a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
         return a + b if n.op == "+" else a - b
+    if isinstance(n, Aggregate):
+        raise ConfigurationError(f"{format_formula(n)} summarises a suite's items: it has no value on one item",
+                                 hint="a suite-level prediction is evaluated by evaluation.suite_level")
     raise TypeError(f"not a numeric node: {n!r}")
+
+
+def number_value(node: Expr, lookup: Callable[[RegionRef], float]) -> tuple[float, tuple[RegionRef, ...]]:
+    """The value of a numeric tree on one item (NaN where a reference is undefined) and its undefined references."""
+    undefined: list[RegionRef] = []
+    return _number(node, lookup, undefined), tuple(undefined)
+
+
+def compare(op: str, a: float, b: float, tolerance: Tolerance = Tolerance()) -> bool:
+    """``a op b`` as a formula decides it: '=', '<=', '>=', '!=' within the tolerance, a tie of '<' or '>' by its
+    rule, anything with NaN false."""
+    return _compare(op, a, b, tolerance)
 
 
 def _compare(op: str, a: float, b: float, tolerance: Tolerance) -> bool:
@@ -695,6 +810,18 @@ def _compare(op: str, a: float, b: float, tolerance: Tolerance) -> bool:
 
 def _within(a: float, b: float, tolerance: Tolerance) -> bool:
     return abs(a - b) <= tolerance.atol + tolerance.rtol * abs(b)
+
+
+def comparisons(node: Expr) -> Iterator[Comparison]:
+    """The comparisons of a truth-valued tree, left to right as the formula is written (those under '!' too): the
+    order ``explain`` gives their terms in, and effects are numbered in (0, 1, ...)."""
+    if isinstance(node, Logical):
+        yield from comparisons(node.left)
+        yield from comparisons(node.right)
+    elif isinstance(node, Not):
+        yield from comparisons(node.operand)
+    elif isinstance(node, Comparison):
+        yield node
 
 
 @dataclass(frozen=True)
@@ -727,15 +854,6 @@ def explain(node: Expr, lookup: Callable[[RegionRef], float], tolerance: Toleran
         if ref not in values:
             values[ref] = float(lookup(ref))
         return values[ref]
-
-    def comparisons(n: Expr) -> Iterator[Comparison]:
-        if isinstance(n, Logical):
-            yield from comparisons(n.left)
-            yield from comparisons(n.right)
-        elif isinstance(n, Not):
-            yield from comparisons(n.operand)
-        elif isinstance(n, Comparison):
-            yield n
 
     outcome = evaluate(node, remembered, tolerance)
     terms = []

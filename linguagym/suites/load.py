@@ -12,7 +12,17 @@ from pathlib import Path
 
 from linguagym.errors import FormulaError, Problem, SuiteError
 from linguagym.strict_json import data_problems, decode_json, json_path, nesting_problem
-from linguagym.suites.formula import Comparison, RegionRef, RegionSum, Relation, parse_formula, references
+from linguagym.suites.formula import (
+    Aggregate,
+    Arithmetic,
+    Comparison,
+    Number,
+    RegionRef,
+    RegionSum,
+    Relation,
+    parse_formula,
+    references,
+)
 from linguagym.suites.metrics import METRIC_NAMES
 from linguagym.suites.model import Condition, Item, Prediction, Region, Suite, SuiteMeta
 from linguagym.suites.schema import schema_problems
@@ -124,7 +134,9 @@ class _SuiteBuilder:
         items = self.items(len(region_names))
         predictions = self.predictions(len(region_names), items)
         meta = self.meta()
-        return Suite(meta, region_names, predictions, items)
+        # suite-level predictions apart: item accuracy counts only the predictions evaluated per item
+        return Suite(meta, region_names, tuple(p for p in predictions if p.suite_level is None), items,
+                     tuple(p for p in predictions if p.suite_level is not None))
 
     def meta(self) -> SuiteMeta:
         meta = self.data["meta"]
@@ -299,6 +311,10 @@ class _SuiteBuilder:
         for i, raw in enumerate(self.data["predictions"]):
             where = f"predictions[{i}]"
             if "formula" in raw:
+                if "aggregate" in raw:
+                    self.problems.append(Problem(f"{where}.aggregate", "\"aggregate\" belongs to a website-dialect "
+                                                 "prediction; in a formula write it: mean((2;%a%) - (2;%b%)) > 0"))
+                    continue
                 try:
                     parsed = parse_formula(raw["formula"])
                 except FormulaError as error:
@@ -310,15 +326,22 @@ class _SuiteBuilder:
             else:
                 self.dialect = "website"
                 region = raw["region_number"]
-                tree = Comparison(
-                    _RELATIONS[raw["relation"]], RegionRef(region, raw["l_operand"]),
-                    RegionRef(region, raw["r_operand"]),
-                )
+                left, right = RegionRef(region, raw["l_operand"]), RegionRef(region, raw["r_operand"])
+                if "aggregate" in raw:  # over items: the mean (median) of left - right, related to 0
+                    tree = Comparison(_RELATIONS[raw["relation"]],
+                                      Aggregate(raw["aggregate"], Arithmetic("-", left, right)), Number(0.0))
+                else:
+                    tree = Comparison(_RELATIONS[raw["relation"]], left, right)
             if self.check_references(where, tree, region_count, items):
                 # (the schema checked atol and rtol: numbers of at least 0)
                 atol, rtol = raw.get("atol"), raw.get("rtol")
                 predictions.append(Prediction(tree, None if atol is None else float(atol),
                                               None if rtol is None else float(rtol)))
+        levels = [p.suite_level is not None for p in predictions]
+        if any(before and not after for after, before in zip(levels[1:], levels, strict=False)):
+            self.warnings.append(Problem("predictions", "a suite-level prediction comes before an item prediction: "
+                                         "item predictions are numbered among themselves (the `prediction` column "
+                                         "of predictions.csv); upgrade writes the suite-level ones last"))
         if brackets:
             self.warnings.append(Problem("predictions", f"read '[ ]' as '( )' in {brackets} formula"
                                          f"{'s' if brackets != 1 else ''}"))

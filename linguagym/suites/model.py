@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from linguagym.suites.formula import Expr, Tolerance, format_formula, region_refs
+from linguagym.suites.formula import Expr, SuiteLevel, Tolerance, format_formula, region_refs, suite_level
 from linguagym.suites.metrics import METRIC_NAMES
 
 
@@ -64,6 +64,11 @@ class Prediction:
         """Condition names used, in order of first appearance."""
         return tuple(dict.fromkeys(ref.condition for ref in region_refs(self.tree)))
 
+    @property
+    def suite_level(self) -> SuiteLevel | None:
+        """The parts of a suite-level prediction (``mean(x) > 0``: over items); None for one evaluated per item."""
+        return suite_level(self.tree)
+
 
 @dataclass(frozen=True)
 class SuiteMeta:
@@ -90,8 +95,11 @@ class SuiteMeta:
 class Suite:
     meta: SuiteMeta
     region_names: tuple[str, ...]  # region_names[i] names region i + 1 (display only)
-    predictions: tuple[Prediction, ...]
+    predictions: tuple[Prediction, ...]  # evaluated on each item: what item accuracy counts
     items: tuple[Item, ...]
+    # suite-level predictions (``mean((2;%a%) - (2;%b%)) > 0``): evaluated once over the items, never per item, so
+    # they are no part of item accuracy (evaluation/suite_level.py); in the JSON, in "predictions" with the others
+    suite_predictions: tuple[Prediction, ...] = ()
 
     @property
     def name(self) -> str:

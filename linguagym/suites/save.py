@@ -20,7 +20,8 @@ def suite_to_dict(suite: Suite) -> dict:
     return {
         "meta": meta,
         "region_meta": {str(i): name for i, name in enumerate(suite.region_names, start=1)},
-        "predictions": [prediction_to_dict(p) for p in suite.predictions],
+        # suite-level predictions after the item ones, so that an item prediction's index is its place in the file
+        "predictions": [prediction_to_dict(p) for p in (*suite.predictions, *suite.suite_predictions)],
         "items": [
             {
                 "item_number": item.number,

@@ -19,10 +19,11 @@ from linguagym.web.auth import views as account_views
 from linguagym.web.capabilities import views as views_capabilities
 from linguagym.web.config import WebConfig
 from linguagym.web.db import open_database
-from linguagym.web.errors import NotFound, refuse
+from linguagym.web.errors import Gone, NotFound, refuse
 from linguagym.web.inputs import IdConverter
 from linguagym.web.jobs.worker import RunWorker
 from linguagym.web.results import views as views_results
+from linguagym.web.runs import imports as views_imports
 from linguagym.web.runs import views as views_runs
 from linguagym.web.suites import starter_views as views_starter
 from linguagym.web.suites import views as views_suites
@@ -50,6 +51,7 @@ def create_app(config: WebConfig, *, sessions: sessionmaker | None = None, score
     app.url_map.converters["int"] = IdConverter  # before the routes: ids beyond the database's integers are a 404
     app.register_blueprint(views_suites.blueprint)
     app.register_blueprint(views_runs.blueprint)
+    app.register_blueprint(views_imports.blueprint)
     app.register_blueprint(views_capabilities.blueprint)
     app.register_blueprint(views_results.blueprint)
     app.register_blueprint(account_views.blueprint)
@@ -68,7 +70,8 @@ def _errors(app: Flask) -> None:
         message, hint = setting_labels.worded(error)  # the settings it names, as this face's form fields
         if isinstance(error, ownership.Forbidden):
             return refuse(403, message, hint or "", login=error.sign_in)
-        return refuse(404 if isinstance(error, NotFound) else 400, message, hint or "")
+        status = 410 if isinstance(error, Gone) else 404 if isinstance(error, NotFound) else 400
+        return refuse(status, message, hint or "")
 
     @app.errorhandler(413)
     def _too_large(_error):
@@ -104,7 +107,8 @@ def _template_helpers(app: Flask) -> None:
                 "csrf_token": session.get("csrf", ""), "authorized": session.get("authorized", False),
                 "accounts_on": _accounts_on, "current_user": ownership.current_user,
                 "owner_name": ownership.owner_name, "acts_as_admin": ownership.acts_as_admin,
-                "may_change": ownership.may_change, "refusal": ownership.refusal}
+                "may_change": ownership.may_change, "refusal": ownership.refusal,
+                "needs_sign_in": ownership.needs_sign_in}
 
     @app.template_global()
     def csrf_field() -> Markup:

@@ -39,6 +39,27 @@ class Base(DeclarativeBase):
     pass
 
 
+# suites, runs, capability-test files and jobs have pages at their number: SQLite must never give a new row a deleted
+# row's number (PostgreSQL's sequences never do); revision 0008
+NEVER_REUSED = {"sqlite_autoincrement": True}
+
+
+class DeletedRow(Base):
+    """What a deleted numbered row leaves (revision 0008): its page answers 410 with this, and the number stays
+    taken. ``kind``: one of DELETED_KINDS."""
+
+    __tablename__ = "deleted_rows"
+    __table_args__ = (UniqueConstraint("kind", "row_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(30))
+    row_id: Mapped[int] = mapped_column(Integer)
+    label: Mapped[str] = mapped_column(Text, default="")
+    deleted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+DELETED_KINDS = {"suite": "suite", "run": "run", "test_file": "capability-test file", "job": "capability job"}
+
+
 class UserRecord(Base):
     """An account on a lab server (revision 0005). A local single-user server has none and needs none."""
 
@@ -69,16 +90,30 @@ class SuiteRecord(Owned, Base):
     """A suite, known by its name; its content lives in versions (saving never overwrites)."""
 
     __tablename__ = "suites"
+    __table_args__ = NEVER_REUSED
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(300), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     versions: Mapped[list[SuiteVersion]] = relationship(back_populates="suite", order_by="SuiteVersion.number",
                                                         cascade="all, delete-orphan")
+    tags: Mapped[list[SuiteTag]] = relationship(order_by="SuiteTag.tag", cascade="all, delete-orphan",
+                                                passive_deletes=True)
 
     @property
     def latest(self) -> SuiteVersion:
         return self.versions[-1]
+
+
+TAG_LENGTH = 40
+
+
+class SuiteTag(Base):
+    """One of a suite's own tags (revision 0009); the circuits' tags are computed (``suites.tags``), not stored."""
+
+    __tablename__ = "suite_tags"
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
+    tag: Mapped[str] = mapped_column(String(TAG_LENGTH), primary_key=True, index=True)
 
 
 class SuiteVersion(Base):
@@ -132,6 +167,7 @@ class RunRecord(Owned, JobColumns, Base):
     """A run: suites x models, done in the background; its files live in ``<data_dir>/runs/<id>/``."""
 
     __tablename__ = "runs"
+    __table_args__ = NEVER_REUSED
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     models: Mapped[list] = mapped_column(JSON)
     settings: Mapped[dict] = mapped_column(JSON)
@@ -148,6 +184,7 @@ class TestFileRecord(Owned, Base):
     """A capability-test file (the JSON ``linguagym lct generate`` writes), uploaded or made by a job."""
 
     __tablename__ = "capability_test_files"
+    __table_args__ = NEVER_REUSED
     __test__ = False  # not a pytest class, despite its name
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(300))
@@ -169,11 +206,14 @@ class CapabilityJob(Owned, JobColumns, Base):
     """A generate or test job, done in the background; its files live in ``<data_dir>/capability-jobs/<id>/``."""
 
     __tablename__ = "capability_jobs"
+    __table_args__ = NEVER_REUSED
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(20))  # CAPABILITY_JOB_KINDS
     settings: Mapped[dict] = mapped_column(JSON)
     test_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
     result_file_id: Mapped[int | None] = mapped_column(ForeignKey("capability_test_files.id"), nullable=True)
+    # the library's warnings while it ran, one a line (revision 0010): e.g. the induced-grammar fallback
+    warnings: Mapped[str] = mapped_column(Text, default="", server_default="")
     test_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[test_file_id])
     result_file: Mapped[TestFileRecord | None] = relationship(foreign_keys=[result_file_id])
 
@@ -233,12 +273,25 @@ def migrate(engine: Engine, revision: str = "head") -> None:
 
     from linguagym.web.auth.username_index import ensure_username_index
 
+    sqlite = engine.dialect.name == "sqlite"
     try:
-        with engine.begin() as connection:
-            before = MigrationContext.configure(connection).get_current_revision()
-            command.upgrade(_alembic_config(connection), revision)
-            if revision == "head" and before == head_revision():
-                ensure_username_index(connection)  # (0006 left it out, for names equal but for case: fixed now?)
+        with engine.connect() as connection:
+            if sqlite:  # a rebuilt table (0008) is dropped, which must not delete the rows referencing it
+                connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # (outside a transaction, or it is ignored)
+                connection.commit()
+            try:
+                with connection.begin():
+                    before = MigrationContext.configure(connection).get_current_revision()
+                    command.upgrade(_alembic_config(connection), revision)
+                    if revision == "head" and before == head_revision():
+                        ensure_username_index(connection)  # (0006 left it out, for names equal but for case)
+                    if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first() is not None:
+                        raise ConfigurationError("the migrated database has rows whose references point nowhere",
+                                                 hint="restore the database from a backup and report this")
+            finally:
+                if sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
     except Exception as error:
         if isinstance(error, ConfigurationError):
             raise

@@ -1,4 +1,5 @@
-"""The web layer's own error (what a page asks for does not exist: ``app`` shows it as a 404 page) and the one
+"""The web layer's own errors (what a page asks for does not exist: ``app`` shows it as a 404 page, or a 410 when it
+was deleted) and the one
 way a request is refused (``refuse``: an error page, or JSON for the API)."""
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from linguagym.errors import ConfigurationError
 
 class NotFound(ConfigurationError):
     """A suite, version, run, test file, job or result file that does not exist (shown as a 404 page)."""
+
+
+class Gone(NotFound):
+    """A suite, run or test file that was deleted (shown as a 410 page saying what it was and when it went)."""
 
 
 def wants_json() -> bool:

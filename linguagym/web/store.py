@@ -14,10 +14,12 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from linguagym.errors import ConfigurationError, SuiteError
+from linguagym.suites.identity import same_content
 from linguagym.suites.load import LoadedSuite, parse_suite_text
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_json
 from linguagym.web.db import RUN_NAME_LENGTH, UNFINISHED, RunRecord, RunSuite, SuiteRecord, SuiteVersion, now
+from linguagym.web.deleted import missing, remember_deleted
 from linguagym.web.errors import NotFound
 from linguagym.web.text import clean_text, contains_pattern
 from linguagym.web.transactions import commit_retrying
@@ -27,7 +29,8 @@ from linguagym.web.transactions import commit_retrying
 class SavedVersion:
     suite: SuiteRecord
     version: SuiteVersion
-    created: bool  # False when the content equals the latest version (nothing new was stored)
+    created: bool  # False when the content equals the latest version, edits aside (nothing new was stored)
+    exact: bool = True  # (not created) whether byte for byte, or only but for what is not an edit
 
 
 def _summary(suite: Suite) -> dict:
@@ -65,8 +68,8 @@ def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> Sav
     else:  # read, not record.latest: the versions a concurrent save committed since the record was loaded count
         latest = session.scalar(select(SuiteVersion).where(SuiteVersion.suite_id == record.id)
                                 .order_by(SuiteVersion.number.desc()).limit(1))
-    if latest is not None and latest.sha256 == digest:
-        return SavedVersion(record, latest, False)
+    if latest is not None and (latest.sha256 == digest or _unedited(latest, suite)):
+        return SavedVersion(record, latest, False, exact=latest.sha256 == digest)
     number = latest.number + 1 if latest is not None else 1
     version = SuiteVersion(suite=record, number=number, content=content, sha256=digest, note=clean_text(note),
                            created_at=now(), **_summary(suite))
@@ -76,6 +79,16 @@ def save_suite_version(session: Session, suite: Suite, *, note: str = "") -> Sav
     return SavedVersion(record, version, True)
 
 
+def _unedited(latest: SuiteVersion, suite: Suite) -> bool:
+    """Whether ``suite`` says what ``latest`` says, but for what is not an edit (conditions reordered, an empty
+    author dropped: ``suites.identity``). A stored version today's rules refuse is never the same."""
+    try:
+        stored = parse_suite_text(latest.content, source="stored version").suite
+    except SuiteError:
+        return False
+    return same_content(stored, suite)
+
+
 def save_and_commit(session: Session, suite: Suite, *, note: str = "") -> SavedVersion:
     """``save_suite_version`` and commit, safe when many requests save the same name at once."""
     return commit_retrying(session, lambda: save_suite_version(session, suite, note=note))
@@ -83,8 +96,8 @@ def save_and_commit(session: Session, suite: Suite, *, note: str = "") -> SavedV
 
 def list_suites(session: Session, query: str = "") -> list[SuiteRecord]:
     """Suites whose name or author contains ``query`` (any case), newest change first."""
-    statement = select(SuiteRecord).options(selectinload(SuiteRecord.versions)).order_by(
-        SuiteRecord.updated_at.desc(), SuiteRecord.id.desc())
+    statement = select(SuiteRecord).options(selectinload(SuiteRecord.versions), selectinload(SuiteRecord.tags))
+    statement = statement.order_by(SuiteRecord.updated_at.desc(), SuiteRecord.id.desc())
     pattern = contains_pattern(query)
     if pattern != "%%":
         authors = select(SuiteVersion.suite_id).where(func.lower(SuiteVersion.author).like(pattern, escape="\\"))
@@ -96,7 +109,7 @@ def list_suites(session: Session, query: str = "") -> list[SuiteRecord]:
 def get_suite(session: Session, suite_id: int) -> SuiteRecord:
     record = session.get(SuiteRecord, suite_id, options=[selectinload(SuiteRecord.versions)])
     if record is None:
-        raise NotFound(f"there is no suite number {suite_id}", hint="see the list of suites")
+        raise missing(session, "suite", suite_id, "see the list of suites")
     return record
 
 
@@ -130,6 +143,7 @@ def delete_suite(session: Session, record: SuiteRecord) -> None:
         shown = ", ".join(map(str, used[:10])) + (f" and {len(used) - 10} more" if len(used) > 10 else "")
         raise ConfigurationError(f"suite {record.name!r} is used by {len(used)} run(s) ({shown}) and cannot be "
                                  "deleted", hint="delete those runs first (a run's page has a Delete button)")
+    remember_deleted(session, "suite", record.id, record.name)
     session.delete(record)
 
 
@@ -170,7 +184,7 @@ def get_run(session: Session, run_id: int) -> RunRecord:
     record = session.get(RunRecord, run_id, options=[selectinload(RunRecord.suites).selectinload(RunSuite.version)
                                                      .selectinload(SuiteVersion.suite)])
     if record is None:
-        raise NotFound(f"there is no run number {run_id}", hint="see the list of runs")
+        raise missing(session, "run", run_id, "see the list of runs")
     return record
 
 

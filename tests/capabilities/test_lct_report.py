@@ -235,3 +235,27 @@ def test_labels_and_directories_stay_distinct():
     assert labels == ["a/b", "a/b-2", "a_b"]
     names = directory_names(labels)
     assert len(set(names)) == 3 and all("/" not in n for n in names)
+
+
+def test_report_says_why_a_capability_has_few_seeds_and_why_dir_refused_sentences(tmp_path: Path):
+    from linguagym.capabilities.testfile import load_document
+
+    doc = document()
+    lc1 = next(c for c in doc["capabilities"] if c["id"] == "LC1")
+    lc1["notes"] = ["fewer than 10 seeds (2): of the dataset's 12 sentences, only these met the search (case 1: 2)"]
+    doc["perturbations"] = {"made": {"negation": {"made": 1, "candidates": 4, "refused": {
+        "no main clause": 2, "second clause": 1}}}}
+    tests_path = tmp_path / "tests.json"
+    tests_path.write_text(json.dumps(doc), encoding="utf-8")
+    tests = load_document(doc, "fixture")
+    result = write_results(tests, tests_path, [run_tests(tests, KeywordClassifier(), spec="python:kw")],
+                           tmp_path / "out")
+    text = " ".join("".join(_page(result.report).text).split())
+    assert "fewer than 10 seeds (2): of the dataset's 12 sentences" in text
+    assert ("DIR negation: 1 pairs made of 4 positive sentences; refused rather than negated in the wrong place: "
+            "2 no main clause, 1 second clause.") in text
+    plain = capability_file()  # a file without either says nothing of them
+    again = write_results(plain, tests_path, [run_tests(plain, KeywordClassifier(), spec="python:kw")],
+                          tmp_path / "plain")
+    assert "DIR negation" not in again.report.read_text(encoding="utf-8")
+    assert "fewer than" not in again.report.read_text(encoding="utf-8")

@@ -166,3 +166,12 @@ def test_approximators_after_the_verb_are_refused(analyser, text):
 def test_about_as_a_preposition_is_negated(analyser):
     analysis = analyser.analyse_one("This is a film about love.")
     assert negate(analysis, _verb(analysis)) == "This is not a film about love."
+
+
+def test_a_third_person_verb_gets_its_base_form_by_spelling_not_by_the_lemmatiser():
+    from linguagym.capabilities.seeds.negation import third_person_base
+
+    cases = {"shines": "shine", "watches": "watch", "goes": "go", "flies": "fly", "dies": "die", "stinks": "stink",
+             "plays": "play", "has": "have", "misses": "miss", "buzzes": "buzz", "takes": "take", "Shines": "Shine"}
+    assert {word: third_person_base(word) for word in cases} == cases
+    assert third_person_base("is") == "be" and third_person_base("glass") is None

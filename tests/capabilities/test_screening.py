@@ -74,6 +74,12 @@ def test_the_sources_length_limit_marks_cut_texts(analyser):
     assert screening.reasons == {2: TRUNCATED, 3: TRUNCATED}
 
 
+def shortage_note(seeds: int, met: str, rows: int) -> str:
+    return (f"fewer than 10 seeds ({seeds}): of the dataset's {rows} sentences, only these met the search ({met}, "
+            "after truncated, broken and run-together ones were left out); the rules are the spec's, so a larger "
+            "dataset or other rules (--specs) give more")
+
+
 def test_unusable_sentences_are_neither_seeds_nor_partners_and_are_counted(swn_file, tmp_path):
     rows = [("1", -3.0, "This movie is bad."), ("2", -3.0, "this movie is bad and"), ("3", 3.0, "A good film."),
             ("4", 3.0, "meanders between its good moments."), ("5", 0.0, "A red car.")]
@@ -86,5 +92,7 @@ def test_unusable_sentences_are_neither_seeds_nor_partners_and_are_counted(swn_f
     assert document.dataset.extra["unusable"] == {"dropped": 2, "reasons": {TRUNCATED: 1, STARTS_MID_SENTENCE: 1}}
     lc2 = document.capabilities[0]
     assert lc2.matches == (1, 1)
-    assert lc2.notes == ("case 1: 1 truncated or broken sentence(s) left out",
-                         "case 2: 1 truncated or broken sentence(s) left out")
+    assert lc2.notes[:2] == ("case 1: 1 truncated or broken sentence(s) left out",
+                             "case 2: 1 truncated or broken sentence(s) left out")
+    # and, with so few seeds, why (issue 38): how many sentences met each case's search
+    assert lc2.notes[2:] == (shortage_note(lc2.seeds, "case 1: 1 and case 2: 1", 5),)

@@ -119,7 +119,7 @@ def test_regions_csv_run_json_and_predictions_csv_report_the_crossing(tmp_path):
             entry["undefined_predictions"]) == (2, 2, 2, 2)
     with open(out / "predictions.csv", newline="") as handle:
         predictions = list(csv.DictReader(handle))
-    assert [(p["holds"], p["undefined"]) for p in predictions] == [("False", "(4;%b%)")] * 2
+    assert [(p["holds"], p["undefined"]) for p in predictions] == [("FALSE", "TRUE")] * 2
     # evaluated again from the stored values (suites/NAME.json): the same outcome, and a whole-sentence sum
     again = evaluate_scored_suite(out / "suites" / "tiny.json")
     assert [(p.holds, p.undefined) for p in again.predictions] == [(p.holds, p.undefined) for p in result.suites[0]

@@ -92,7 +92,7 @@ def test_results_show_the_accuracy_table(written):
     assert "report.html" in page
 
 
-@pytest.mark.parametrize("kind", ["items", "predictions", "regions"])
+@pytest.mark.parametrize("kind", ["items", "predictions", "regions", "effects"])
 def test_each_csv_kind_has_the_columns_and_values_of_the_file_a_run_writes(written, kind):
     results, out = written
     [folder] = [p.parent for p in out.glob("*/run.json")]

@@ -37,3 +37,22 @@ def test_only_models_with_the_same_regions_share_an_axis():
     other_version = plots.suite_regions(_rows(0.0, ("subject", "verb", "end")), {"agr": "sum"})["agr"]
     assert list(plots.same_regions({"a": first, "b": other_version, "c": first})) == ["a", "c"]
     assert plots.same_regions({}) == {}
+
+
+def _plot_area_width(svg: str) -> float:
+    """The width of the plotting area: the x axis, the longest horizontal axis-coloured line."""
+    lines = re.findall(r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="\2" stroke="#59636e"', svg)
+    return max(float(x2) - float(x1) for x1, _, x2 in lines)
+
+
+def test_two_models_by_four_conditions_are_drawn_wide_enough_to_read():
+    conditions = ("match_sing", "mismatch_sing", "match_plural", "mismatch_plural")
+    rows = [{"suite": "np", "condition": c, "item": "1", "region": str(r), "region_name": f"r{r}",
+             "sum": str(r + k), "tokens": "1"} for k, c in enumerate(conditions) for r in range(1, 7)]
+    one = plots.suite_regions(rows, {"np": "sum"})["np"]
+    few = plots.overlaid_region_plot_svg("np", {"a": one})  # 4 lines: the default size, as before
+    many = plots.overlaid_region_plot_svg("np", {"a": one, "b": one})  # 8 lines
+    assert _plot_area_width(few) == 336  # six regions of 56 px
+    assert _plot_area_width(many) >= 600
+    width = float(re.search(r'<svg[^>]* width="([\d.]+)"', many).group(1))
+    assert 600 < width < 800  # and it still fits a laptop's page at natural size

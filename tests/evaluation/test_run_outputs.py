@@ -136,7 +136,7 @@ def test_items_csv_correct_is_the_first_prediction_and_correct_all_every_one(tmp
     out = write_run(result, tmp_path / "out").parent
     with open(out / "items.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert rows and all(r["correct"] == "True" and r["correct_all"] == "False" for r in rows)
+    assert rows and all(r["correct"] == "TRUE" and r["correct_all"] == "FALSE" for r in rows)
     assert read_item_outcomes(out) == item_outcomes(result)  # what is written reads back as it was
 
 

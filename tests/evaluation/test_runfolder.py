@@ -28,7 +28,8 @@ SUMMARY = SummarySettings(bootstrap=20)
 def _suites():
     """The example suites, a suite whose crossing token leaves regions and predictions undefined (empty cells,
     ``crossing`` notes under ``split``), and one whose names look like numbers (text columns stay text)."""
-    dotted = parse_suite_data(dotted_suite(predictions=("(4;%a%) > (4;%b%)", "(2;%a%) = (2;%b%)"))).suite
+    dotted = parse_suite_data(dotted_suite(predictions=("(4;%a%) > (4;%b%)", "(2;%a%) = (2;%b%)",
+                                                        "mean((2;%a%) - (2;%b%)) > 0"))).suite
     numeric = dotted_suite()
     numeric["meta"]["name"] = "1"
     for item in numeric["items"]:
@@ -60,6 +61,13 @@ def test_every_csv_file_has_the_schemas_columns(written):
         assert len(list((result.directory / schema.SCORED_SUITES).glob("*.json"))) == len(result.suites)
 
 
+def _cells(effects) -> list[tuple]:
+    """Effects as comparable tuples (NaN as None: NaN equals nothing)."""
+    from dataclasses import astuple
+
+    return [tuple(None if v != v else v for v in (*astuple(e), e.effect)) for e in effects]
+
+
 def test_model_folders_never_take_the_names_of_what_a_run_writes_beside_them():
     from linguagym.names import RUN_LEVEL_NAMES, model_folders
 
@@ -75,8 +83,10 @@ def test_a_result_held_in_memory_gives_the_numbers_of_its_folder_read_back(writt
         assert held.record == read.record
         assert held.outcomes == read.outcomes
         assert held.predictions() == read.predictions()
+        assert held.suite_level_rows() == read.suite_level_rows() and read.suite_level_rows()
         assert held.regions() == read.regions()  # compared as data: NaN-free means (empty regions are left out)
         assert held.held_regions is not None and read.held_regions is None
+        assert _cells(held.effects()) == _cells(read.effects()) and held.effects()  # effects.csv reads back exactly
 
 
 def test_run_models_summarizes_and_reports_without_reading_its_folders_back(tmp_path, monkeypatch, written):
@@ -104,7 +114,7 @@ def test_run_models_summarizes_and_reports_without_reading_its_folders_back(tmp_
                for name in plots)
 
 
-@pytest.mark.parametrize("kind", ["items", "predictions", "regions"])
+@pytest.mark.parametrize("kind", ["items", "predictions", "regions", "effects", "long", "suite_predictions"])
 def test_to_pandas_is_the_csv_file_read_with_its_types(written, kind):
     pd = pytest.importorskip("pandas")
     runs, _ = written
@@ -118,7 +128,12 @@ def test_to_pandas_is_the_csv_file_read_with_its_types(written, kind):
         assert frame["sum"].isna().any()  # an undefined region: an empty cell, NaN in both
         assert frame["condition"].isin(["10", "20"]).any()  # a numeric-looking name stays text
     if kind == "predictions":
-        assert frame["undefined"].notna().any() and (frame["suite"] == "1").any()
+        assert frame["undefined"].any() and not frame["undefined"].all() and (frame["suite"] == "1").any()
+    if kind == "long":  # a logical crossing flag, integer counts, an undefined value missing
+        assert frame["crossed"].dtype == bool and frame["crossed"].any() and not frame["crossed"].all()
+        assert frame["unknown_tokens"].dtype == "int64" and frame["value"].isna().any()
+    if kind == "suite_predictions":
+        assert frame["holds"].dtype == bool and frame["items"].dtype == "int64"
 
 
 def test_to_pandas_of_no_results_is_an_empty_frame():

@@ -152,7 +152,7 @@ class PrefixScorer(WordScorer):
 
 def read_items(path: Path) -> dict[tuple[str, int], tuple[bool, bool]]:
     with open(path, newline="") as handle:
-        return {(r["suite"], int(r["item"])): (r["correct"] == "True", r["correct_all"] == "True")
+        return {(r["suite"], int(r["item"])): (r["correct"] == "TRUE", r["correct_all"] == "TRUE")
                 for r in csv.DictReader(handle)}
 
 

@@ -93,7 +93,7 @@ def test_a_run_counts_ties_and_the_rule_moves_only_the_identical_pair(tmp_path):
     with open(out / "predictions.csv", newline="") as handle:
         rows = {row["item"]: row for row in csv.DictReader(handle)}
     assert {item: (row["holds"], row["tie"]) for item, row in rows.items()} == {
-        "7": ("False", "exact"), "8": ("True", "near"), "9": ("True", ""), "10": ("False", "")}
+        "7": ("FALSE", "exact"), "8": ("TRUE", "near"), "9": ("TRUE", ""), "10": ("FALSE", "")}
     record = json.loads((out / "run.json").read_text())
     assert record["settings"]["ties"] == "strict"
     assert record["suites"][0]["ties"] == {"exact": 1, "near": 1}

@@ -64,5 +64,5 @@ def test_blimp_end_to_end_accuracy_per_phenomenon(blimp_files, tiny_lm_dir, tmp_
         ("anaphor_gender_agreement", "0"), ("anaphor_gender_agreement", "1"), ("animate_subject_passive", "0"),
         ("passive_1", "0")]
     assert all(r["correct"] == r["correct_all"] for r in items)
-    mean = sum(r["correct"] == "True" for r in items if r["suite"] == "anaphor_gender_agreement") / 2
+    mean = sum(r["correct"] == "TRUE" for r in items if r["suite"] == "anaphor_gender_agreement") / 2
     assert accuracy["anaphor_gender_agreement"] == mean

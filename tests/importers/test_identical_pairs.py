@@ -78,8 +78,8 @@ def test_import_prints_the_warning_and_the_tie_rule_decides_them_in_a_run(passiv
             items[rule] = {row["item"]: row["correct"] for row in csv.DictReader(handle)}
     # the two identical pairs move from incorrect to correct, and nothing else moves
     assert accuracy["lm-eval"] - accuracy["strict"] == pytest.approx(2 / 3)
-    assert (items["strict"]["324"], items["strict"]["810"]) == ("False", "False")
-    assert (items["lm-eval"]["324"], items["lm-eval"]["810"]) == ("True", "True")
+    assert (items["strict"]["324"], items["strict"]["810"]) == ("FALSE", "FALSE")
+    assert (items["lm-eval"]["324"], items["lm-eval"]["810"]) == ("TRUE", "TRUE")
     assert items["strict"]["0"] == items["lm-eval"]["0"]
     assert "ties in passive_1" in notes["strict"] and "counted as failing" in " ".join(notes["strict"].split())
     assert "counted as holding" in " ".join(notes["lm-eval"].split())

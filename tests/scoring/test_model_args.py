@@ -382,3 +382,21 @@ def test_a_peft_adapter_changes_the_scores_and_is_in_the_identity(gpt2_dir: Path
 def test_a_directory_that_is_not_an_adapter_is_refused(gpt2_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="has no adapter_config.json"):
         resolve_source(str(gpt2_dir), tmp_path, model_args(f"peft={gpt2_dir}"))
+
+
+def test_the_scorer_defaults_are_written_once_and_every_face_of_them_agrees():
+    import dataclasses
+    import inspect
+
+    from linguagym.evaluation.run import RunSettings
+    from linguagym.scoring.registry import DEFAULT_OPTIONS, ScorerOptions, load_scorer
+
+    options = {f.name: f.default for f in dataclasses.fields(ScorerOptions) if f.name != "model_args"}
+    assert options == {name: getattr(DEFAULT_OPTIONS, name) for name in options}
+    signature = inspect.signature(load_scorer).parameters
+    assert {name: signature[name].default for name in options} == options
+    for other in (ScorerSpec, RunSettings):
+        fields = {f.name: f.default for f in dataclasses.fields(other)}
+        shared = {"bos", "dtype", "device", "pll", "bow_correction"} & set(fields)
+        assert shared and {name: fields[name] for name in shared} == {name: options[name] for name in shared}, other
+    assert ScorerSpec("m").batch_size == DEFAULT_OPTIONS.batch_size == RunSettings(model="m").resolved_batch_size()

@@ -43,6 +43,11 @@ def test_work_is_counted_in_tokens_only_where_the_scorer_counts_and_reports_them
     cached = CachedScorer(CountingScorer(), tmp_path)
     cached.score(texts[:1])
     assert work_to_do(cached, texts) == (4, "tokens")  # cache misses only
+    # a cache over a scorer that cannot count tokens measures work in sentences, as the scorer itself would
+    plain = CachedScorer(WordScorer(), tmp_path / "plain")
+    assert not counts_in_tokens(plain)
+    plain.score(texts[:1])
+    assert work_to_do(plain, texts) == (2, "sentences")  # in sentences, every text is counted as it goes by
 
 
 def test_a_token_score_made_fast_is_the_same_frozen_object() -> None:
@@ -78,3 +83,21 @@ def test_optional_members_are_declared_with_defaults_and_a_plain_class_gets_them
     cached = CachedScorer(counting, tmp_path)
     assert optional(cached) is cached and cached.score_cache is cached and computing(cached).counts_tokens
     cached.close()
+
+
+def test_progress_goes_by_texts_where_a_scorer_reports_tokens_it_did_not_count_ahead():
+    from linguagym.scoring.engine.order import score_texts
+
+    class ReportingOnly(WordScorer):
+        """Reports tokens as it scores, but cannot count them ahead: the total was counted in sentences."""
+
+        progress = None
+
+        def score(self, texts):
+            if self.progress is not None:
+                self.progress(100)  # tokens: in a bar of sentences they would overshoot it
+            return super().score(texts)
+
+    seen: list[int] = []
+    score_texts(ReportingOnly(), ["A dog ran.", "The cat sat.", "A dog ran."], seen.append)
+    assert sum(seen) == 2 == work_to_do(ReportingOnly(), ["A dog ran.", "The cat sat."])[0]

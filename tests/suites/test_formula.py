@@ -6,8 +6,10 @@ from hypothesis import strategies as st
 
 from linguagym.errors import FormulaError
 from linguagym.suites.formula import (
+    AGGREGATES,
     COMPARISON_OPS,
     Abs,
+    Aggregate,
     Arithmetic,
     Comparison,
     Logical,
@@ -22,6 +24,7 @@ from linguagym.suites.formula import (
     format_formula,
     parse_formula,
     region_refs,
+    suite_level,
 )
 
 A = RegionRef(2, "a")
@@ -181,12 +184,27 @@ truths = st.recursive(
 )
 
 
-@given(truths)
+# suite-level predictions: mean( ) or median( ) of a numeric expression holding a region, against a number (negative
+# ones are parsed as a negated number)
+thresholds = numbers.flatmap(lambda n: st.sampled_from([n, Negate(n)]))
+suite_levels = st.builds(Comparison, st.sampled_from(COMPARISON_OPS),
+                         st.builds(Aggregate, st.sampled_from(AGGREGATES), numeric.filter(region_refs)), thresholds)
+formulas = st.one_of(truths, suite_levels)
+
+
+@given(formulas)
 def test_print_then_parse_gives_the_same_tree(expr):
     assert tree(format_formula(expr)) == expr
 
 
-@given(truths)
+@given(suite_levels)
+def test_a_suite_level_prediction_prints_and_parses_back_with_its_parts(expr):
+    level = suite_level(tree(format_formula(expr)))
+    assert level is not None and level.function == expr.left.function and level.expression == expr.left.operand
+    assert level.threshold == (expr.right.value if isinstance(expr.right, Number) else -expr.right.operand.value)
+
+
+@given(formulas)
 def test_printing_is_stable(expr):
     printed = format_formula(expr)
     assert format_formula(tree(printed)) == printed

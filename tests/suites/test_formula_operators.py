@@ -93,7 +93,15 @@ def test_a_range_or_list_names_each_of_its_regions():
         ("abs((2;%a%) > 0) > 0", 3, "abs() takes a number; this operand is a comparison"),
         ("abs (2;%a%) > 0", 4, "'abs' is followed by its operand in parentheses"),
         ("Abs((2;%a%)) > 0", 0, "write abs in lower case"),
-        ("mean((2;%a%)) > 0", 0, "unknown name 'mean': the only name a formula knows is abs(...)"),
+        ("max((2;%a%)) > 0", 0, "unknown name 'max': the names a formula knows are abs(...), and mean(...)"),
+        # mean( ) and median( ) make a whole formula of their own (a suite-level prediction), nothing else
+        ("(2;%a%) > mean((2;%b%))", 10, "mean(...) summarises items and makes a suite-level prediction of its own"),
+        ("mean((2;%a%)) > (2;%b%)", 16, "mean(...) is compared with a number (such as 0 or -0.5)"),
+        ("mean((2;%a%) > 0) > 0", 4, "mean() takes a number of each item; this operand is a comparison"),
+        ("median(2) > 0", 6, "median() of a number that names no region is that number"),
+        ("mean((2;%a%))", 13, "a suite-level prediction compares mean(...) with a number; found the end"),
+        ("mean((2;%a%)) > 0 | (2;%a%) > 0", 18, "'|' cannot join a suite-level prediction"),
+        ("Median((2;%a%)) > 0", 0, "write median in lower case"),
         ("(2;%a%) > 2 *", 13, "formula ends too early: expected what '*' multiplies"),
     ],
 )

@@ -313,3 +313,28 @@ def test_a_real_small_generation_without_the_network(tmp_path):
         assert "LC9" in client.get(f"/capabilities/files/{job.result_file_id}").text
     finally:
         app.extensions["sessions"].kw["bind"].dispose()
+
+
+def test_the_induced_grammar_fallback_is_shown_on_the_job_page(app, client, monkeypatch):
+    """Without the treebank, ``auto`` falls back to an induced grammar with a warning: the job's page says so (not
+    only the server log), with the setting named as the form labels it."""
+    from linguagym.capabilities.syntax import grammar, treebank
+
+    class Falling(FakeGeneration):
+        def __call__(self, settings, *, progress, cancelled):
+            assert grammar.choose_reference("auto") == grammar.INDUCED  # as the pipeline chooses, before its work
+            return super().__call__(settings, progress=progress, cancelled=cancelled)
+
+    monkeypatch.setattr(treebank, "default_treebank", lambda: None)
+    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_tests", Falling())
+    job_id = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC2"], "expand": "on"}))
+    assert app.extensions["worker"].run_next()
+    job = _job(app, job_id)
+    assert job.status == "done" and job.warnings.startswith("no Penn Treebank sample found")
+    page = client.get(f"/capabilities/jobs/{job_id}").text
+    assert 'id="job-warnings"' in page and "a reference grammar induced from the dataset" in page
+    assert "reference grammar induced chooses the induced grammar" in page  # `reference` as the form names it
+    quiet = _job_id(client.post("/capabilities/jobs/generate", data={"lc": ["LC2"]}))
+    monkeypatch.setattr("linguagym.capabilities.pipeline.generate_tests", FakeGeneration())
+    assert app.extensions["worker"].run_next()
+    assert _job(app, quiet).warnings == "" and 'id="job-warnings"' not in client.get(f"/capabilities/jobs/{quiet}").text

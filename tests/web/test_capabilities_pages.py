@@ -106,7 +106,7 @@ def test_delete_a_test_file_unless_a_job_uses_it(client):
     refused = client.post("/capabilities/files/1/delete")
     assert refused.status_code == 400 and "belongs to 1 job(s)" in refused.text
     assert client.post("/capabilities/files/2/delete").status_code == 302
-    assert client.get("/capabilities/files/2").status_code == 404
+    assert client.get("/capabilities/files/2").status_code == 410  # gone, and the page says so (#41)
     assert client.get("/capabilities/files/1").status_code == 200
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from linguagym.suites import example_suite_paths
 from tests.tiny_models import save_example_suites_lm
-from tests.web.test_browser import _shot, browser, expect, page, server  # noqa: F401  (the browser fixtures)
+from tests.web.test_browser import _shot, browser, expect, page, server, untick_models  # noqa: F401  (the browser fixtures)
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +26,7 @@ def test_filter_failing_items_and_open_one(page, tiny_lm_dir, second_lm):  # noq
     page.click("button:has-text('Upload')")
     page.wait_for_url("**/suites/1")
     page.goto("/runs?suite=1")
+    untick_models(page)
     page.fill('textarea[name="other_models"]', f"{tiny_lm_dir}\n{second_lm}")
     page.select_option('select[name="device"]', "cpu")
     page.click("button:has-text('Start run')")

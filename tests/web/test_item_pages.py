@@ -85,7 +85,7 @@ def test_an_items_surprisals_are_those_of_regions_csv(run):
     # the prediction's terms: region 6 of the four conditions named and marked; the values of its four references
     # and of both sides of its two comparisons; its outcome per model as predictions.csv holds it
     assert page.text.count('class="region named"') == 4
-    recorded = {r["model"]: r["holds"] == "True" for r in _rows(results, "predictions.csv", "npz_comma")
+    recorded = {r["model"]: r["holds"] == "TRUE" for r in _rows(results, "predictions.csv", "npz_comma")
                 if r["item"] == "3"}
     for model, holds in recorded.items():
         row = re.search(rf'<tr data-model="{re.escape(model)}">(.*?)</tr>', page.text, re.S).group(1)
@@ -139,7 +139,7 @@ def test_filters_keep_failing_items_and_items_the_models_disagree_on(run):
     suite = "npz_comma"
     holds: dict[int, dict[str, bool]] = {}
     for row in _rows(results, "predictions.csv", suite):
-        holds.setdefault(int(row["item"]), {})[row["model"]] = row["holds"] == "True"
+        holds.setdefault(int(row["item"]), {})[row["model"]] = row["holds"] == "TRUE"
     expected = {"all": sorted(holds), "failing": [i for i in sorted(holds) if not all(holds[i].values())],
                 "disagree": [i for i in sorted(holds) if len(set(holds[i].values())) > 1]}
     # the random models fail some items, not all, and disagree on some
@@ -155,3 +155,37 @@ def test_filters_keep_failing_items_and_items_the_models_disagree_on(run):
     assert 'id="previous-item"' not in page
     if len(failing) > 1:
         assert f'href="{_item_url(suite, failing[1], show="failing")}">item {failing[1]} →' in page
+
+
+def _effect_cells(page: str) -> dict[tuple[str, str], list[str]]:
+    """(prediction, comparison) -> the cells of its row in the effects table."""
+    section = re.search(r'<section id="effects">(.*?)</section>', page, re.S)
+    assert section, "no effects table"
+    return {(row.group(1), row.group(2)): [html.unescape(c) for c in re.findall(r'<td[^>]*>(.*?)</td>', row.group(3),
+                                                                               re.S)]
+            for row in re.finditer(r'<tr data-prediction="(\d+)" data-comparison="(\d+)">(.*?)</tr>', section.group(1),
+                                   re.S)}
+
+
+def test_the_suite_and_item_pages_show_each_predictions_mean_effect_and_the_items_own(run):
+    client, results = run
+    rows = _rows(results, "effects.csv", "npz_comma")
+    models = list(dict.fromkeys(row["model"] for row in rows))
+    assert len(models) == 2
+    suite_page = client.get("/runs/1/items?suite=npz_comma").text
+    cells = _effect_cells(suite_page)
+    assert set(cells) == {(row["prediction"], row["comparison"]) for row in rows}
+    for (prediction, comparison), shown in cells.items():
+        for index, model in enumerate(models):
+            values = [float(r["effect"]) for r in rows if (r["model"], r["prediction"], r["comparison"])
+                      == (model, prediction, comparison) and r["effect"]]
+            mean, n = shown[2 + 2 * index], shown[3 + 2 * index]  # prediction, comparison, then mean and n per model
+            assert mean.startswith(f"{sum(values) / len(values):.2f} [") and n == str(len(values))
+    assert "95% CI" in suite_page and "left side minus the right side" in suite_page
+    item_page = client.get(_item_url("npz_comma", 2)).text
+    cells = _effect_cells(item_page)
+    own = {(r["model"], r["prediction"], r["comparison"]): float(r["effect"]) for r in rows if r["item"] == "2"}
+    for (prediction, comparison), shown in cells.items():
+        for index, model in enumerate(models):  # this item's effect, then the mean and n, per model
+            assert shown[2 + 3 * index] == f"{own[(model, prediction, comparison)]:.2f}"
+    assert "this item" in item_page

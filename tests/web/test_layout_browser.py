@@ -51,10 +51,12 @@ def _pages(model: str) -> dict[str, tuple[str, str]]:
         "suites": ("/suites", "button:has-text('Upload')"),
         "suite": ("/suites/1", "#suite-results a.run-title"),
         "editor": ("/suites/1/edit", "#save"),
+        "new suite": ("/suites/new", "#add-prediction"),
+        "compare": ("/compare?run=1", "#comparison"),
         "runs": ("/runs", "button:has-text('Start run')"),
         "results": ("/runs/1", "#accuracy"),
         "items": ("/runs/1/items?suite=agreement_across_pp", "table.items-table"),
-        "item": ("/runs/1/suites/agreement_across_pp/items/1", "#sentences"),
+        "item": ("/runs/1/suites/agreement_across_pp/items/1", "#item-plot img"),
         "leaderboard": ("/leaderboard", "#leaderboard"),
         "model": (f"/model?name={quote(model, safe='')}", "#model-results a.run-title"),
         "capabilities": ("/capabilities", "#upload button[type=submit]"),
@@ -111,3 +113,26 @@ def test_a_wide_table_scrolls_in_its_own_box_on_a_phone(browser, site):  # noqa:
     finally:
         context.close()
 
+
+
+def test_the_suites_list_has_compact_rows_in_a_laptop_window(browser, site):  # noqa: F811
+    """Each suite is at most two lines high at 1280 px (its links and date side by side, not four lines of them), so
+    that the 34 SyntaxGym suites take 1,302 px at 1280 px wide, not 2,966 (issue 41: 39 suites made a
+    3,100 px page)."""
+    base, _ = site
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=base)
+    page = context.new_page()
+    try:
+        page.goto("/suites")
+        rows = page.locator("table.suites-list tbody tr")
+        assert rows.count() == 3
+        box = page.locator("section.grow")  # the list fits beside the upload card: nothing to scroll to
+        assert box.evaluate("b => b.scrollWidth <= b.clientWidth"), box.evaluate("b => [b.scrollWidth, b.clientWidth]")
+        for k in range(3):
+            row = rows.nth(k)
+            line = row.locator("td").first.evaluate("cell => parseFloat(getComputedStyle(cell).lineHeight)")
+            assert row.bounding_box()["height"] < 3 * line, row.inner_text()  # two lines and the padding
+            actions = row.locator("td.actions a")
+            assert len({round(actions.nth(i).bounding_box()["y"]) for i in range(actions.count())}) == 1
+    finally:
+        context.close()

@@ -61,7 +61,7 @@ def _expected(folder: Path) -> dict[str, float]:
     every: dict[str, dict[str, bool]] = defaultdict(dict)
     with (folder / "predictions.csv").open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            holds = row["holds"] == "True"
+            holds = row["holds"] == "TRUE"
             if row["prediction"] == "0":
                 first[row["suite"]][row["item"]] = holds
             every[row["suite"]][row["item"]] = every[row["suite"]].get(row["item"], True) and holds

@@ -113,7 +113,7 @@ def test_build_a_prediction_with_the_builder_and_save_it(open_editor):
 def test_a_typed_formula_moves_the_builder_or_is_a_custom_formula(open_editor):
     page = open_editor("(2;%mismatch%) > (2;%match%)", "(2;%match%) + (3;%match%) < (2;%mismatch%) + (3;%mismatch%)",
                        "((2;%mismatch%) > (2;%match%)) & ((3;%mismatch%) = (3;%match%))",
-                       "((2;%mismatch%) - (2;%match%)) > 0")
+                       "((2;%mismatch%) - (2;%match%)) > 0 | (3;%mismatch%) > (3;%match%)")  # "|": custom
     expect(select(page, "prediction 0, left side: region")).to_have_value("2")
     expect(select(page, "prediction 1, right side: region 2 of the sum")).to_have_value("3")
     expect(select(page, "prediction 2, comparison 2: relation")).to_have_value("=")
@@ -158,8 +158,8 @@ def test_a_typed_formula_moves_the_builder_or_is_a_custom_formula(open_editor):
     expect(formula(page, 3)).to_have_value("(1;%mismatch%) > (1;%match%)")
     expect(builder.locator(".b-comparison")).to_have_count(1)
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "prediction 3, left side: region"
-    page.click("#undo")  # replacing is a structural change: Undo brings the custom formula back
-    expect(formula(page, 3)).to_have_value("(2;%mismatch%) - (2;%match%) > 0")  # as stored: canonical
+    page.click("#undo")  # replacing is a structural change: Undo brings the custom formula back (stored canonical)
+    expect(formula(page, 3)).to_have_value("(2;%mismatch%) - (2;%match%) > 0 | (3;%mismatch%) > (3;%match%)")
     expect(page.locator('.builder[data-p="3"] .b-custom')).to_be_visible()
 
 
@@ -198,3 +198,92 @@ def test_a_built_prediction_follows_renamed_and_removed_conditions_and_regions(o
     page.click("#undo")
     expect(left).not_to_have_class(INVALID)
     expect(formula(page, 0)).to_have_value("(1;%mismatched%) > (1;%match%)")
+
+
+def test_the_builder_writes_the_new_operators_and_each_formula_validates(open_editor):
+    """>=, <=, !=, not, a number times a side, a difference, its absolute value, a number, a range of regions and a
+    prediction's own tolerance, each chosen with the builder: the formula written, the server's live check agreeing
+    (its canonical form is the text), the note that SyntaxGym's own tools could not read it, and the saved JSON."""
+    page = open_editor()
+    page.click("#add-prediction")
+    status = page.locator('.formula-status[data-p="0"]')
+
+    def built(text: str) -> None:
+        expect(formula(page, 0)).to_have_value(text)
+        expect(status.locator("code")).to_have_text(text)  # the server parsed it to exactly this canonical text
+        expect(status).to_contain_text("✓")
+
+    select(page, "prediction 0: relation").select_option(">=")
+    built("(1;%mismatch%) >= (1;%match%)")
+    expect(status.locator(".peer-note")).to_contain_text("uses '>=': syntaxgym-core and the syntaxgym.org website "
+                                                         "could not read this suite")
+    select(page, "prediction 0: not (the comparison must not hold)").check()
+    built("!((1;%mismatch%) >= (1;%match%))")
+    select(page, "prediction 0: not (the comparison must not hold)").uncheck()
+    select(page, "prediction 0, right side: form").select_option("scaled")
+    built("(1;%mismatch%) >= 2 * (1;%match%)")
+    select(page, "prediction 0, right side: times (a number)").fill("0.50")
+    built("(1;%mismatch%) >= 0.5 * (1;%match%)")
+    expect(select(page, "prediction 0, right side: times (a number)")).to_have_value("0.50")  # left as typed
+    select(page, "prediction 0, right side: times (a number)").fill("x")  # not a number: marked, formula kept
+    expect(select(page, "prediction 0, right side: times (a number)")).to_have_class(INVALID)
+    built("(1;%mismatch%) >= 0.5 * (1;%match%)")
+    select(page, "prediction 0, left side: form").select_option("difference")
+    built("(1;%mismatch%) - (1;%match%) >= 0.5 * (1;%match%)")
+    expect(select(page, "prediction 0, left side, subtracted: condition")).to_have_value("match")
+    select(page, "prediction 0, right side: form").select_option("number")
+    built("(1;%mismatch%) - (1;%match%) >= 0")
+    select(page, "prediction 0, right side: number").fill("-1.5")
+    built("(1;%mismatch%) - (1;%match%) >= -1.5")
+    select(page, "prediction 0, left side: form").select_option("abs")
+    select(page, "prediction 0: relation").select_option("<=")
+    built("abs((1;%mismatch%) - (1;%match%)) <= -1.5")
+    select(page, "prediction 0, right side: number").fill("0.25")
+    page.get_by_label("prediction 0, left side: add a region to the sum").click()
+    select(page, "prediction 0, left side: region 2 of the sum").select_option("3")
+    built("abs((1;%mismatch%) + (3;%mismatch%) - (1;%match%)) <= 0.25")
+    page.get_by_label("prediction 0, left side, subtracted: add a region to the sum").click()
+    select(page, "prediction 0, left side, subtracted: region 2 of the sum").select_option("2")
+    built("abs((1;%mismatch%) + (3;%mismatch%) - ((1;%match%) + (2;%match%))) <= 0.25")
+    page.get_by_label("prediction 0, left side, subtracted: as one reference (N..M)").check()
+    built("abs((1;%mismatch%) + (3;%mismatch%) - (1..2;%match%)) <= 0.25")
+    page.get_by_label("prediction 0, left side: as one reference (N..M)").check()
+    built("abs((1,3;%mismatch%) - (1..2;%match%)) <= 0.25")
+    expect(status.locator(".peer-note")).to_contain_text("uses '<=', 'abs( )', a region range 'N..M', "
+                                                         "a region list 'N,M'")
+    select(page, "prediction 0: relation").select_option("!=")
+    built("abs((1,3;%mismatch%) - (1..2;%match%)) != 0.25")
+
+    page.get_by_label("prediction 0: own atol (bits)").fill("-1")  # refused on Save, with where
+    page.click("#save")
+    expect(page.locator("#problems")).to_contain_text("atol is a number of at least 0")
+    expect(page.get_by_label("prediction 0: own atol (bits)")).to_have_class(INVALID)
+    page.get_by_label("prediction 0: own atol (bits)").fill("0.05")
+    page.get_by_label("prediction 0: own rtol (× |right side|)").fill("0")
+    expect(status.locator(".peer-note").last).to_contain_text("has its own atol and rtol")
+    page.click("#save")
+    page.wait_for_url("**/suites/1")
+    stored = json.loads(page.request.get("/suites/1/download?version=2").text())
+    assert stored["predictions"] == [{"type": "formula", "formula": "abs((1,3;%mismatch%) - (1..2;%match%)) != 0.25",
+                                      "atol": 0.05, "rtol": 0}]
+
+
+def test_a_typed_formula_with_the_new_operators_moves_the_builder(open_editor):
+    page = open_editor("!((2;%mismatch%) < 2 * (2;%match%)) & (2..3;%mismatch%) != (2,3;%match%)",
+                       "((3;%mismatch%) - (3;%match%)) > ((2;%mismatch%) - (2;%match%))")
+    expect(select(page, "prediction 0, comparison 1: not (the comparison must not hold)")).to_be_checked()
+    expect(select(page, "prediction 0, comparison 1, right side: form")).to_have_value("scaled")
+    expect(select(page, "prediction 0, comparison 1, right side: times (a number)")).to_have_value("2")
+    expect(select(page, "prediction 0, comparison 2: relation")).to_have_value("!=")
+    expect(select(page, "prediction 0, comparison 2, left side: as one reference (N..M)")).to_be_checked()
+    expect(select(page, "prediction 0, comparison 2, right side: region 2 of the sum")).to_have_value("3")
+    expect(select(page, "prediction 1, left side: form")).to_have_value("difference")  # as mvrr's third comparison
+    expect(select(page, "prediction 1, right side, subtracted: condition")).to_have_value("match")
+    expect(page.locator('.formula-status[data-p="1"]')).to_have_text(
+        "✓ (3;%mismatch%) - (3;%match%) > (2;%mismatch%) - (2;%match%)")
+    expect(page.locator('.formula-status[data-p="1"] .peer-note')).to_have_count(0)  # SyntaxGym reads this one
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.locator(".save-bar").evaluate("bar => { bar.style.visibility = 'hidden'; }")
+        page.locator("#predictions").locator("..").screenshot(
+            path=str(Path(SHOTS) / "web-prediction-builder-operators.png"))

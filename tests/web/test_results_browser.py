@@ -37,7 +37,7 @@ def _paper_results(name: str) -> dict[str, list[bool]]:
     with (HU2020 / name).open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             if row["model"].endswith("_0"):  # the first of the paper's random seeds
-                by_suite.setdefault(row["suite"], []).append(row["correct"] == "True")
+                by_suite.setdefault(row["suite"], []).append(row["correct"] == "TRUE")
     return by_suite
 
 

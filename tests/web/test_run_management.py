@@ -74,14 +74,14 @@ def test_deleting_a_run_removes_row_and_folder_and_frees_the_suites_only_it_used
 
     assert client.post(f"/runs/{deleted}/delete").status_code == 302
     assert _record(app, deleted) is None and not folder.exists()
-    assert client.get(f"/runs/{deleted}").status_code == 404
+    assert client.get(f"/runs/{deleted}").status_code == 410  # gone, and says so (#41)
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".deleted-")]  # nothing left aside
 
     still_used = client.post("/suites/2/delete")
     assert still_used.status_code == 400 and f"is used by 1 run(s) ({kept})" in still_used.text
     assert client.get("/suites/2").status_code == 200
     assert client.post("/suites/1/delete").status_code == 302  # only the deleted run used it
-    assert client.get("/suites/1").status_code == 404
+    assert client.get("/suites/1").status_code == 410
 
     client.post(f"/runs/{kept}/cancel")  # a cancelled run can go; then suite 2 is free too
     assert client.post(f"/runs/{kept}/delete").status_code == 302

@@ -5,7 +5,7 @@ exist, so the run fails at once: no scoring, a few seconds."""
 from __future__ import annotations
 
 from linguagym.suites import example_suite_paths
-from tests.web.test_browser import browser, expect, server  # noqa: F401  (the Chromium fixtures)
+from tests.web.test_browser import browser, expect, server, untick_models  # noqa: F401  (the Chromium fixtures)
 
 
 def test_name_refuse_run_again_and_delete_a_run(browser, server, tmp_path):  # noqa: F811
@@ -23,6 +23,7 @@ def test_name_refuse_run_again_and_delete_a_run(browser, server, tmp_path):  # n
 
     page.goto("/runs?suite=1")
     page.fill('input[name="name"]', "my first run")
+    untick_models(page)
     page.fill('textarea[name="other_models"]', missing)
     page.select_option('select[name="device"]', "cpu")
     page.fill('input[name="model_args"]', "revison=main")

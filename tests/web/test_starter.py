@@ -136,7 +136,9 @@ def test_syntaxgym_2020_offline_without_a_copy_says_how_to_get_it(client, app, w
     assert response.status_code == 400
     text = response.text
     assert "SyntaxGym 2020 suites are not in this server&#39;s cache and could not be fetched" in text
-    assert "no network" in text  # why the fetch failed
+    heading = re.search(r"<h1>(.*?)</h1>", text, re.S).group(1)
+    assert "no network" not in heading and "http" not in heading  # the heading says what failed, in words (#41)
+    assert "The download said:" in text and "no network" in text  # why the fetch failed, below it
     assert str(web_config.score_cache_dir / "suites" / "syntaxgym-2020") in text  # where to put a copy
     assert "Upload many" in text
     assert stored(app) == {}

@@ -117,7 +117,14 @@ def test_token_is_required_when_not_bound_to_localhost(tmp_path):
 
 def test_formula_endpoint_points_at_errors(client):
     ok = client.post("/api/formula", json={"formula": "(2;%b%) >  (2;%a%)", "conditions": ["a", "b"], "regions": 3})
-    assert ok.json == {"ok": True, "canonical": "(2;%b%) > (2;%a%)", "notes": []}
+    assert ok.json == {"ok": True, "canonical": "(2;%b%) > (2;%a%)", "notes": [], "peers": None}
+    new = client.post("/api/formula", json={"formula": "abs((2..3;%b%) - (2,3;%a%)) >= 1", "conditions": ["a", "b"],
+                                            "regions": 3}).json
+    assert new["ok"] and new["peers"] == ("uses '>=', 'abs( )', a region range 'N..M', a region list 'N,M': "
+                                          "syntaxgym-core and the syntaxgym.org website could not read this suite "
+                                          "(linguagym can)")
+    level = client.post("/api/formula", json={"formula": "mean((2;%b%) - (2;%a%)) > 0"}).json
+    assert level["ok"] and level["peers"].startswith("uses 'mean( )' (a suite-level prediction): syntaxgym-core")
     bad = client.post("/api/formula", json={"formula": "(2;%b%) > > 1"}).json
     assert not bad["ok"] and bad["position"] == 10 and "unexpected" in bad["reason"]
     unknown = client.post("/api/formula", json={"formula": "(4;%c%) > (2;%a%)", "conditions": ["a"],
@@ -153,7 +160,7 @@ def test_errors_are_pages_not_tracebacks(client):
 def test_delete_suite(client):
     _upload(client, minimal_suite())
     assert client.post("/suites/1/delete").status_code == 302
-    assert client.get("/suites/1").status_code == 404
+    assert client.get("/suites/1").status_code == 410  # gone, and the page says so (#41)
 
 
 def test_data_dir_resolution(tmp_path, monkeypatch):
@@ -177,3 +184,24 @@ def test_a_suite_of_empty_sentences_is_refused_by_upload_and_editor(client):
     edited = client.post("/api/suites", json={"suite": data})
     assert edited.status_code == 422 and edited.json["problems"][0]["location"] == "items"
     assert client.get("/suites").text.count("<tr>") == 0
+
+
+def test_saving_without_an_edit_makes_no_version_and_no_automatic_run(app, client, tiny_lm_dir):
+    from linguagym.web.db import RunRecord
+
+    data = minimal_suite(meta={"name": "tiny", "metric": "sum", "author": "", "reference": ""})
+    assert _upload(client, data).status_code == 302
+    assert client.post("/settings", data={"other_models": str(tiny_lm_dir)}).status_code == 302  # runs every save
+    resaved = minimal_suite(meta={"name": "tiny", "metric": "sum"})  # as the editor saves it: empty fields dropped
+    for item in resaved["items"]:
+        item["conditions"].reverse()  # and the conditions in another order
+    answer = client.post("/api/suites", json={"suite": resaved}).json
+    assert answer["ok"] and not answer["created"] and answer["version"] == 1
+    assert "but for the order of conditions or empty fields" in client.get("/suites/1").text
+    with app.extensions["sessions"]() as session:
+        assert session.query(RunRecord).count() == 0
+    resaved["items"][0]["conditions"][0]["regions"][1]["content"] = "runs"  # an edit: a version and a run
+    answer = client.post("/api/suites", json={"suite": resaved}).json
+    assert answer["created"] and answer["version"] == 2
+    with app.extensions["sessions"]() as session:
+        assert session.query(RunRecord).count() == 1

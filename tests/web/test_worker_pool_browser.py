@@ -8,7 +8,7 @@ import pytest
 
 from linguagym.suites import example_suite_paths
 from tests.web.conftest import serve_in_thread
-from tests.web.test_browser import _shot, browser, expect  # noqa: F401  (the Chromium fixture)
+from tests.web.test_browser import _shot, browser, expect, untick_models  # noqa: F401  (the Chromium fixture)
 from tests.web.test_worker_pool import THREADS_ENV, Gate, gated_scorers
 
 
@@ -41,6 +41,7 @@ def test_two_runs_queued_from_the_browser_run_at_once(browser, pool_server, tiny
     for number in (1, 2):
         page.goto(f"/runs?suite={number}")
         page.fill('input[name="name"]', f"at once {number}")
+        untick_models(page)
         page.fill('textarea[name="other_models"]', str(tiny_lm_dir))
         page.select_option('select[name="device"]', "cpu")
         page.click("button:has-text('Start run')")

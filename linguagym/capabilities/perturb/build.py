@@ -25,7 +25,7 @@ from typing import Any
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.perturb.contractions import contraction_variant
 from linguagym.capabilities.perturb.entities import PERSON, PLACE, Entity, swap_entities
-from linguagym.capabilities.perturb.negation import add_negation
+from linguagym.capabilities.perturb.negation import REFUSALS, Evaluative, evaluative_words, negate_main_clause
 from linguagym.capabilities.perturb.typos import add_typo
 from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT, PAIRED
 from linguagym.capabilities.testfile.model import (
@@ -101,9 +101,11 @@ def add_checklist_tests(document: CapabilityTestFile, test_types: Sequence[str],
     return dataclasses.replace(document, tests=tuple(tests), perturbations=block, version=version)
 
 
-def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed: int,
-                    nlp) -> tuple[dict[str, list[CapabilityTest]], dict[str, dict[str, int]]]:
-    """Capability -> its new tests, and per perturbation how many tests were made of how many candidates."""
+def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed: int, nlp,
+                    evaluative: Evaluative | None = None) -> tuple[dict[str, list[CapabilityTest]], dict[str, Any]]:
+    """Capability -> its new tests, and per perturbation how many tests were made of how many candidates (and, for
+    negation, how many candidates were refused for each reason, ``perturb.negation.REFUSALS``). ``evaluative``:
+    which tokens outside the negated clause refuse a negation (default ``evaluative_words("positive")``)."""
     seeds = [t for t in mft if t.kind == "seed"]
     by_id = {t.id: t for t in mft}
     made: dict[str, list[CapabilityTest]] = {}
@@ -111,6 +113,9 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
 
     def add(name: str, base: CapabilityTest, text: str | None, **fields: Any) -> None:
         counts[name]["candidates"] += 1
+        if (refused := fields.get("refused")) is not None:  # why a candidate made no test, where it is known
+            reasons = counts[name].setdefault("refused", {})
+            reasons[refused] = reasons.get(refused, 0) + 1
         if text is None or text == fields.get("original_text", base.text):
             return
         counts[name]["made"] += 1
@@ -140,15 +145,21 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
     if DIR.code in types:
         positives = _positive_sentences(seeds)
         docs = dict(zip(positives, nlp.pipe(positives), strict=True)) if positives else {}
+        evaluative = evaluative if evaluative is not None else evaluative_words("positive")
+        negations = {text: negate_main_clause(doc, evaluative) for text, doc in docs.items()}
         seen: set[tuple[str, str]] = set()
         for test in seeds:
             text = _positive_sentence(test)
             if text is None or (test.capability, text) in seen:
                 continue
             seen.add((test.capability, text))
-            add("negation", test, add_negation(docs[text]), original_text=text,
+            negation = negations[text]
+            add("negation", test, negation.text, refused=negation.refused, original_text=text,
                 original=test.id if text == test.text else None, expected=("negative", "neutral"),
                 direction=Direction(label="positive", change="decrease", tolerance=DIR_TOLERANCE))
+        if "refused" in counts["negation"]:  # the reasons in REFUSALS' order, whatever order they came in
+            found = counts["negation"]["refused"]
+            counts["negation"]["refused"] = {reason: found[reason] for reason in REFUSALS if reason in found}
     return made, counts
 
 

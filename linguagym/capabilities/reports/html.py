@@ -90,6 +90,7 @@ def render_report(document: CapabilityTestFile, record: Mapping[str, Any], runs:
                          f"<span class=error>{e(run.error or '')}</span></div>")
     parts += _summary(summaries)
     parts += _checklist(runs, labels, summaries, examples)
+    parts += _refusals(document.perturbations)
     parts += _classifiers(record, runs, labels)
     parts += _capabilities(document, runs, labels, summaries, examples)
     parts.append("</main></body></html>\n")
@@ -172,6 +173,7 @@ def _capabilities(document: CapabilityTestFile, runs: Sequence[ClassifierRun], l
     if not summaries:
         return parts
     descriptions = {c.id: c.description for c in document.capabilities}
+    shortages = {c.id: [n for n in c.notes or () if n.startswith("fewer than")] for c in document.capabilities}
     tests = document.by_id()
     finished = [(label, run) for label, run in zip(labels, runs, strict=True) if run.ok]
     for row in next(iter(summaries.values())).capabilities:
@@ -180,6 +182,7 @@ def _capabilities(document: CapabilityTestFile, runs: Sequence[ClassifierRun], l
             parts.append(f"<p>{e(descriptions[row.id] or '')}</p>")
         parts.append(f"<p class=meta>{_count(row.seeds.total, 'seed')}, {_count(row.expansions.total, 'expansion')}"
                      "</p>")
+        parts += [f"<p class=notes>{e(note)}</p>" for note in shortages.get(row.id, ())]
         if not row.tests:
             continue
         for label, run in finished:
@@ -195,6 +198,17 @@ def _capabilities(document: CapabilityTestFile, runs: Sequence[ClassifierRun], l
             parts += _confusion(numbers.confusion)
             parts += _examples(run, row.id, tests, examples)
     return parts
+
+
+def _refusals(perturbations: Mapping[str, Any] | None) -> list[str]:
+    """How many positive sentences the DIR negation refused, and why (the test file's counts), where it says."""
+    negation = ((perturbations or {}).get("made") or {}).get("negation") or {}
+    refused = negation.get("refused") or {}
+    if not refused:
+        return []
+    reasons = ", ".join(f"{n} {reason}" for reason, n in refused.items())
+    return [f"<p class=notes>DIR negation: {negation.get('made', 0)} pairs made of {negation.get('candidates', 0)} "
+            f"positive sentences; refused rather than negated in the wrong place: {e(reasons)}.</p>"]
 
 
 def _checklist(runs: Sequence[ClassifierRun], labels: Sequence[str], summaries: Mapping[str, FailureSummary],

@@ -7,3 +7,7 @@ from __future__ import annotations
 # the default dataset gives about 42,000 seeds, and excluding them and their source sentences from training
 # (``lct train-classifier --exclude``) leaves no training rows.
 DEFAULT_MAX_SEEDS = 50
+
+# Fewer seeds than this and a capability's failure rate says little (one seed is 10 points of it): the test file
+# notes why it has fewer, and ``lct generate`` says so.
+MIN_SEEDS = 10

@@ -4,7 +4,10 @@ protocol: a seeded random sample; None keeps every match);
 alternatives and partner sentences (``sources``) are drawn by a random generator seeded from the run's seed,
 the capability, the case and S's row, so a test does not change when other capabilities or caps change.
 Sentences that ``screening`` finds truncated or broken are neither seeds nor partners (``usable``); each case
-notes how many of its matches they were.
+notes how many of its matches they were. A case whose template negates S (``|negate``, LC4 and LC5) refuses S
+where ``check_negated`` finds a reason (an evaluative phrase the negation does not reach: "This is not a train
+wreck ..., a stupefying attempt ..."), and notes how many. A capability left with fewer than ``MIN_SEEDS`` seeds
+notes why: how many sentences met each case's search at all.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from dataclasses import dataclass, field
 
 from linguagym.capabilities.data.analysis import Analysis
 from linguagym.capabilities.data.datasets import LABELS, Dataset
-from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
+from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS, MIN_SEEDS
 from linguagym.capabilities.seeds.search import Match, search_match
-from linguagym.capabilities.seeds.specs import Search, Spec
+from linguagym.capabilities.seeds.specs import NEGATED_VERB, Search, Spec
 from linguagym.capabilities.seeds.templates import Slot, render
 from linguagym.capabilities.testfile.model import CapabilityTest, Provenance, SourceRow
+
+CheckNegated = Callable[[Analysis, int], "str | None"]
 
 
 @dataclass
@@ -32,9 +37,12 @@ class CapabilityResult:
 
 def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis], *, seed: int = 0,
                    max_seeds: int | None = DEFAULT_MAX_SEEDS, progress: Callable[[int], None] | None = None,
-                   usable: Sequence[bool] | None = None) -> list[CapabilityResult]:
+                   usable: Sequence[bool] | None = None,
+                   check_negated: CheckNegated | None = None) -> list[CapabilityResult]:
     """Seed tests for each spec, in spec order; ``analyses[i]`` is the analysis of ``dataset.examples[i]``;
-    ``usable[i]`` False leaves that sentence out (``screening.screen``; all are usable without it)."""
+    ``usable[i]`` False leaves that sentence out (``screening.screen``; all are usable without it);
+    ``check_negated(analysis, verb_start)``: why S may not be negated at that verb, or None (every S may without
+    it)."""
     if len(analyses) != len(dataset.examples) or (usable is not None and len(usable) != len(analyses)):
         raise ValueError("one analysis (and one usable flag) per example is needed")
     memo: dict[Search, tuple[list[tuple[int, Match]], int]] = {}
@@ -66,8 +74,13 @@ def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis]
                 result.notes.append(f"case {case_number}: no sentence for slot(s) {', '.join(empty)}")
                 continue
             duplicates = 0
+            refused: dict[str, int] = {}
+            negates = check_negated is not None and "|negate" in (case.template or "")
             for index, match in found:
                 example = dataset.examples[index]
+                if negates and (reason := check_negated(analyses[index], match.captures[NEGATED_VERB][0])):
+                    refused[reason] = refused.get(reason, 0) + 1
+                    continue
                 rng = random.Random(f"{seed}/{spec.id}/{case_number}/{example.id}")
                 slots = {"S": Slot(example, analyses[index], match)}
                 for name, pool in pools.items():
@@ -85,13 +98,25 @@ def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis]
                                               case.expected, dataset.name))
             if duplicates:
                 result.notes.append(f"case {case_number}: {duplicates} duplicate text(s) dropped")
+            for reason, count in refused.items():
+                result.notes.append(f"case {case_number}: {count} sentence(s) refused: {reason}")
         if max_seeds is not None and len(result.tests) > max_seeds:
             keep = set(random.Random(f"{seed}/{spec.id}/cap").sample(range(len(result.tests)), max_seeds))
             result.tests = [t for i, t in enumerate(result.tests) if i in keep]
+        if len(result.tests) < MIN_SEEDS:
+            result.notes.append(shortage(result, len(dataset.examples)))
         results.append(result)
         if progress:
             progress(1)
     return results
+
+
+def shortage(result: CapabilityResult, rows: int) -> str:
+    """Why a capability has fewer than ``MIN_SEEDS`` seeds: its rules meet too few of the dataset's sentences."""
+    met = " and ".join(f"case {n}: {m}" for n, m in enumerate(result.matches, start=1))
+    return (f"fewer than {MIN_SEEDS} seeds ({len(result.tests)}): of the dataset's {rows} sentences, only these met "
+            f"the search ({met}, after truncated, broken and run-together ones were left out); the rules are the "
+            "spec's, so a larger dataset or other rules (--specs) give more")
 
 
 def _draw(pool: list[tuple[int, Match]], exclude: int, rng: random.Random) -> tuple[int, Match] | None:

@@ -64,10 +64,34 @@ def negate(analysis: Analysis, verb_start: int, short: bool = False) -> str:
     if verb.tag in _DO:
         full, contracted = _DO[verb.tag]
         lemma = verb.lemma.lower() if verb.text.islower() else verb.lemma
+        if verb.tag == "VBZ":  # the spelling rule, not the lemmatiser's guess ("shines" -> "shin")
+            lemma = third_person_base(verb.text) or lemma
         if not lemma.isalpha() or word.endswith("ly"):  # "flails limply": the tagger took the adverb for the verb
             raise CannotNegate(f"no base form for {verb.text!r}")
         return text[:verb.start] + (contracted if short else full) + " " + lemma + text[verb.end:]
     raise CannotNegate(f"{verb.text!r} ({verb.tag}) is not a finite verb this can negate")
+
+
+_SIBILANT_OR_O = ("s", "x", "z", "ch", "sh", "o")
+_IRREGULAR_THIRD = {"has": "have", "does": "do", "is": "be"}
+
+
+def third_person_base(word: str) -> str | None:
+    """The base form of a third-person singular present verb by English spelling: ``-ies`` after a consonant is
+    ``-y`` (flies), ``-es`` is a suffix only after s, x, z, ch, sh or o (watches, goes; so "shines" is "shine", not
+    spaCy's "shin"), else ``-s`` (stinks); ``None`` for a word that is not so formed."""
+    lower = word.lower()
+    if lower in _IRREGULAR_THIRD:
+        base = _IRREGULAR_THIRD[lower]
+    elif len(lower) > 4 and lower.endswith("ies") and lower[-4] not in "aeiou":  # (dies, lies: -s)
+        base = lower[:-3] + "y"
+    elif lower.endswith("es") and lower[:-2].endswith(_SIBILANT_OR_O):
+        base = lower[:-2]
+    elif lower.endswith("s") and not lower.endswith("ss") and len(lower) > 2:
+        base = lower[:-1]
+    else:
+        return None
+    return base if word.islower() else word[:len(base)] if word[:len(base)].lower() == base else base
 
 
 _CLITICS = {("'s", "be"): "isn't", ("'re", "be"): "aren't", ("'s", "have"): "hasn't", ("'ve", "have"): "haven't"}

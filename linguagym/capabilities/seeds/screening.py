@@ -15,22 +15,27 @@ Reasons (checked in this order, the first that applies is counted):
 - ``tokenisation debris``: Penn Treebank tokens (``-LRB-``, doubled backticks or apostrophes), split clitics
   (``did n't``, ``film 's``), a space before a comma or inside brackets (``( 'Safe Conduct')``), or two
   sentences glued at a period (``cinema.another``).
+- ``run together (a lost dash)``: two noun phrases run together where the source lost a dash ("an action film a
+  stupefying attempt ..."), by the parse (``run_on``'s stated rule); checked only when ``screen`` is given a
+  parser.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from linguagym.capabilities.data.analysis import Analysis
+from linguagym.capabilities.seeds.run_on import RUN_TOGETHER, candidate, run_together
 
 TRUNCATED = "truncated"
 STARTS_MID_SENTENCE = "starts mid-sentence"
 UNBALANCED = "unbalanced quotes or brackets"
 DEBRIS = "tokenisation debris"
-REASONS = (TRUNCATED, STARTS_MID_SENTENCE, UNBALANCED, DEBRIS)
+REASONS = (TRUNCATED, STARTS_MID_SENTENCE, UNBALANCED, DEBRIS, RUN_TOGETHER)
+Parse = Callable[[list[str]], Iterable]  # texts -> their spaCy docs, with a dependency parse
 
 CUT_ROWS = 3  # rows sharing the longest length that make it a length limit the source cut texts at
 # characters short of that limit still counted as cut: the source counted bytes or trimmed the space it cut at
@@ -62,13 +67,20 @@ class Screening:
         return {"dropped": len(self.reasons), "reasons": self.counts}
 
 
-def screen(texts: Sequence[str], analyses: Sequence[Analysis]) -> Screening:
+def screen(texts: Sequence[str], analyses: Sequence[Analysis], parse: Parse | None = None) -> Screening:
+    """Which of ``texts`` are usable; ``parse`` (texts -> parsed docs) also finds those run together, parsing only
+    the few whose tags show a place for it."""
     reasons = {}
     limit = length_limit(texts)
     for index, (text, analysis) in enumerate(zip(texts, analyses, strict=True)):
         reason = unusable_reason(text, analysis, limit)
         if reason is not None:
             reasons[index] = reason
+    if parse is not None:
+        suspects = [i for i, analysis in enumerate(analyses) if i not in reasons and candidate(analysis)]
+        for index, doc in zip(suspects, parse([texts[i] for i in suspects]), strict=True):
+            if run_together(doc):
+                reasons[index] = RUN_TOGETHER
     return Screening([i not in reasons for i in range(len(texts))], reasons)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -14,9 +15,17 @@ from pathlib import Path
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
 from linguagym.evaluation.aggregate import ItemOutcome, read_item_outcomes, surprisal_sums
+from linguagym.evaluation.effects import ItemEffect
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
-from linguagym.evaluation.runfolder.rows import item_outcomes, prediction_rows, region_rows, run_record_json
+from linguagym.evaluation.runfolder.rows import (
+    item_outcomes,
+    prediction_rows,
+    region_rows,
+    run_effects,
+    run_record_json,
+    suite_prediction_rows,
+)
 from linguagym.names import suite_file_name
 
 PredictionShares = dict[str, list[tuple[str, float]]]
@@ -32,6 +41,8 @@ class RunData:
     # computed from the result in memory where the folder need not be read back (held_run); else read on demand
     held_regions: dict[str, plots.SuiteRegions] | None = field(default=None, repr=False, compare=False)
     held_predictions: PredictionShares | None = field(default=None, repr=False, compare=False)
+    held_effects: list[ItemEffect] | None = field(default=None, repr=False, compare=False)
+    held_suite_level: list[dict[str, str]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def model(self) -> str:
@@ -61,6 +72,8 @@ class RunData:
         """suite -> the model's mean surprisal per region and condition (what its region plot draws)."""
         if self.held_regions is not None:
             return self.held_regions
+        if self.directory is not None and not self.has(schema.REGIONS):
+            return {}  # imported per-item outcomes (evaluation/imported.py): no region values
         return plots.suite_regions(self.region_rows(), self.metrics())
 
     def metrics(self) -> dict[str, str]:
@@ -76,8 +89,26 @@ class RunData:
         """suite -> each prediction's formula and the share of items on which it holds, in suite order."""
         if self.held_predictions is not None:
             return self.held_predictions
-        return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], row["holds"] == "True")
+        return _prediction_shares((row["suite"], int(row["prediction"]), row["formula"], schema.is_true(row["holds"]))
                                   for row in self.prediction_rows())
+
+    def effects(self) -> list[ItemEffect]:
+        """Every effect of the run (``effects.py``), from ``effects.csv``; none where the run was made before
+        linguagym wrote it (``has(schema.EFFECTS)`` tells)."""
+        if self.held_effects is not None:
+            return self.held_effects
+        if not self.has(schema.EFFECTS):
+            return []
+        return read_effects(self.path(schema.EFFECTS))
+    def suite_level_rows(self) -> list[dict[str, str]]:
+        """The rows of ``suite_predictions.csv``, as text (none where the folder has no such file: earlier
+        versions wrote none)."""
+        if self.held_suite_level is not None:
+            return self.held_suite_level
+        if not self.has(schema.SUITE_PREDICTIONS):
+            return []
+        with self.path(schema.SUITE_PREDICTIONS).open(newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
 
     def columns(self, name: str, wanted: Sequence[str]) -> Iterator[tuple[str, ...]]:
         """The ``wanted`` columns of each row of CSV file ``name``, as text; a column the file lacks (written by an
@@ -114,11 +145,42 @@ def held_run(result: RunResult, *, regions: bool = False) -> RunData:
         text_rows = (dict(zip(schema.REGION_COLUMNS, map(_cell, row), strict=True)) for row in region_rows(result))
         held_regions = plots.suite_regions(text_rows, {s["name"]: s.get("metric", "sum") for s in record["suites"]})
     shares = _prediction_shares((row[1], row[3], row[4], row[6]) for row in prediction_rows(result))
-    return RunData(result.directory, record, item_outcomes(result), held_regions, shares)
+    suite_level = [dict(zip(schema.SUITE_PREDICTION_COLUMNS, map(_cell, row), strict=True))
+                   for row in suite_prediction_rows(result)]
+    return RunData(result.directory, record, item_outcomes(result), held_regions, shares, run_effects(result),
+                   suite_level)
+
+
+def read_effects(path: Path) -> list[ItemEffect]:
+    """The rows of an ``effects.csv`` (``schema.EFFECT_COLUMNS``); a file that is not one is a ``ConfigurationError``
+    naming it and the row."""
+    effects = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = csv.DictReader(handle)
+        missing = [c for c in schema.EFFECT_COLUMNS if c not in (rows.fieldnames or ())]
+        if missing:
+            raise ConfigurationError(f"{path} is not an effects table: it lacks {', '.join(missing)}",
+                                     hint="run the suites again: scores are cached")
+        for row in rows:
+            try:
+                effects.append(ItemEffect(
+                    row["model"], row["suite"], int(row["item"]), int(row["prediction"]), int(row["comparison"]),
+                    row["formula"], row["comparison_formula"], row["op"], row["metric"], _float(row["left"]),
+                    _float(row["right"]), row["undefined_values"]))
+            except (TypeError, ValueError) as error:
+                raise ConfigurationError(f"{path}:{rows.line_num}: not an effects row ({error})",
+                                         hint="run the suites again: scores are cached") from None
+    return effects
+
+
+def _float(text: str) -> float:
+    return float(text) if text else math.nan
 
 
 def _cell(value: object) -> str:
-    """A value as the csv module writes it."""
+    """A value as the run folder's writer writes it (a logical one TRUE/FALSE)."""
+    if isinstance(value, bool):
+        return schema.TRUE if value else schema.FALSE
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 

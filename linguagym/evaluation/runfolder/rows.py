@@ -9,7 +9,10 @@ from collections.abc import Iterable, Iterator
 
 from linguagym.evaluation.aggregate import ItemOutcome
 from linguagym.evaluation.alignment import region_crossings
+from linguagym.evaluation.effects import ItemEffect, suite_effects
+from linguagym.evaluation.evaluate import SuiteResult
 from linguagym.evaluation.run import RunResult
+from linguagym.evaluation.runfolder import schema
 from linguagym.names import short_model_name
 from linguagym.suites.metrics import METRIC_NAMES
 
@@ -27,7 +30,43 @@ def prediction_rows(result: RunResult) -> Iterator[list]:
         suite = suite_result.suite
         for p in suite_result.predictions:
             yield [model, suite.name, p.item, p.prediction, suite.predictions[p.prediction].formula,
-                   suite_result.metric, p.holds, " ".join(map(str, p.undefined)), p.tie]
+                   suite_result.metric, p.holds, bool(p.undefined), p.tie, *_sides(p.sides)]
+
+
+def _sides(sides: tuple[tuple[float, float], ...]) -> list:
+    """``comparisons, left, right, effect`` of a prediction: the sides and their difference where it has one
+    comparison (empty where undefined), only how many where it has several (``effects.csv`` has each)."""
+    if len(sides) != 1:
+        return [len(sides), "", "", ""]
+    left, right = sides[0]
+    return [1, _number(left), _number(right), _number(left - right)]
+
+
+def _number(value: float) -> float | str:
+    return "" if value != value else value  # NaN: empty
+
+
+def run_effects(result: RunResult) -> list[ItemEffect]:
+    """Every effect of a model's run (``effects.py``), suite by suite, under the model's label."""
+    model = model_label(result)
+    return [effect for suite_result in result.suites for effect in suite_effects(model, suite_result)]
+
+
+def effect_rows(result: RunResult) -> Iterator[list]:
+    """``effects.csv``: one row per item, prediction and comparison (``effects.py``); undefined values empty."""
+    for e in run_effects(result):
+        yield [e.model, e.suite, e.item, e.prediction, e.comparison, e.formula, e.comparison_formula, e.op, e.metric,
+               _number(e.left), _number(e.right), _number(e.effect), e.undefined]
+
+
+def suite_prediction_rows(result: RunResult) -> Iterator[list]:
+    """``suite_predictions.csv``: one row per suite-level prediction (``suite_level.py``); NaN: empty."""
+    model = model_label(result)
+    for suite_result in result.suites:
+        for p in suite_result.suite_predictions:
+            yield [model, suite_result.suite.name, p.prediction, p.formula, suite_result.metric, p.statistic,
+                   *["" if v != v else v for v in (p.value, p.ci_low, p.ci_high)], p.op, p.threshold, p.items,
+                   p.undefined_items, p.holds, p.interval_holds]
 
 
 def item_outcomes(result: RunResult) -> list[ItemOutcome]:
@@ -51,20 +90,41 @@ def item_rows(result: RunResult) -> Iterator[list]:
 def region_rows(result: RunResult) -> Iterator[list]:
     """``regions.csv``: one row per item, condition and region; an undefined metric is empty (``""``)."""
     model = model_label(result)
-    # the names are looked up once a suite or a sentence: a run writes 24,000 rows per model
     for suite_result in result.suites:
-        suite_name, region_names = suite_result.suite.name, suite_result.suite.region_names
-        for scored in suite_result.conditions:
-            text, spans, values = scored.sentence.text, scored.sentence.spans, scored.values
-            crossed = region_crossings(scored.alignment) if scored.alignment.crossings else {}
-            for region in scored.alignment.regions:
-                number, tokens = region.number, region.tokens
-                start, end = spans[number - 1]
-                metric = values[number]
-                yield [model, suite_name, scored.item, scored.condition, number, region_names[number - 1],
-                       text[start:end], len(tokens), " ".join([t.token for t in tokens if t.unknown]),
-                       *["" if (v := metric[m]) != v else v for m in METRIC_NAMES],  # NaN: empty
-                       crossed.get(number, "")]
+        yield from _suite_region_rows(model, suite_result)
+
+
+def _suite_region_rows(model: str, suite_result: SuiteResult) -> Iterator[list]:
+    # the names are looked up once a suite or a sentence: a run writes 24,000 rows per model
+    suite_name, region_names = suite_result.suite.name, suite_result.suite.region_names
+    for scored in suite_result.conditions:
+        text, spans, values = scored.sentence.text, scored.sentence.spans, scored.values
+        crossed = region_crossings(scored.alignment) if scored.alignment.crossings else {}
+        for region in scored.alignment.regions:
+            number, tokens = region.number, region.tokens
+            start, end = spans[number - 1]
+            metric = values[number]
+            yield [model, suite_name, scored.item, scored.condition, number, region_names[number - 1],
+                   text[start:end], len(tokens), sum(1 for t in tokens if t.unknown),
+                   *["" if (v := metric[m]) != v else v for m in METRIC_NAMES],  # NaN: empty
+                   crossed.get(number, "")]
+
+
+def long_rows(result: RunResult) -> Iterator[list]:
+    """``long.csv``: a row of ``regions.csv`` per item, condition and region, with the metric predictions use and
+    its value, ``crossed`` (a token crossing a region boundary touched it) and the item's ``correct`` (first
+    prediction) and ``correct_all``; NaN: empty."""
+    model = model_label(result)
+    region_at = {name: index for index, name in enumerate(schema.REGION_COLUMNS)}
+    crossing, first_metric = region_at["crossing"], region_at[METRIC_NAMES[0]]
+    for suite_result in result.suites:
+        first, every = suite_result.item_correct("first"), suite_result.item_correct("all")
+        metric = suite_result.metric
+        at = region_at[metric]
+        for row in _suite_region_rows(model, suite_result):
+            item = row[2]
+            yield [*row[:9], metric, row[at], *row[first_metric:crossing], row[crossing] != "", first[item],
+                   every[item]]
 
 
 def token_rows(results: Iterable[RunResult]) -> Iterator[tuple]:
@@ -97,4 +157,5 @@ def run_record_json(result: RunResult) -> str:
 
 
 ROWS = {"predictions": prediction_rows, "items": item_rows, "regions": region_rows,
-        "tokens": lambda result: token_rows([result])}
+        "tokens": lambda result: token_rows([result]), "effects": effect_rows,
+        "suite_predictions": suite_prediction_rows, "long": long_rows}

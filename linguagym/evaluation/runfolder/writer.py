@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,11 +18,14 @@ from linguagym.evaluation.lm_eval_results import lm_eval_results_json, results_f
 from linguagym.evaluation.run import RunResult
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.rows import (
+    effect_rows,
     item_rows,
+    long_rows,
     model_label,
     prediction_rows,
     region_rows,
     run_record_json,
+    suite_prediction_rows,
     token_rows,
 )
 from linguagym.evaluation.scored_suites import scored_suite_dict
@@ -37,14 +40,29 @@ def _value(x: float) -> float | str:
 
 
 def _write_csv(path: Path, header: list[str], rows) -> None:
+    logical = [index for index, column in enumerate(header) if column in schema.BOOLEAN_COLUMNS]
     with atomic_open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows(_logical_cells(rows, logical) if logical else rows)
+
+
+def _logical_cells(rows: Iterable[Sequence], at: list[int]) -> Iterator[list]:
+    """The rows with their logical cells written TRUE/FALSE, which R's read.csv reads as logical (it reads Python's
+    True/False as text); pandas reads both."""
+    for row in rows:
+        cells = list(row)
+        for index in at:
+            cells[index] = schema.TRUE if cells[index] else schema.FALSE
+        yield cells
 
 
 def write_predictions(result: RunResult, path: Path) -> None:
     _write_csv(path, list(schema.PREDICTION_COLUMNS), prediction_rows(result))
+
+
+def write_effects(result: RunResult, path: Path) -> None:
+    _write_csv(path, list(schema.EFFECT_COLUMNS), effect_rows(result))
 
 
 def write_items(result: RunResult, path: Path) -> None:
@@ -53,6 +71,25 @@ def write_items(result: RunResult, path: Path) -> None:
 
 def write_regions(result: RunResult, path: Path) -> None:
     _write_csv(path, list(schema.REGION_COLUMNS), region_rows(result))
+
+
+def write_suite_predictions(result: RunResult, path: Path) -> None:
+    _write_csv(path, list(schema.SUITE_PREDICTION_COLUMNS), suite_prediction_rows(result))
+
+
+def write_long(result: RunResult, path: Path) -> None:
+    _write_csv(path, list(schema.LONG_COLUMNS), long_rows(result))
+
+
+def write_long_parquet(result: RunResult, path: Path) -> bool:
+    """``long.parquet``, the long table with its column types, where pyarrow is installed (the ``parquet`` extra);
+    returns whether it was written."""
+    from linguagym.evaluation.runfolder.parquet import pyarrow_installed, write_parquet
+
+    if not pyarrow_installed():
+        return False
+    write_parquet(path, schema.LONG_COLUMNS, long_rows(result))
+    return True
 
 
 def write_tokens(result: RunResult, path: Path) -> None:
@@ -83,8 +120,12 @@ def write_run(result: RunResult, out_dir: str | Path) -> Path:
 def _write_run_files(result: RunResult, out: Path) -> None:
     write_predictions(result, out / schema.PREDICTIONS)
     write_items(result, out / schema.ITEMS)
+    write_effects(result, out / schema.EFFECTS)
     write_regions(result, out / schema.REGIONS)
     write_tokens(result, out / schema.TOKENS)
+    write_suite_predictions(result, out / schema.SUITE_PREDICTIONS)  # (its header alone where no suite has any)
+    write_long(result, out / schema.LONG)
+    write_long_parquet(result, out / schema.LONG_PARQUET)
     used: set[str] = set()
     for suite_result in result.suites:
         data = scored_suite_dict(suite_result, model_label(result))  # syntaxgym-core reads it

@@ -36,7 +36,8 @@ def score_texts(
     unique = scoring_order(texts)
     scores: dict[str, ScoredText] = {}
     members = optional(scorer)
-    reporter = members if members.reports_progress and progress is not None else None
+    # tokens only where the total was counted in tokens too (``work_to_do``): else progress goes by texts
+    reporter = members if counts_in_tokens(scorer) and progress is not None else None
     if reporter is not None:
         reporter.progress = progress
     try:

@@ -7,9 +7,10 @@ signed-in user (with accounts) or with the access token (a script: no session or
 from __future__ import annotations
 
 import hmac
+import math
 import secrets
 
-from flask import Flask, Response, g, request, session
+from flask import Flask, Response, g, make_response, request, session
 
 from linguagym.errors import ConfigurationError
 from linguagym.web import context
@@ -23,6 +24,11 @@ from linguagym.web.errors import refuse
 
 # reachable without signing in (each still needs the CSRF token): signing in, out and up
 SIGNED_OUT_ENDPOINTS = frozenset({"login", "logout", "accounts.signup"})
+# POSTs that change nothing (a computation on the sent body, e.g. the editor's live formula check): anyone may call
+# them, with the CSRF token, so a signed-out author's valid formula is never marked wrong; a caller that is not
+# signed in is held to READ_ONLY_RATE calls a minute per address
+READ_ONLY_POSTS = frozenset({"suites.check_formula"})
+READ_ONLY_RATE = 240
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; "
        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -33,7 +39,8 @@ def install(app: Flask, config: WebConfig) -> None:
     hosts = host_policy(config)
     throttle = FailureThrottle()
     app.extensions["login_throttle"] = throttle  # ownership's token check counts its failures here too
-    app.before_request(lambda: check_request(config, hosts, throttle))
+    rate = FailureThrottle(limit=READ_ONLY_RATE)  # here each call counts, not only failures
+    app.before_request(lambda: check_request(config, hosts, throttle, rate))
     app.after_request(security_headers)
     signin.add_routes(app, config, throttle)
 
@@ -46,7 +53,8 @@ def host_policy(config: WebConfig) -> HostPolicy:
                                  settings=["allowed_hosts"]) from None
 
 
-def check_request(config: WebConfig, hosts: HostPolicy, throttle: FailureThrottle) -> Response | None:
+def check_request(config: WebConfig, hosts: HostPolicy, throttle: FailureThrottle,
+                  rate: FailureThrottle | None = None) -> Response | None:
     """``None`` lets the request through; else the response that refuses it."""
     refused = foreign_host(hosts)  # before anything touches the session: no page, cookie or token
     if refused is not None:
@@ -59,6 +67,8 @@ def check_request(config: WebConfig, hosts: HostPolicy, throttle: FailureThrottl
         return refused
     if request.endpoint in SIGNED_OUT_ENDPOINTS:
         return csrf_refusal()
+    if request.endpoint in READ_ONLY_POSTS and bearer_token() is None:  # a script's token is checked as ever
+        return csrf_refusal() or read_only_rate(rate)
     if ownership.accounts_on():
         return account_refusal(config, throttle)
     if config.token_required and not session.get("authorized"):
@@ -96,6 +106,21 @@ def csrf_refusal():
     sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf", "")
     if not hmac.compare_digest(sent.encode(), session["csrf"].encode()):
         return refuse(400, "The form had expired or came from another site.", "Reload the page and try again.")
+    return None
+
+
+def read_only_rate(rate: FailureThrottle | None):
+    """A signed-out caller of a read-only POST past its calls a minute: 429 with Retry-After."""
+    if rate is None or ownership.current_user() is not None or session.get("authorized"):
+        return None
+    key = f"read-only:{client()}"
+    wait = rate.wait(key)
+    if wait:
+        response = make_response(refuse(429, f"More than {READ_ONLY_RATE} checks a minute from this address.",
+                                        f"Wait {math.ceil(wait)} seconds, or sign in."))
+        response.headers["Retry-After"] = str(math.ceil(wait))
+        return response
+    rate.failed(key)  # counts the call
     return None
 
 

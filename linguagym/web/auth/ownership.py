@@ -147,6 +147,13 @@ def require_owner(record) -> None:
         raise refused
 
 
+def needs_sign_in() -> bool:
+    """For the pages: whether this browser must sign in (or log in with the token) before it may save anything."""
+    if accounts_on():
+        return current_user() is None and not _token_holder()
+    return not acts_as_admin()
+
+
 def may_change(record) -> bool:
     """For the pages: whether to offer the buttons that change or delete ``record``. Without accounts, always (the
     app's security checks guard the changes themselves, as before)."""

@@ -22,6 +22,7 @@ from linguagym.capabilities.testfile.load import parse_tests
 from linguagym.capabilities.testfile.model import CapabilityTestFile, require_test_file
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import CapabilityJob, TestFileRecord, now
+from linguagym.web.deleted import missing, remember_deleted
 from linguagym.web.errors import NotFound
 from linguagym.web.text import clean_text, contains_pattern
 
@@ -90,7 +91,7 @@ def list_test_files(session: Session, query: str = "") -> list[TestFileRecord]:
 def get_test_file(session: Session, file_id: int) -> TestFileRecord:
     record = session.get(TestFileRecord, file_id)
     if record is None:
-        raise NotFound(f"there is no capability-test file number {file_id}", hint="see the list of test files")
+        raise missing(session, "test_file", file_id, "see the list of test files")
     return record
 
 
@@ -110,6 +111,7 @@ def delete_test_file(session: Session, record: TestFileRecord) -> None:
     if used:
         raise ConfigurationError(f"test file {record.name!r} belongs to {used} job(s) and cannot be deleted",
                                  hint="it is the input or the output of those jobs")
+    remember_deleted(session, "test_file", record.id, record.name)
     session.delete(record)
 
 

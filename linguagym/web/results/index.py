@@ -5,7 +5,8 @@ score and its circuits only from complete suite sets).
 A model is known by the model it was run with (``settings.model`` of its ``run.json``: a name, hub id or path)
 and the settings that change its numbers where they differ from the defaults (``gpt2 [dtype=bfloat16]``), so one
 model in several runs is one row, and the same weights read another way are another; its label (the column name
-within a run) is shown beside it. A run of the first items only (``--limit``) is listed but never the latest.
+within a run) is shown beside it. Imported results (``evaluation/imported.py``) are ``NAME [imported]``. A run
+of the first items only (``--limit``) is listed but never the latest.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from linguagym.atomic import atomic_write_text
 from linguagym.errors import LinguagymError
 from linguagym.evaluation.aggregate import ItemOutcome, ModelScores, Summary, missing_suites, summarize
 from linguagym.evaluation.collections import Collection
+from linguagym.evaluation.imported import is_imported
 from linguagym.evaluation.run import RunSettings
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import find_runs
@@ -49,6 +51,7 @@ class SuiteResult:
     first_holds: tuple[bool | None, ...]  # per item: the first prediction holds
     limited: bool = False  # a --limit run: only the first items, never a leaderboard entry
     run_name: str | None = None  # the run's name, shown beside its number in links
+    imported: bool = False  # outcomes imported from a per-item file (evaluation/imported.py), marked where shown
 
     @property
     def accuracy(self) -> float:
@@ -76,6 +79,7 @@ class _FolderResult:
     all_hold: tuple[bool | None, ...]
     first_holds: tuple[bool | None, ...]
     limited: bool = False
+    imported: bool = False
 
 
 # Settings that change a model's numbers: results differing in one of them are not the same model's results.
@@ -101,7 +105,7 @@ _FOLDERS_LOCK = threading.Lock()
 # The same, kept on disk in each results folder, so that a server just started reads one small file per run
 # instead of parsing every model's items.csv (50 runs x 4 models: a first view in 0.68 s instead of 4.1 s).
 INDEX_FILE = ".results-index.json"
-_INDEX_VERSION = 2  # 2: each suite's policy as its run recorded it (1: the policy given to the run)
+_INDEX_VERSION = 3  # 3: imported results marked; 2: each suite's policy as its run recorded it (1: as given)
 _ENCODED = {True: "1", False: "0", None: "-"}
 _DECODED = {value: key for key, value in _ENCODED.items()}
 
@@ -121,7 +125,7 @@ def suite_results(session: Session, config: WebConfig, *, suite: str | None = No
             continue
         versions = {entry.version.suite.name: entry.version.number for entry in run.suites}
         found += [SuiteResult(r.model, r.label, r.suite, versions.get(r.suite), run.id, run.finished_at, r.policy,
-                              r.all_hold, r.first_holds, r.limited, run.name)
+                              r.all_hold, r.first_holds, r.limited, run.name, r.imported)
                   for r in folder if suite is None or r.suite == suite]
     return found
 
@@ -160,7 +164,7 @@ def _read_index(directory: Path, stamp: tuple) -> list[_FolderResult] | None:
         if data.get("version") != _INDEX_VERSION or [tuple(entry) for entry in data["stamp"]] != list(stamp):
             return None
         return [_FolderResult(r["model"], r["label"], r["policy"], r["suite"], _decode(r["all"]), _decode(r["first"]),
-                              bool(r["limited"])) for r in data["results"]]
+                              bool(r["limited"]), bool(r["imported"])) for r in data["results"]]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -169,7 +173,8 @@ def _write_index(directory: Path, stamp: tuple, results: list[_FolderResult]) ->
     """Keep the parsed results beside the run's files; a folder that cannot be written is simply parsed again."""
     data = {"version": _INDEX_VERSION, "stamp": stamp,
             "results": [{"model": r.model, "label": r.label, "policy": r.policy, "suite": r.suite,
-                         "all": _encode(r.all_hold), "first": _encode(r.first_holds), "limited": r.limited}
+                         "all": _encode(r.all_hold), "first": _encode(r.first_holds), "limited": r.limited,
+                         "imported": r.imported}
                         for r in results]}
     with contextlib.suppress(OSError):
         atomic_write_text(directory / INDEX_FILE, json.dumps(data))
@@ -194,8 +199,11 @@ def _parse_folder(directory: Path) -> list[_FolderResult]:
         by_suite: dict[str, list[ItemOutcome]] = {}
         for outcome in data.outcomes:
             by_suite.setdefault(outcome.suite, []).append(outcome)
+        imported = is_imported(data.record)
+        if imported:  # never one row with a model run here of the same name: results of two sources never mix
+            model = f"{model} [imported]"
         results += [_FolderResult(model, data.model, policy.of(suite), suite, tuple(o.correct_all for o in outcomes),
-                                  tuple(o.correct_first for o in outcomes), limited)
+                                  tuple(o.correct_first for o in outcomes), limited, imported)
                     for suite, outcomes in by_suite.items()]
     return results
 
@@ -216,6 +224,7 @@ class LeaderboardRow:
     scores: ModelScores
     missing: tuple[str, ...]  # the collection's score suites this model has no result for
     runs: tuple[int, ...]  # the runs its latest results come from, newest first
+    imported: bool = False  # some of its latest results are imported from a per-item file, not run here
 
     @property
     def suite_count(self) -> int:
@@ -262,7 +271,9 @@ def leaderboard(results: Sequence[SuiteResult], collection: Collection, *, sort:
         runs.setdefault(model, [])
         if result.run_id not in runs[model]:
             runs[model].append(result.run_id)
-    rows = [LeaderboardRow(m.model, m, tuple(missing_suites(collection, m)), tuple(sorted(runs[m.model], reverse=True)))
+    imported = {model for (model, _), result in latest.items() if result.imported}
+    rows = [LeaderboardRow(m.model, m, tuple(missing_suites(collection, m)), tuple(sorted(runs[m.model], reverse=True)),
+                           m.model in imported)
             for m in summary.models]
     present = [s for s in collection.suites if any(s in m.suites for m in summary.models)]
     others = sorted({s for m in summary.models for s in m.suites} - set(present))

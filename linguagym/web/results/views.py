@@ -4,25 +4,60 @@ collection), a page per model, and region plots of several models on one axis (a
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from flask import Blueprint, Response, render_template, request, url_for
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation import plots
-from linguagym.evaluation.collections import builtin_collections, load_collection
+from linguagym.evaluation.aggregate import summarize
+from linguagym.evaluation.collections import AD_HOC, builtin_collections, covering_collection, load_collection
 from linguagym.evaluation.runfolder.reader import find_runs
 from linguagym.evaluation.tables import format_value, score_label
+from linguagym.names import suite_file_name
 from linguagym.web.context import config, db_session
 from linguagym.web.errors import NotFound
 from linguagym.web.files import SANDBOX
 from linguagym.web.inputs import parse_id
 from linguagym.web.jobs.worker import results_directory
+from linguagym.web.results.export import csv_response
 from linguagym.web.results.index import SORT_KEYS, latest_results, leaderboard, model_results, suite_results
 from linguagym.web.store import get_run, get_suite, get_version
 
 blueprint = Blueprint("results", __name__)
 
 DEFAULT_COLLECTION = "syntaxgym-2020"
+
+
+def _collection_named(chosen: str) -> str:
+    choices = builtin_collections()
+    if chosen not in choices:
+        raise ConfigurationError(f"unknown collection {chosen[:80]!r}", hint=f"choose one of {', '.join(choices)}")
+    return chosen
+
+
+@blueprint.get("/leaderboard.csv")
+def leaderboard_csv():
+    """The leaderboard's numbers in the library's long CSV format: a row per model and score, circuit or suite."""
+    chosen = _collection_named(request.args.get("collection", DEFAULT_COLLECTION))
+    board = leaderboard(suite_results(db_session(), config()), load_collection(chosen))
+    return csv_response(board.summary, f"leaderboard-{chosen}.csv")
+
+
+@blueprint.get("/suites/<int:suite_id>/results.csv")
+def suite_results_csv(suite_id: int):
+    """Every model's latest result on this version of the suite (``?version=``, default the latest; as its plot),
+    with 95% bootstrap intervals, in the library's long CSV format."""
+    record = get_suite(db_session(), suite_id)
+    version = get_version(record, request.args.get("version", type=int))
+    chosen = [r for r in latest_results(suite_results(db_session(), config(), suite=record.name)).values()
+              if r.suite == record.name and r.version == version.number]
+    covering = covering_collection([record.name])
+    only = replace(covering, name=covering.name if covering.name == AD_HOC else f"{covering.name}: {record.name}",
+                   suites=(record.name,), groups=(), exclude_from_score=(record.name,))  # its policy, one suite
+    summary = summarize([o for r in chosen for o in r.outcomes()], only, bootstrap=1000)
+    filename = suite_file_name(record.name, set()).removesuffix(".json") + f".v{version.number}.results.csv"
+    return csv_response(summary, filename)
 
 
 @blueprint.get("/leaderboard")

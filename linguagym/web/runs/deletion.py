@@ -4,8 +4,8 @@ and its folder of suites and results.
 Only a finished run (done, failed or cancelled) is deleted: a queued run may be taken by the worker at any moment
 and a running one is writing into its folder, so the page asks to cancel first. The folder is first moved aside
 under a hidden name, then the row is deleted and committed, then the moved folder is removed: a failure before
-the commit leaves the run whole, and a new run that gets the same number (SQLite reuses the highest id) never
-finds the old files.
+the commit leaves the run whole. The run's number stays taken (``deleted``: its page answers 410), and even a run
+that got it from a database that reused numbers would never find the old files.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from linguagym.errors import ConfigurationError
 from linguagym.web.config import WebConfig
 from linguagym.web.db import UNFINISHED, RunRecord
+from linguagym.web.deleted import remember_deleted
 from linguagym.web.runs.jobs import run_directory
 
 log = logging.getLogger("linguagym.web")
@@ -38,6 +39,7 @@ def delete_run(session: Session, config: WebConfig, run: RunRecord) -> None:
             raise ConfigurationError(f"cannot remove the folder of run {run.id} ({folder}): {error.strerror}",
                                      hint="check the permissions of the data directory") from None
     try:
+        remember_deleted(session, "run", run.id, (f"{run.name}: " if run.name else "") + ", ".join(run.models))
         session.delete(run)
         session.commit()
     except Exception:

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 
 from werkzeug.datastructures import MultiDict
 
-from linguagym.web.db import RunRecord
+from linguagym.evaluation.collections import builtin_collections, load_collection
+from linguagym.evaluation.run import DEFAULT_MODEL
+from linguagym.web.db import RunRecord, SuiteRecord
 
 TEXT_FIELDS = ("other_models", "device", "batch_size", "policy", "model_args", "limit", "compat", "crossing", "ties",
                "name")
@@ -67,3 +69,30 @@ def values_of_run(run: RunRecord, named_models: Sequence[str]) -> RunFormValues:
 def _arg(value) -> str:
     """A model argument as ``model_args`` parses it back (``true``, not Python's ``True``)."""
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def select_suites(suites: Sequence[SuiteRecord], choice: str) -> set[int]:
+    """The suite ids ``?select=`` ticks: ``all`` of them, or those named in a built-in collection (``?select=
+    syntaxgym-2020``); anything else ticks none (the page offers only these)."""
+    if choice == "all":
+        return {record.id for record in suites}
+    if choice in builtin_collections():
+        named = set(load_collection(choice).suites)
+        return {record.id for record in suites if record.name in named}
+    return set()
+
+
+def collection_choices(suites: Sequence[SuiteRecord]) -> list[tuple[str, int]]:
+    """The built-in collections with a stored suite, and how many of their suites are stored."""
+    names = {record.name for record in suites}
+    found = [(name, len(names & set(load_collection(name).suites))) for name in builtin_collections()]
+    return [(name, count) for name, count in found if count]
+
+
+def preselect_models(values: RunFormValues, default_models: Sequence[str], named_models: Sequence[str]) -> None:
+    """An empty form gets the lab's default model set (Settings), else linguagym's default model, ticked."""
+    if values.models or values.other_models.strip():
+        return
+    chosen = list(default_models) or [DEFAULT_MODEL]
+    values.models = [m for m in chosen if m in named_models]
+    values.other_models = "\n".join(m for m in chosen if m not in named_models and m != DEFAULT_MODEL)

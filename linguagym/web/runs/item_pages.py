@@ -5,14 +5,24 @@ each prediction, tokens on demand). ``runs.views`` routes to these."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
 from linguagym.evaluation.item_detail import ItemScores, read_item_scores
+from linguagym.evaluation.item_plot import item_region_plot_svg
 from linguagym.evaluation.item_table import ITEM_FILTERS, ItemTable, read_item_table
+from linguagym.evaluation.prediction_table import (
+    EFFECT_SENTENCE,
+    count_cell,
+    effect_cell,
+    missing_effects,
+    prediction_lines,
+)
 from linguagym.evaluation.report import region_plot_names
 from linguagym.evaluation.runfolder import schema
 from linguagym.evaluation.runfolder.reader import RunData, find_runs
+from linguagym.evaluation.summary import SummarySettings
 from linguagym.web.errors import NotFound
 
 
@@ -46,6 +56,22 @@ def bits(value: float) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:.2f}"
 
 
+def effects_context(runs: list[RunData], table: ItemTable, item: int | None = None) -> dict:
+    """What the effects partial (``_effects.html``) shows for the suite of ``table``: each comparison's mean effect
+    per model (the run page's bootstrap: 1000 resamples, seed 0) and, on an item's page, that item's effect."""
+    # each folder's effects.csv read once, for the means and the item's own
+    shown = [replace(data, held_effects=data.effects()) for data in runs if data.model in table.models]
+    settings = SummarySettings()
+    lines = prediction_lines(shown, bootstrap=settings.bootstrap, seed=settings.seed, suites=[table.suite])
+    of_item = None
+    if item is not None:
+        of_item = {(e.model, e.prediction, e.comparison): e.effect for data in shown for e in data.effects()
+                   if e.suite == table.suite and e.item == item}
+    return {"lines": lines, "models": [data.model for data in shown], "item": of_item,
+            "missing": missing_effects(shown), "sentence": EFFECT_SENTENCE, "bootstrap": settings.bootstrap,
+            "seed": settings.seed, "effect_cell": effect_cell, "count_cell": count_cell}
+
+
 def items_context(run_id: int, results: Path, suite: str, show: str, policy: str) -> dict:
     runs = model_runs(results)
     table = suite_table(run_id, runs, suite)
@@ -57,16 +83,26 @@ def items_context(run_id: int, results: Path, suite: str, show: str, policy: str
                  if (model, suite) in paths and (results / paths[(model, suite)]).is_file()]
     counts = {kind: len(table.filtered(kind, policy)) for kind in ITEM_FILTERS}
     return {"suite": suite, "table": table, "shown": table.filtered(show, policy), "show": show, "counts": counts,
-            "filters": ITEM_FILTERS, "policy": policy, "plots": plots}
+            "filters": ITEM_FILTERS, "policy": policy, "plots": plots, "effects": effects_context(runs, table)}
+
+
+def _item_details(run_id: int, runs: list[RunData], table: ItemTable, suite: str, item: int,
+                  tokens: bool) -> list[ItemScores]:
+    if item not in table.outcomes:
+        raise NotFound(f"suite {suite!r} of run {run_id} has no item {item}", hint="pick an item from the suite's list")
+    return [read_item_scores(data, suite, item, tokens=tokens) for data in runs if data.model in table.outcomes[item]]
+
+
+def item_plot(run_id: int, results: Path, suite: str, item: int) -> str:
+    """The item's region plot (SVG): every model's surprisal per region and condition, drawn by the library."""
+    runs = model_runs(results)
+    return item_region_plot_svg(_item_details(run_id, runs, suite_table(run_id, runs, suite), suite, item, False))
 
 
 def item_context(run_id: int, results: Path, suite: str, item: int, show: str, policy: str, tokens: bool) -> dict:
     runs = model_runs(results)
     table = suite_table(run_id, runs, suite)
-    if item not in table.outcomes:
-        raise NotFound(f"suite {suite!r} of run {run_id} has no item {item}", hint="pick an item from the suite's list")
-    details: list[ItemScores] = [read_item_scores(data, suite, item, tokens=tokens) for data in runs
-                                 if data.model in table.outcomes[item]]
+    details = _item_details(run_id, runs, table, suite, item, tokens)
     named: dict[tuple[str, int | None], list[int]] = {}  # (condition, region) -> the predictions naming it
     for prediction in details[0].predictions:
         for ref in prediction.references:
@@ -74,7 +110,9 @@ def item_context(run_id: int, results: Path, suite: str, item: int, show: str, p
     previous, following = table.neighbours(item, show, policy)
     return {"suite": suite, "item": item, "table": table, "details": details, "first": details[0], "named": named,
             "show": show, "policy": policy, "tokens": tokens, "previous": previous, "next": following, "bits": bits,
-            "has_tokens": all(d.has_tokens for d in details),
+            "has_tokens": all(d.has_tokens for d in details), "effects": effects_context(runs, table, item),
+            # a condition's colour follows its name (its place in the suite's order), not its row in this item
+            "colour": {name: k % 8 for k, name in enumerate(details[0].suite_conditions)},
             # the models whose values carry the word-boundary terms (a token's value is then not its own surprisal)
             "corrected": [data.model for data in runs if data.model in table.outcomes[item]
                           and data.record["settings"].get("bow_correction")]}

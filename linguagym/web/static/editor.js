@@ -45,7 +45,9 @@
 
   function websiteFormula(p) {
     const op = {lessthan: "<", greaterthan: ">", equals: "="}[p.relation] || "<";
-    return `(${p.region_number};%${p.l_operand}%) ${op} (${p.region_number};%${p.r_operand}%)`;
+    const [left, right] = [`(${p.region_number};%${p.l_operand}%)`, `(${p.region_number};%${p.r_operand}%)`];
+    // a suite-level one ("aggregate": "mean"): AGGREGATE(left - right) REL 0, as docs/suite-format.md reads it
+    return p.aggregate ? `${p.aggregate}(${left} - ${right}) ${op} 0` : `${left} ${op} ${right}`;
   }
 
   // ------------------------------------------------------------------ meta fields
@@ -77,9 +79,9 @@
     return node;
   }
 
-  function removeButton(label, action) {
+  function removeButton(label, action, attrs) {
     return el("button", {type: "button", class: "remove", title: label, "aria-label": label, text: "×",
-                         onclick: action});
+                         onclick: action, ...attrs});
   }
 
   // ------------------------------------------------------------------ unsaved changes and undo
@@ -89,9 +91,11 @@
     if (event) typed++;
     dirty = true;
     saveState.textContent = "unsaved changes";
+    scheduleDraft();
   }
+  let leavingToSignIn = false;  // the draft is kept: following "Sign in" needs no "leave site?" question
   window.addEventListener("beforeunload", (event) => {
-    if (!dirty) return;
+    if (!dirty || leavingToSignIn) return;
     event.preventDefault();
     event.returnValue = "";  // older browsers show their own "leave site?" text only when this is set
   });
@@ -155,7 +159,7 @@
     state.regions.forEach((name, r) => {
       const input = el("input", {type: "text", class: "region-name", "data-r": r, "aria-label": `name of region ${r + 1}`});
       input.value = name;
-      input.addEventListener("input", () => { state.regions[r] = input.value; checkAllFormulas(); });
+      input.addEventListener("input", () => { state.regions[r] = input.value; labelGrid(); checkAllFormulas(); });
       head.append(el("th", {}, el("span", {class: "rnum", text: String(r + 1)}), input,
         r > 0 ? el("button", {type: "button", class: "move", title: `move region ${r + 1} left`, text: "←",
                               "aria-label": `move region ${r + 1} left`, onclick: () => moveRegionLeft(r)}) : null,
@@ -171,9 +175,10 @@
           const number = el("input", {type: "number", class: "item-number", min: "0", "data-i": i,
                                       "aria-label": `number of item ${i + 1}`});
           number.value = item.number;
-          number.addEventListener("input", () => { item.number = Number(number.value); });
+          number.addEventListener("input", () => { item.number = Number(number.value); labelGrid(); });
           row.append(el("th", {rowspan: state.conditions.length, class: "inum"}, number,
-            state.items.length > 1 ? removeButton(`remove item ${item.number}`, () => removeItem(i)) : null));
+            state.items.length > 1 ? removeButton(`remove item ${item.number}`, () => removeItem(i), {"data-i": i})
+              : null));
         }
         const nameInput = el("input", {type: "text", class: `cond-name c${c % 8}`, "data-c": c,
                                        "aria-label": `name of condition ${c + 1}`});
@@ -184,6 +189,8 @@
             if (other !== nameInput) other.value = nameInput.value;
           });
           followRename(c);
+          labelGrid();
+          sizeConditionBoxes();
           checkAllFormulas();
         });
         row.append(el("td", {class: "cond"}, nameInput,
@@ -191,8 +198,7 @@
             ? removeButton(`remove condition ${c + 1}`, () => removeCondition(c)) : null));
         const preview = el("td", {class: "preview", "data-i": i, "data-c": c, text: sentence(item.cells[c])});
         state.regions.forEach((_, r) => {
-          const cell = el("input", {type: "text", class: "cell", "data-i": i, "data-c": c, "data-r": r,
-                                    "aria-label": `item ${item.number}, ${condition}, region ${r + 1}`});
+          const cell = el("input", {type: "text", class: "cell", "data-i": i, "data-c": c, "data-r": r});
           cell.value = item.cells[c][r];
           cell.addEventListener("input", () => {
             item.cells[c][r] = cell.value;
@@ -205,6 +211,28 @@
         body.append(row);
       });
       grid.append(body);
+    });
+    labelGrid();
+    sizeConditionBoxes();
+  }
+  // Condition-name boxes as wide as the longest name (a typical "mismatch_plural" shown whole, not cut).
+  function sizeConditionBoxes() {
+    const longest = Math.max(10, ...state.conditions.map((name) => name.length));
+    grid.querySelectorAll("input.cond-name").forEach((box) => { box.style.width = `${longest + 3}ch`; });
+  }
+  // What a screen reader says for each box, from the current names: called on every rename, not only on rebuilds.
+  function cellLabel(i, c, r) {
+    const name = state.regions[r].trim();
+    return `item ${state.items[i].number}, ${state.conditions[c]}, region ${r + 1}${name ? `: ${name}` : ""}`;
+  }
+  function labelGrid() {
+    grid.querySelectorAll("input.cell").forEach((cell) => {
+      cell.setAttribute("aria-label", cellLabel(Number(cell.dataset.i), Number(cell.dataset.c), Number(cell.dataset.r)));
+    });
+    grid.querySelectorAll("button.remove[data-i]").forEach((button) => {
+      const label = `remove item ${state.items[Number(button.dataset.i)].number}`;
+      button.setAttribute("aria-label", label);
+      button.title = label;
     });
   }
 
@@ -404,10 +432,33 @@
       const status = el("div", {class: "formula-status", "data-p": p, "aria-live": "polite"});
       input.addEventListener("input", () => { state.predictions[p] = input.value; syncBuilder(p); scheduleCheck(p); });
       predictionList.append(el("li", {}, el("div", {class: "formula-row"}, input,
-        removeButton(`remove prediction ${p}`, () => removePrediction(p))), builderFor(p), status));
+        removeButton(`remove prediction ${p}`, () => removePrediction(p))), builderFor(p), toleranceFor(p), status));
       syncBuilder(p);
       scheduleCheck(p, 0);
     });
+  }
+  // A prediction's own tolerance (atol, rtol beside its formula in the suite): empty uses the run's.
+  const TOLERANCE_NOTE = "a number of at least 0, or empty for the run's";
+  function toleranceFor(p) {
+    const box = el("div", {class: "tolerance small muted", "data-p": p},
+      el("span", {text: "own tolerance for =, <=, >=, != (optional):"}));
+    for (const [key, unit] of [["atol", "bits"], ["rtol", "× |right side|"]]) {
+      const input = el("input", {type: "text", class: `b-${key}`, inputmode: "decimal", size: "6", spellcheck: "false",
+                                 placeholder: "run's", "aria-label": `prediction ${p}: own ${key} (${unit})`,
+                                 title: `${key}: ${TOLERANCE_NOTE}`});
+      const given = state.predictionExtras[p][key];
+      input.value = given === undefined ? "" : String(given);
+      input.addEventListener("input", () => {
+        const text = input.value.trim();
+        const value = text === "" ? undefined : numberValue(text);
+        input.classList.toggle("invalid", value === null || value < 0);
+        if (value === null || value < 0) return;
+        if (value === undefined) delete state.predictionExtras[p][key]; else state.predictionExtras[p][key] = value;
+        scheduleCheck(p);
+      });
+      box.append(el("label", {}, document.createTextNode(`${key} `), input));
+    }
+    return box;
   }
   function removePrediction(p) {
     if (state.predictions[p].trim() && !window.confirm(`Remove prediction ${p}? (Undo brings it back.)`)) return;
@@ -453,6 +504,11 @@
     if (answer.ok) {
       status.className = "formula-status ok";
       status.append(el("span", {text: "✓ "}), el("code", {text: answer.canonical}));
+      // what SyntaxGym's own tools could not read (the library's note), and an own tolerance they would ignore
+      const own = ["atol", "rtol"].filter((key) => state.predictionExtras[p][key] !== undefined);
+      const peers = [answer.peers, own.length ? `has its own ${own.join(" and ")}: syntaxgym-core and the ` +
+                     "syntaxgym.org website would ignore it and use their own tolerance" : null].filter(Boolean);
+      for (const note of peers) status.append(el("div", {class: "peer-note muted", text: `Note: ${note}`}));
     } else if (answer.reason !== undefined) {
       status.className = "formula-status bad";
       const at = Math.min(answer.position, formula.length);
@@ -466,10 +522,17 @@
   }
 
   // ------------------------------------------------------------------ the guided builder beside each formula
-  // Its selects write the formula's canonical text; a typed formula of the builder's shape moves them, any other is a
+  // Its controls write the formula's canonical text; a typed formula of the builder's shape moves them, any other is a
   // "custom formula" left alone. A region or condition the suite lacks stays selected, marked, until replaced.
-  const {RELATIONS, formulaText, readFormula} = window.PredictionBuilder;
+  // A comparison: [side] [relation] [side] [not]; a side: a term (regions of a condition, summed or as one reference
+  // N..M), optionally times a number, or a difference of two terms, its absolute value, or a number (its "form").
+  const {RELATIONS, formulaText, readFormula, numberValue} = window.PredictionBuilder;
   const SIDES = ["left", "right"];
+  // the form select: [value, label, the side's shape, whether it has a factor]
+  const FORMS = [["term", "regions", "term", false], ["scaled", "n × regions", "term", true],
+                 ["difference", "difference", "difference", false],
+                 ["scaled-difference", "n × difference", "difference", true],
+                 ["abs", "abs(difference)", "abs", false], ["number", "a number", "number", false]];
   const builderBox = (p) => predictionList.querySelector(`.builder[data-p="${p}"]`);
   const indexIn = (node) => [...node.parentNode.children].indexOf(node);
 
@@ -486,16 +549,41 @@
     const row = el("div", {class: "b-comparison", role: "group"});
     const relation = el("select", {class: "b-relation", onchange: () => builderChanged(p)});
     for (const {op, label} of RELATIONS) relation.add(new Option(label, op));
-    row.append(el("span", {class: "b-word b-lead"}), termControls(p, "left"), relation, termControls(p, "right"),
+    const not = el("input", {type: "checkbox", class: "b-not", onchange: () => builderChanged(p)});
+    row.append(el("span", {class: "b-word b-lead"}), sideControls(p, "left"), relation, sideControls(p, "right"),
+      el("label", {class: "b-not-label", title: "the comparison must not hold: !( ... )"}, not,
+         document.createTextNode(" not")),
       el("button", {type: "button", class: "remove b-drop", text: "×", title: "remove this comparison",
                     onclick: () => removeComparison(p, indexIn(row))}));
     return row;
   }
-  function termControls(p, side) {
-    const term = el("span", {class: "b-term", "data-side": side}, el("span", {class: "b-regions"}));
+  function numberBox(p, kind) {
+    const box = el("input", {type: "text", class: kind, inputmode: "decimal", size: "5", spellcheck: "false"});
+    box.addEventListener("input", () => {
+      const ok = numberValue(box.value) !== null;
+      box.classList.toggle("invalid", !ok);
+      if (ok) box.dataset.good = box.value;
+      if (ok) builderChanged(p);  // a number being typed ("-", "1e") waits: the formula keeps its last good one
+    });
+    return box;
+  }
+  function sideControls(p, side) {
+    const form = el("select", {class: "b-form", onchange: () => formChanged(p, form)});
+    for (const [value, label] of FORMS) form.add(new Option(label, value));
+    return el("span", {class: "b-side", "data-side": side}, numberBox(p, "b-number"),
+      el("span", {class: "b-scaled"}, numberBox(p, "b-scale"), el("span", {class: "b-word", text: "×"})),
+      el("span", {class: "b-word b-abs", text: "abs("}), termControls(p, 0),
+      el("span", {class: "b-word b-minus", text: "−"}), termControls(p, 1),
+      el("span", {class: "b-word b-abs", text: ")"}), form);
+  }
+  function termControls(p, t) {
+    const term = el("span", {class: "b-term", "data-t": t}, el("span", {class: "b-regions"}));
+    const list = el("input", {type: "checkbox", class: "b-list", onchange: () => builderChanged(p)});
     term.append(el("button", {type: "button", class: "b-add", text: "+ region", onclick: () => addTermRegion(p, term)}),
       el("span", {class: "b-word", text: "of"}),
-      el("select", {class: "b-condition", onchange: () => builderChanged(p)}));
+      el("select", {class: "b-condition", onchange: () => builderChanged(p)}),
+      el("label", {class: "b-list-label small", title: "write the regions as one reference, (3..5;%c%), rather than " +
+                   "a sum (3;%c%) + (4;%c%) + (5;%c%): the same value"}, list, document.createTextNode(" as N..M")));
     return term;
   }
   function regionControl(p) {
@@ -519,6 +607,17 @@
     select.value = current;
     select.classList.toggle("invalid", !known);
   }
+  // A number box shows the formula's number, but not over one being typed that means the same.
+  function setNumber(box, text) {
+    box.dataset.good = text;
+    if (document.activeElement === box && numberValue(box.value) === numberValue(text)) return;
+    box.value = text;
+    box.classList.remove("invalid");
+  }
+  const formOf = (value) => {
+    const shape = value.shape || "term";
+    return FORMS.find(([, , s, scaled]) => s === shape && scaled === (value.scale !== undefined))[0];
+  };
 
   function syncBuilder(p) {
     const box = builderBox(p);
@@ -533,8 +632,8 @@
     if (!comparisons) {
       const empty = !formula.trim();
       box.querySelector(".b-custom-text").textContent = empty ? "No formula yet: type one, or " :
-        "Custom formula (the builder shows comparisons, joined by &, of one region or a sum of regions of one " +
-        "condition on each side): edit it in the box, or ";
+        "Custom formula (the builder shows comparisons, joined by &, of a side that is regions of one condition, " +
+        "a difference of two such, its absolute value or a number): edit it in the box, or ";
       const button = box.querySelector(".b-build");
       button.textContent = empty ? "use the builder" : "replace it with a built one";
       button.setAttribute("aria-label", `prediction ${p}: ${button.textContent}`);
@@ -549,92 +648,164 @@
       const comparison = comparisons[k];
       const prefix = comparisons.length > 1 ? `prediction ${p}, comparison ${k + 1}` : `prediction ${p}`;
       row.setAttribute("aria-label", prefix);
-      row.querySelector(".b-lead").textContent = k ? "and surprisal at" : "surprisal at";
+      row.querySelector(".b-lead").textContent = k ? "and" : "";
       const relation = row.querySelector(".b-relation");
       relation.value = comparison.relation;
       relation.setAttribute("aria-label", `${prefix}: relation`);
+      const not = row.querySelector(".b-not");
+      not.checked = Boolean(comparison.not);
+      not.setAttribute("aria-label", `${prefix}: not (the comparison must not hold)`);
       const drop = row.querySelector(".b-drop");
       drop.hidden = comparisons.length < 2;
       drop.setAttribute("aria-label", `${prefix}: remove this comparison`);
       if (k === rows.length - 1 && and.parentNode !== row) row.append(and);  // "+ and" ends the last comparison
-      for (const side of SIDES) {
-        const term = row.querySelector(`.b-term[data-side="${side}"]`);
-        const {regions, condition} = comparison[side];
-        const wraps = resize(term.querySelector(".b-regions"), regions.length, () => regionControl(p));
-        wraps.forEach((wrap, i) => {
-          const label = `${prefix}, ${side} side: region` + (regions.length > 1 ? ` ${i + 1} of the sum` : "");
-          const select = wrap.querySelector("select");
-          select.setAttribute("aria-label", label);
-          setSelect(select, regionPairs, regions[i],
-                    regions[i] === "?" ? "? removed region" : `${regions[i]} (no such region)`);
-          wrap.querySelector(".b-plus").hidden = i === 0;
-          const remove = wrap.querySelector("button.remove");
-          remove.hidden = regions.length < 2;
-          remove.setAttribute("aria-label", `${label}: remove it from the sum`);
-        });
-        term.querySelector(".b-add").setAttribute("aria-label", `${prefix}, ${side} side: add a region to the sum`);
-        const select = term.querySelector(".b-condition");
-        select.setAttribute("aria-label", `${prefix}, ${side} side: condition`);
-        setSelect(select, conditionPairs, condition, `${condition} (not in this suite)`);
-      }
+      for (const side of SIDES) syncSide(p, row.querySelector(`.b-side[data-side="${side}"]`), comparison[side],
+                                         `${prefix}, ${side} side`, regionPairs, conditionPairs);
     });
+  }
+  function syncSide(p, node, value, label, regionPairs, conditionPairs) {
+    const shape = value.shape || "term";
+    const form = node.querySelector(".b-form");
+    form.value = formOf(value);
+    form.setAttribute("aria-label", `${label}: form`);
+    const number = node.querySelector(".b-number");
+    number.hidden = shape !== "number";
+    number.setAttribute("aria-label", `${label}: number`);
+    if (shape === "number") setNumber(number, value.number);
+    node.querySelector(".b-scaled").hidden = value.scale === undefined;
+    const scale = node.querySelector(".b-scale");
+    scale.setAttribute("aria-label", `${label}: times (a number)`);
+    if (value.scale !== undefined) setNumber(scale, value.scale);
+    node.querySelectorAll(".b-abs").forEach((word) => { word.hidden = shape !== "abs"; });
+    node.querySelector(".b-minus").hidden = shape === "term" || shape === "number";
+    const terms = shape === "term" ? [value] : shape === "number" ? [] : value.terms;
+    node.querySelectorAll(".b-term").forEach((term, t) => {
+      term.hidden = t >= terms.length;
+      if (t < terms.length) syncTerm(p, term, terms[t], t ? `${label}, subtracted` : label, regionPairs, conditionPairs);
+    });
+  }
+  function syncTerm(p, term, value, label, regionPairs, conditionPairs) {
+    const {regions, condition} = value;
+    const wraps = resize(term.querySelector(".b-regions"), regions.length, () => regionControl(p));
+    wraps.forEach((wrap, i) => {
+      const name = `${label}: region` + (regions.length > 1 ? ` ${i + 1} of the sum` : "");
+      const select = wrap.querySelector("select");
+      select.setAttribute("aria-label", name);
+      setSelect(select, regionPairs, regions[i], regions[i] === "?" ? "? removed region" : `${regions[i]} (no such region)`);
+      wrap.querySelector(".b-plus").hidden = i === 0;
+      const remove = wrap.querySelector("button.remove");
+      remove.hidden = regions.length < 2;
+      remove.setAttribute("aria-label", `${name}: remove it from the sum`);
+    });
+    term.querySelector(".b-add").setAttribute("aria-label", `${label}: add a region to the sum`);
+    const select = term.querySelector(".b-condition");
+    select.setAttribute("aria-label", `${label}: condition`);
+    setSelect(select, conditionPairs, condition, `${condition} (not in this suite)`);
+    const list = term.querySelector(".b-list");
+    list.checked = Boolean(value.list);
+    list.setAttribute("aria-label", `${label}: as one reference (N..M)`);
+    term.querySelector(".b-list-label").hidden = regions.length < 2 || regions.includes("*");
+  }
+  function readTermControls(node) {
+    const term = {regions: [...node.querySelectorAll(".b-region select")].map((select) => select.value),
+                  condition: node.querySelector(".b-condition").value};
+    if (node.querySelector(".b-list").checked) term.list = true;
+    return term;
+  }
+  function readSideControls(node) {
+    const [, , shape, scaled] = FORMS.find(([value]) => value === node.querySelector(".b-form").value);
+    // a number box holding what is no number (yet) counts as its last good number
+    const number = (box) => numberValue(box.value) !== null ? box.value : box.dataset.good || "";
+    if (shape === "number") return {shape, number: number(node.querySelector(".b-number"))};
+    const terms = [...node.querySelectorAll(".b-term")].map(readTermControls);
+    const value = shape === "term" ? terms[0] : {shape, terms};
+    if (scaled) value.scale = number(node.querySelector(".b-scale"));
+    return value;
   }
   function readBuilder(p) {
     return [...builderBox(p).querySelectorAll(".b-comparison")].map((row) => {
-      const term = (side) => {
-        const node = row.querySelector(`.b-term[data-side="${side}"]`);
-        return {regions: [...node.querySelectorAll(".b-region select")].map((select) => select.value),
-                condition: node.querySelector(".b-condition").value};
-      };
-      return {left: term("left"), relation: row.querySelector(".b-relation").value, right: term("right")};
+      const comparison = {left: readSideControls(row.querySelector('.b-side[data-side="left"]')),
+                          relation: row.querySelector(".b-relation").value,
+                          right: readSideControls(row.querySelector('.b-side[data-side="right"]'))};
+      if (row.querySelector(".b-not").checked) comparison.not = true;
+      return comparison;
     });
   }
   function builderChanged(p, comparisons = readBuilder(p)) {
     setFormula(p, formulaText(comparisons));
     markDirty(true);
   }
+  // A new form: what it needs and the side lacks is filled in (a second term, a factor of 2, the number 0).
+  function formChanged(p, form) {
+    const {row, k, side} = place(form);
+    const comparisons = readBuilder(p);
+    const value = comparisons[k][side];
+    const usable = (term) => term.regions.length > 0 && term.condition !== "";
+    if (value.shape === "number") {
+      if (numberValue(value.number) === null) value.number = "0";
+    } else {
+      const terms = value.terms || [value];
+      if (!usable(terms[0])) Object.assign(terms[0], {regions: ["1"], condition: state.conditions[0]});
+      if (value.terms && !usable(terms[1])) {
+        const other = state.conditions.find((name) => name !== terms[0].condition);
+        terms[1] = {...terms[0], regions: terms[0].regions.slice(), condition: other ?? terms[0].condition};
+      }
+      if (value.scale !== undefined && numberValue(value.scale) === null) value.scale = "2";
+    }
+    builderChanged(p, comparisons);
+    row.querySelector(`.b-side[data-side="${side}"] .b-form`).focus();
+  }
+  // the first control of a comparison that is shown (a side may hide its region lists)
+  const firstControl = (row) => [...row.querySelectorAll("select, input")].find((node) => node.offsetParent !== null);
   function setFormula(p, formula) {
     state.predictions[p] = formula;
     predictionList.querySelector(`input.formula[data-p="${p}"]`).value = formula;
     syncBuilder(p);
     scheduleCheck(p, 0);
   }
-  // where a control sits: its comparison's index and, inside a term, the side
+  // where a control sits: its comparison's index and, inside a side, the side and the term
   function place(node) {
     const row = node.closest(".b-comparison");
+    const sideNode = node.closest(".b-side");
     const term = node.closest(".b-term");
-    return {row, k: indexIn(row), side: term && term.dataset.side};
+    return {row, k: indexIn(row), side: sideNode && sideNode.dataset.side, t: term ? Number(term.dataset.t) : 0};
   }
-  function addTermRegion(p, term) {
-    const {row, k, side} = place(term);
+  function termOf(comparisons, k, side, t) {
+    const value = comparisons[k][side];
+    return value.terms ? value.terms[t] : value;
+  }
+  const termSelects = (row, side, t) =>
+    row.querySelectorAll(`.b-side[data-side="${side}"] .b-term[data-t="${t}"] .b-region select`);
+  function addTermRegion(p, node) {
+    const {row, k, side, t} = place(node);
     const comparisons = readBuilder(p);
-    const regions = comparisons[k][side].regions;
+    const regions = termOf(comparisons, k, side, t).regions;
     const last = Number(regions[regions.length - 1]);
     regions.push(String(last >= 1 && last < state.regions.length ? last + 1 : 1));  // the next region, by default
     builderChanged(p, comparisons);
-    const selects = row.querySelectorAll(`.b-term[data-side="${side}"] .b-region select`);
+    const selects = termSelects(row, side, t);
     selects[selects.length - 1].focus();
   }
   function removeTermRegion(p, wrap) {
-    const {row, k, side} = place(wrap);
+    const {row, k, side, t} = place(wrap);
     const i = indexIn(wrap);
     const comparisons = readBuilder(p);
-    comparisons[k][side].regions.splice(i, 1);
+    termOf(comparisons, k, side, t).regions.splice(i, 1);
     builderChanged(p, comparisons);
-    row.querySelectorAll(`.b-term[data-side="${side}"] .b-region select`)[Math.max(0, i - 1)].focus();
+    termSelects(row, side, t)[Math.max(0, i - 1)].focus();
   }
   function addComparison(p) {
     const comparisons = readBuilder(p);
     comparisons.push(JSON.parse(JSON.stringify(comparisons[comparisons.length - 1])));  // a copy to change
     builderChanged(p, comparisons);
     const rows = builderBox(p).querySelectorAll(".b-comparison");
-    rows[rows.length - 1].querySelector("select").focus();
+    firstControl(rows[rows.length - 1]).focus();
   }
   function removeComparison(p, k) {
     const comparisons = readBuilder(p);
     comparisons.splice(k, 1);
     builderChanged(p, comparisons);
-    builderBox(p).querySelectorAll(".b-comparison")[Math.max(0, k - 1)].querySelector("select").focus();
+    firstControl(builderBox(p).querySelectorAll(".b-comparison")[Math.max(0, k - 1)]).focus();
   }
   function buildInstead(p) {
     const formula = state.predictions[p];
@@ -646,6 +817,88 @@
                                 right: {regions: ["1"], condition: c[0]}}]));
     builderBox(p).querySelector(".b-region select").focus();
   }
+
+  // ------------------------------------------------------------------ drafts kept in the browser
+  // Unsaved edits are kept in this browser's localStorage (per server origin, as every page's storage is; per user
+  // and per page: a new suite, or a version of one), so that following "Sign in", a closed tab or a crash loses
+  // nothing. A draft written signed out is taken over by whoever signs in next in this browser: the text was typed
+  // here, and anyone at this browser could read it signed out. Saving or "Discard draft" removes it.
+  const draftNote = document.getElementById("draft-note");
+  const draftKey = (user) => `linguagym.draft.v1:${user}:${draftNote.dataset.draft}`;
+  const me = draftNote.dataset.user;
+  const store = {  // localStorage can be off or full: then drafts are simply not kept
+    get(key) { try { return JSON.parse(window.localStorage.getItem(key)); } catch (error) { return null; } },
+    set(key, value) {
+      try { window.localStorage.setItem(key, JSON.stringify(value)); return true; } catch (error) { return false; }
+    },
+    remove(key) { try { window.localStorage.removeItem(key); } catch (error) { /* nothing kept */ } },
+  };
+  let draftTimer = null;
+  function draft() {
+    const {regions, conditions, items, predictions, predictionExtras} = state;
+    return {version: 1, savedAt: new Date().toISOString(), metricChoice: metricSelect.value,
+            state: {regions, conditions, items, predictions, predictionExtras, metric: state.metric},
+            refNames, fields: {name: nameInput.value, author: authorInput.value, reference: referenceInput.value,
+                               note: document.getElementById("save-note").value}};
+  }
+  function keepDraft() {
+    clearTimeout(draftTimer);
+    return dirty && store.set(draftKey(me), draft());
+  }
+  function scheduleDraft() {
+    clearTimeout(draftTimer);
+    draftTimer = setTimeout(keepDraft, 300);
+  }
+  function dropDraft() {
+    clearTimeout(draftTimer);
+    store.remove(draftKey(me));
+  }
+  function restoreDraft() {
+    let kept = store.get(draftKey(me));
+    let adopted = false;
+    if (!kept && me) {  // written before signing in, in this browser: it is now this user's
+      kept = store.get(draftKey(""));
+      adopted = Boolean(kept);
+    }
+    if (!kept || kept.version !== 1 || !kept.state) return;
+    const before = JSON.stringify(suiteJson());
+    Object.assign(state, kept.state);
+    refNames = kept.refNames || state.conditions.slice();
+    nameInput.value = kept.fields.name;
+    authorInput.value = kept.fields.author;
+    referenceInput.value = kept.fields.reference;
+    document.getElementById("save-note").value = kept.fields.note || "";
+    if ([...metricSelect.options].some((option) => option.value === kept.metricChoice)) {
+      metricSelect.value = kept.metricChoice;
+    }
+    if (adopted) {
+      store.set(draftKey(me), kept);
+      store.remove(draftKey(""));
+    }
+    if (JSON.stringify(suiteJson()) === before && !kept.fields.note) {  // nothing differs: no draft to speak of
+      dropDraft();
+      return;
+    }
+    dirty = true;
+    saveState.textContent = "unsaved changes (restored draft)";
+    const when = new Date(kept.savedAt);
+    draftNote.replaceChildren(
+      document.createTextNode(`Restored your unsaved draft from ${when.toLocaleString()}` +
+        `${adopted ? ", written before you signed in" : ""}: it is kept in this browser until you save it. `),
+      el("button", {type: "button", id: "discard-draft", text: "Discard draft", onclick: discardDraft}));
+    draftNote.hidden = false;
+  }
+  function discardDraft() {
+    if (!window.confirm("Discard the draft and show the suite as it was last saved?")) return;
+    dropDraft();
+    dirty = false;
+    window.location.reload();
+  }
+  // following a sign-in link: keep the draft now, and leave without asking
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest('a[href*="/login"]');
+    if (link && keepDraft()) leavingToSignIn = true;
+  });
 
   // ------------------------------------------------------------------ save
   function suiteJson() {
@@ -677,6 +930,8 @@
     if (m) return grid.querySelector(`input.cond-name[data-c="${m[2]}"]`);
     m = location.match(/^items\[(\d+)\]/);
     if (m) return grid.querySelector(`input.item-number[data-i="${m[1]}"]`);
+    m = location.match(/^predictions\[(\d+)\]\.(atol|rtol)/);
+    if (m) return predictionList.querySelector(`.tolerance[data-p="${m[1]}"] input.b-${m[2]}`);
     m = location.match(/^predictions\[(\d+)\]/);
     if (m) return predictionList.querySelector(`input.formula[data-p="${m[1]}"]`);
     if (location.startsWith("meta.name")) return nameInput;
@@ -708,6 +963,11 @@
 
   async function save() {
     const stale = [];
+    predictionList.querySelectorAll(".tolerance input.invalid").forEach((input) => {
+      const key = input.classList.contains("b-atol") ? "atol" : "rtol";
+      stale.push({location: `predictions[${input.closest(".tolerance").dataset.p}].${key}`,
+                  message: `${key} is ${TOLERANCE_NOTE}`});
+    });
     state.predictions.forEach((formula, p) => {
       for (const note of localProblems(formula)) stale.push({location: `predictions[${p}]`, message: note});
     });
@@ -722,7 +982,7 @@
         "X-CSRF-Token": csrf}, body: JSON.stringify({suite: suiteJson(), note: document.getElementById("save-note").value})});
       let answer;
       try { answer = await response.json(); } catch (e) { answer = {ok: false, problems: [{message: `the server answered ${response.status}`}]}; }
-      if (answer.ok) { dirty = false; window.location.assign(answer.url); return; }
+      if (answer.ok) { dirty = false; dropDraft(); window.location.assign(answer.url); return; }
       showProblems(answer.problems || [{location: "", message: answer.error || "could not save"}]);
     } catch (error) {
       showProblems([{location: "", message: "cannot reach the server; your edits are still here, try again"}]);
@@ -745,6 +1005,7 @@
   });
   document.getElementById("save").addEventListener("click", save);
   undoButton.addEventListener("click", undo);
+  restoreDraft();
   renderGrid();
   renderPredictions();
 })();

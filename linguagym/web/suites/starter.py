@@ -64,8 +64,11 @@ def collection_paths(cache_dir: Path) -> list[Path]:
     except ConfigurationError as error:
         source = load_collection(COLLECTION).source
         url = source.get("url", "").format(commit=source.get("commit", ""), suite="NAME")
+        # the heading says what failed in words; the fetch's own error (a URL, a socket error) goes below it
         raise ConfigurationError(
-            f"the SyntaxGym 2020 suites are not in this server's cache and could not be fetched: {error.message}",
-            hint=f"give the server internet access and click again (it fetches them once, hash-checked), or put "
-                 f"the 34 files ({url}) into {Path(cache_dir) / 'suites' / COLLECTION} on the server, or upload them "
-                 "here as one .zip with 'Upload many'") from None
+            "the SyntaxGym 2020 suites are not in this server's cache and could not be fetched (no copy here, "
+            "and the download failed)",
+            hint=f"The download said: {error.message}. To load them: give the server internet access and click "
+                 f"again (it fetches them once, hash-checked); or copy the 34 files ({url}) into "
+                 f"{Path(cache_dir) / 'suites' / COLLECTION} on the server; or upload them here as one .zip with "
+                 "'Upload many'.") from None

@@ -10,6 +10,7 @@ from linguagym.names import suite_file_name
 from linguagym.suites.formula import format_formula, parse_formula, region_refs
 from linguagym.suites.load import parse_suite_data
 from linguagym.suites.metrics import METRIC_NAMES
+from linguagym.suites.peers import formula_peer_note
 from linguagym.suites.save import suite_to_dict
 from linguagym.web.auth.ownership import require_owner, save_suite_owned
 from linguagym.web.context import config, db_session
@@ -17,6 +18,16 @@ from linguagym.web.inputs import json_object_body
 from linguagym.web.results.index import latest_results, suite_panel, suite_results
 from linguagym.web.runs.auto_run import auto_run_saved
 from linguagym.web.store import delete_suite, get_suite, get_version, list_suites, load_version
+from linguagym.web.suites.browse import (
+    SORTS,
+    SuiteFilter,
+    circuit_short,
+    circuits,
+    facets,
+    own_tags,
+    parse_tags,
+    set_tags,
+)
 from linguagym.web.suites.bulk_upload import parse_uploaded, problem, suite_problems
 from linguagym.web.text import clean_text
 
@@ -25,10 +36,35 @@ blueprint = Blueprint("suites", __name__)
 MAX_FORMULA = 2000
 
 
+@blueprint.app_template_global("suite_tags")
+def suite_tags(record) -> dict:
+    """For the pages: a suite's circuits (from the built-in collections) and its own tags."""
+    return {"circuits": circuits(record.name), "own": own_tags(record),
+            "short": {name: circuit_short(name) for name in circuits(record.name)}}
+
+
 @blueprint.get("/suites")
 def index():
+    """The suites: ``?q=`` searches names and authors; ``?tag=``, ``?circuit=``, ``?author=`` filter (tags are a
+    suite's own and its circuits'); ``?sort=`` (changed, name, author, items, version) and ``?order=``."""
     query = request.args.get("q", "")
-    return render_template("suites.html", suites=list_suites(db_session(), query), query=query)
+    chosen = SuiteFilter.from_args(request.args)
+    found = list_suites(db_session(), query)
+    return render_template("suites.html", suites=chosen.apply(found), query=query, suite_filter=chosen,
+                           facets=facets(list_suites(db_session()) if query else found), sorts=list(SORTS))
+
+
+@blueprint.post("/suites/<int:suite_id>/tags")
+def tag(suite_id: int):
+    """Replace the suite's own tags (``tags``: comma-separated)."""
+    session = db_session()
+    record = get_suite(session, suite_id)
+    require_owner(record)
+    set_tags(session, record, parse_tags(request.form.get("tags", "")))
+    session.commit()
+    shown = ", ".join(own_tags(record))
+    flash(f"Tags of {record.name!r}: {shown}." if shown else f"{record.name!r} has no tags of its own now.", "success")
+    return redirect(url_for("suites.show", suite_id=suite_id))
 
 
 @blueprint.post("/suites/upload")
@@ -55,7 +91,9 @@ def upload():
         flash(f"Saved {saved.suite.name!r} as version {saved.version.number} "
               f"({loaded.dialect} dialect).", "success")
     else:
-        flash(f"{saved.suite.name!r} already holds exactly this content (version {saved.version.number}).", "info")
+        flash(f"{saved.suite.name!r} already holds exactly this content (version {saved.version.number})"
+              f"{'' if saved.exact else ', but for the order of conditions or empty fields, which are not edits'}.",
+              "info")
     return redirect(url_for("suites.show", suite_id=saved.suite.id))
 
 
@@ -141,7 +179,8 @@ def check_formula():
         if regions is not None and ref.region is not None and not 1 <= ref.region <= regions:
             notes.append(f"{ref} refers to region {ref.region}; this suite has regions 1..{regions}")
 
-    return jsonify({"ok": not notes, "canonical": format_formula(parsed.tree), "notes": notes})
+    return jsonify({"ok": not notes, "canonical": format_formula(parsed.tree), "notes": notes,
+                    "peers": formula_peer_note(parsed.tree)})
 
 
 @blueprint.post("/api/suites")
@@ -161,7 +200,9 @@ def save_from_editor():
     if saved.created:
         flash(f"Saved {saved.suite.name!r} as version {saved.version.number}.", "success")
     else:
-        flash(f"Nothing changed: {saved.suite.name!r} version {saved.version.number} holds exactly this.", "info")
+        flash(f"Nothing changed: {saved.suite.name!r} version {saved.version.number} holds exactly this"
+              f"{'' if saved.exact else ', but for the order of conditions or empty fields, which are not edits'}.",
+              "info")
     return jsonify({"ok": True, "created": saved.created, "version": saved.version.number,
                     "url": url_for("suites.show", suite_id=saved.suite.id),
                     "warnings": [w.render() for w in loaded.warnings]})

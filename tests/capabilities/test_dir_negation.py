@@ -1,0 +1,145 @@
+"""DIR negation placed by the parse (issue 38): the main clause's verb takes the negation, never a verb inside a
+quotation, a title or a concessive clause; a sentence whose main clause cannot be found, or whose sentiment
+stands outside the negated clause, is refused with a reason. Also the rule that drops sentences run together at a
+lost dash, and LC4/LC5's refusal of a seed with an evaluative phrase beyond the negation. Constructed sentences,
+parsed by the real spaCy model (skipped where the [lct] extra is not installed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from linguagym.capabilities.perturb import negation as dir_negation
+from linguagym.capabilities.perturb.negation import (
+    ADVERB,
+    NO_MAIN_CLAUSE,
+    SECOND_CLAUSE,
+    SENTIMENT_OUTSIDE,
+    negate_main_clause,
+    unreached_sentiment,
+)
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    pytest.importorskip("spacy")
+    from linguagym.capabilities.perturb.build import load_perturbation_pipeline
+
+    return load_perturbation_pipeline()
+
+
+@pytest.fixture(scope="module")
+def evaluative():
+    return dir_negation.evaluative_words()
+
+
+@pytest.fixture(scope="module")
+def praise():
+    """What DIR's check looks for outside the negated clause: positive words (criticism there keeps the pair)."""
+    return dir_negation.evaluative_words("positive")
+
+
+@pytest.mark.parametrize(("sentence", "negated"), [
+    # the main clause, not the concessive one, before or after it
+    ("Although the plot is thin, the film is a delight.", "Although the plot is thin, the film is not a delight."),
+    ("The film is a delight, although the plot is thin.", "The film is not a delight, although the plot is thin."),
+    ("Although it sometimes descends into farce, the film works.",  # criticism outside it keeps the pair valid
+     "Although it sometimes descends into farce, the film does not work."),
+    # a quoted title as the subject: the verb after it
+    ('"The Ring" is scary in a good way.', '"The Ring" is not scary in a good way.'),
+    ("I loved this film.", "I did not love this film."),
+])
+def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
+    assert negate_main_clause(nlp(sentence), praise).text == negated
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    # the issue's examples: the criticism under a frequency adverb with the praise after "but"; a title's verb
+    ("Caruso sometimes descends into cuteness, but for the most part he makes sure the film works the way a "
+     "good noir should.", ADVERB),
+    ("My Wife Is an Actress works as a delightful romantic comedy.", NO_MAIN_CLAUSE),
+    ('"It works beautifully."', NO_MAIN_CLAUSE),  # the whole sentence a quotation
+    ("It is funny and it is moving.", SECOND_CLAUSE),
+    ("It's a great film. I loved the ending.", SENTIMENT_OUTSIDE),  # a second sentence left standing
+    ("The cast, a wonderful ensemble, makes it work.", SENTIMENT_OUTSIDE),  # a positive appositive left standing
+])
+def test_a_sentence_is_refused_where_the_negation_would_miss_its_sentiment(nlp, praise, sentence, reason):
+    negation = negate_main_clause(nlp(sentence), praise)
+    assert (negation.text, negation.refused) == (None, reason)
+
+
+def test_every_refusal_is_counted_by_reason_in_the_file(nlp):
+    from linguagym.capabilities.perturb.build import checklist_tests
+    from linguagym.capabilities.testfile.model import CapabilityTest, Provenance
+
+    texts = ["This film is wonderful.", "My Wife Is an Actress works as a delightful romantic comedy.",
+             "It is funny and it is moving.", "A gorgeous, witty, seductive movie."]
+    seeds = [CapabilityTest(id=f"X/{i}", capability="X", text=text, expected=("positive",), kind="seed",
+                            provenance=Provenance.for_seed(dataset="d", case=1, rows=(), template=None,
+                                                           alternatives={}))
+             for i, text in enumerate(texts)]
+    made, counts = checklist_tests(seeds, ("MFT", "DIR"), seed=0, nlp=nlp)
+    assert [t.text for t in made["X"]] == ["This film is not wonderful."]
+    assert counts["negation"] == {"made": 1, "candidates": 4, "refused": {
+        "no finite verb": 1, NO_MAIN_CLAUSE: 1, SECOND_CLAUSE: 1}}
+
+
+def test_lc4_refuses_an_evaluative_phrase_beyond_the_negation(nlp, evaluative):
+    wreck = "This is a train wreck, a stupid and awful attempt to cram everything in."
+    assert unreached_sentiment(nlp(wreck), wreck.index(" is") + 1, evaluative)
+    plain = "This is a train wreck of an action film."
+    assert not unreached_sentiment(nlp(plain), plain.index(" is") + 1, evaluative)
+
+
+@pytest.mark.parametrize(("sentence", "glued"), [
+    ("This is a train wreck of an action film a stupefying attempt by the filmmakers to cram in too much.", True),
+    ("A quiet treasure a film to be savored.", True),
+    ("The movie suffers from two fatal ailments a dearth of vitality and a story that is shapeless.", True),
+    ("I liked this film a lot.", False),  # a measure
+    ("It gives the audience a reason to care.", False),  # two objects
+    ("Rice is too pedestrian a filmmaker to bring any edge to it.", False),
+    ("The film is a delight.", False),
+])
+def test_sentences_run_together_at_a_lost_dash_are_found_by_the_stated_rule(nlp, sentence, glued):
+    from linguagym.capabilities.seeds.run_on import candidate, run_together
+
+    doc = nlp(sentence)
+    assert (candidate(dir_negation._analysis(doc)) and run_together(doc)) is glued
+
+
+def test_screening_drops_run_together_sentences_only_when_given_a_parser(nlp):
+    from linguagym.capabilities.seeds.run_on import RUN_TOGETHER
+    from linguagym.capabilities.seeds.screening import screen
+
+    texts = ["A quiet treasure a film to be savored.", "I liked this film a lot."]
+    analyses = [dir_negation._analysis(nlp(text)) for text in texts]
+    assert screen(texts, analyses).usable == [True, True]
+    parsed = screen(texts, analyses, parse=lambda batch: nlp.pipe(batch))
+    assert parsed.usable == [False, True] and parsed.counts == {RUN_TOGETHER: 1}
+
+
+def test_lc4_seeds_the_check_refuses_are_noted_and_a_short_capability_says_why(swn_file, nlp):
+    from linguagym.capabilities.data.analysis import Analyser
+    from linguagym.capabilities.data.datasets import Dataset, Example
+    from linguagym.capabilities.data.lexicon import read_sentiwordnet
+    from linguagym.capabilities.seeds.generate import generate_seeds
+    from linguagym.capabilities.seeds.specs import load_specs
+
+    texts = ["This movie is bad.", "This film is an awful mess.", "This plot was bad."]
+    data = Dataset("t", "t", tuple(Example(str(i), t, "negative") for i, t in enumerate(texts)), "given")
+    analyses = Analyser(read_sentiwordnet(swn_file)).analyse(texts)
+    asked = []
+
+    def check(analysis, verb_start):
+        asked.append(analysis.text[verb_start:verb_start + 3])
+        return "a reason" if "mess" in analysis.text else None
+
+    (lc4,) = generate_seeds([load_specs()[3]], data, analyses, seed=0, check_negated=check)
+    assert sorted(t.provenance.rows[0].text for t in lc4.tests) == ["This movie is bad.", "This plot was bad."]
+    assert sorted(asked) == ["is ", "is ", "was"]  # each match's negated verb
+    assert lc4.notes[0] == "case 1: 1 sentence(s) refused: a reason"
+    assert lc4.notes[1].startswith("fewer than 10 seeds (2): of the dataset's 3 sentences, only these met the "
+                                   "search (case 1: 3,")
+    # LC2 (no negation) is never checked
+    asked.clear()
+    generate_seeds([load_specs()[1]], data, analyses, seed=0, check_negated=check)
+    assert asked == []
