@@ -33,7 +33,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 # The extras the tests need, then the tools as pyproject's dependency group (PEP 735: `--group` needs pip >= 25.1,
 # newer than the pip a fresh venv brings on Python 3.11, so pip is upgraded first). `.[dev]` installs the same.
-DEV_EXTRAS := lct,web,postgresql,lexicons,ray,notebook,peft
+DEV_EXTRAS := lct,web,postgresql,lexicons,ray,notebook,peft,parquet
 $(VENV)/.installed-dev: $(VENV)/.installed
 	$(PIP) install --upgrade "pip>=25.1"
 	$(PIP) install -e '.[$(DEV_EXTRAS)]' --group dev

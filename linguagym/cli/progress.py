@@ -79,7 +79,7 @@ class ProgressBars:
 
     def _piece(self, label: str, total: int, unit: str, announced: bool) -> Advance:
         """A piece of work as lines: begun (unless announced), then counted until it ends (``stop``)."""
-        piece = [label, total, unit, 0, time.perf_counter()]
+        piece: list[Any] = [label, total, unit, 0, time.perf_counter()]
         self.piece = piece
         if not announced:
             self._line(f"{label}: {total} {unit}")
