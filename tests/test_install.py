@@ -211,6 +211,7 @@ DISTRIBUTIONS = {
     "tokenizers": "tokenizers", "huggingface_hub": "huggingface_hub", "safetensors": "safetensors", "gguf": "gguf",
     "accelerate": "accelerate", "numpy": "numpy", "jsonschema": "jsonschema", "rich": "rich",
     "platformdirs": "platformdirs", "peft": "peft", "datasets": "datasets", "itsdangerous": "itsdangerous",
+    "pyarrow": "pyarrow",
 }
 # imported, on purpose not declared: the user installs it by hand (the error that says so is tested elsewhere)
 UNDECLARED = {"benepar": "an optional parser whose model downloads from the web"}
