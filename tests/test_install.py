@@ -211,6 +211,7 @@ DISTRIBUTIONS = {
     "tokenizers": "tokenizers", "huggingface_hub": "huggingface_hub", "safetensors": "safetensors", "gguf": "gguf",
     "accelerate": "accelerate", "numpy": "numpy", "jsonschema": "jsonschema", "rich": "rich",
     "platformdirs": "platformdirs", "peft": "peft", "datasets": "datasets", "itsdangerous": "itsdangerous",
+    "pyarrow": "pyarrow",
 }
 # imported, on purpose not declared: the user installs it by hand (the error that says so is tested elsewhere)
 UNDECLARED = {"benepar": "an optional parser whose model downloads from the web"}
@@ -287,7 +288,8 @@ def test_each_extra_declares_the_modules_the_errors_send_users_to_it_for():
     assert set(EXTRAS) <= set(extras)
     for module, extra in MODULE_EXTRAS.items():
         assert normalized(DISTRIBUTIONS[module]) in declared(extra), (module, extra)
-    assert "spacy" in declared("web")  # the web app runs generate jobs
+    # a lab server for suites needs no spaCy: a generate job names [lct] instead (tests/web/test_web_without_lct.py)
+    assert "spacy" not in declared("web")
     assert declared("all") == set().union(*(declared(name) for name in EXTRAS))
     assert declared("all") - declared("hub") <= declared("dev")  # hub: tested on local records, without datasets
     assert "pytest" in declared("dev") and "pytest" not in declared("all")

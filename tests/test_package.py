@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -109,3 +110,64 @@ def test_runtime_requirements_are_floors_and_each_cap_names_its_break():
                 assert "#" in lines[number] or lines[number - 1].lstrip().startswith("#"), requirement
     assert any(r.startswith("torch>=") for line in lines[start:end] for r in re.findall(r'"([^"]+)"', line))
     assert capped == ["spacy>=3.7.5,<3.9"]
+
+
+def test_the_dev_group_holds_the_dev_extras_tools():
+    """``make install-dev`` installs the tools from the PEP 735 group; ``pip install -e '.[dev]'`` (older pips)
+    from the extra: the two name the same tools, and the Makefile installs the extras the dev extra names."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    extra = project["project"]["optional-dependencies"]["dev"]
+    (own,) = [r for r in extra if r.startswith("linguagym[")]
+    assert sorted(r for r in extra if r != own) == sorted(project["dependency-groups"]["dev"])
+    assert any(r.startswith("mypy") for r in project["dependency-groups"]["dev"])
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert f"DEV_EXTRAS := {own[len('linguagym['):-1]}\n" in makefile
+    assert "--group dev" in makefile
+
+
+def test_the_readme_has_no_relative_links():
+    """The README is the long description a package index shows, where a relative link goes nowhere; the project
+    metadata names no repository URL to make them absolute with, so the README names paths (``docs/web.md``, files
+    of the sdist and the repository) instead of linking them."""
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)", readme) + re.findall(r"(?:href|src)=[\"']([^\"']+)", readme)
+    targets += re.findall(r"^\[[^\]]+\]:\s*(\S+)", readme, flags=re.M)  # reference-style definitions
+    relative = [t for t in targets if not re.match(r"(https?://|mailto:|#)", t)]
+    assert relative == []
+    assert "`docs/web.md`" in readme  # the control: the paths are still named
+
+
+def _fake_torch_wheel(folder: Path) -> None:
+    """A wheel named torch 2.13.0 (metadata only): what pip's find-links would offer on a machine holding one."""
+    import zipfile
+
+    folder.mkdir()
+    info = "torch-2.13.0.dist-info"
+    with zipfile.ZipFile(folder / "torch-2.13.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("torch/__init__.py", "")
+        wheel.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.13.0\n")
+        wheel.writestr(f"{info}/WHEEL",
+                       "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", "")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_installs_torch_from_the_cpu_index_where_no_local_build_exists(tmp_path):
+    """`make demo`'s torch route, decided without the network: a build pip finds locally (find-links) is used;
+    otherwise the command names PyTorch's CPU index. Nothing is downloaded (`make torch-route` only prints)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env["PIP_CONFIG_FILE"] = os.devnull  # no pip.conf's find-links or index: only what the test gives
+
+    def route(**extra: str) -> str:
+        done = subprocess.run(["make", "-s", "torch-route", f"PYTHON={sys.executable}"], cwd=REPO, timeout=120,
+                              env={**env, **extra}, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert route(PIP_NO_INDEX="1") == "pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0"
+    _fake_torch_wheel(tmp_path / "wheels")
+    assert route(PIP_FIND_LINKS=str(tmp_path / "wheels")) == "pip install torch==2.13.0"

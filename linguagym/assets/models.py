@@ -203,7 +203,7 @@ def _dequantise(name: str, gguf_path: Path, out_dir: Path) -> None:
     with _no_gguf_bar():
         model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32, **kwargs)
     # Without this, save_pretrained would record a GGUF quantisation that the saved weights no longer have.
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]  # nn.Module's __setattr__ is typed for tensors and modules
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.save_pretrained(out_dir)

@@ -15,7 +15,7 @@ from linguagym.capabilities.data.lexicon import load_lexicon
 from linguagym.capabilities.expansion import fill
 from linguagym.capabilities.expansion.expand import Expander
 from linguagym.capabilities.expansion.validate import prefilter
-from linguagym.capabilities.perturb.build import add_checklist_tests, load_perturbation_pipeline
+from linguagym.capabilities.perturb.build import add_checklist_tests, load_perturbation_pipeline, parse_test_types
 from linguagym.capabilities.perturb.negation import UNREACHED, evaluative_words, unreached_sentiment
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.seeds.generate import generate_seeds
@@ -85,6 +85,7 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     expansion_block = None
     if settings.expanding:
         tick = begin(progress, cancelled, STAGES["expand"], len(specs), "capabilities")
+        assert reference is not None  # chosen above when expanding
         expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, reference, settings.seed,
                                             cache_dir, tick, progress)
     document = CapabilityTestFile(
@@ -126,7 +127,7 @@ def generate_suite(dataset: str | Dataset = DEFAULT_DATASET, *, lcs: str = "all"
                   "SyntaxGym suite elsewhere in linguagym)", DeprecationWarning, stacklevel=2)
     settings = GenerateSettings(
         dataset=dataset, lcs=lcs, spec_paths=tuple(spec_paths) if spec_paths is not None else None, seed=seed,
-        max_seeds=max_seeds, templates=templates, test_types=test_types,
+        max_seeds=max_seeds, templates=templates, test_types=parse_test_types(test_types),
         expansion=expansion if expansion is not None else ExpansionOptions(enabled=False),
         dataset_options=DatasetOptions(**dict(dataset_options or {})), lexicon_path=lexicon_path,
         cache_dir=cache_dir, spacy_model=spacy_model)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
@@ -33,7 +34,7 @@ from linguagym.capabilities.testing.classifier_run import (
 )
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.executors.base import SideBySide
-from linguagym.progress import IsCancelled, Progress, begin, check_cancelled
+from linguagym.progress import Advance, IsCancelled, Progress, begin, check_cancelled
 
 if TYPE_CHECKING:
     from linguagym.executors.base import Executor
@@ -78,8 +79,9 @@ def open_classifier(spec: str, options: ClassifierOptions = DEFAULT_OPTIONS) -> 
             "does not accept them from the web", hint="start the server with `allow_python_classifiers` (only "
             "where every user who can reach it may run code), or wrap the function in an HTTP endpoint",
             settings=["allow_python_classifiers"])
-    inner = load_classifier(spec, cache_dir=options.cache_dir, **options.loader_options())
-    return CachedClassifier(inner, cache_dir=options.cache_dir)  # type: ignore[return-value]
+    cache_dir = Path(options.cache_dir) if options.cache_dir is not None else None
+    inner = load_classifier(spec, cache_dir=cache_dir, **options.loader_options())
+    return CachedClassifier(inner, cache_dir=cache_dir)
 
 
 def open_classifiers(specs: Sequence[str], options: ClassifierOptions = DEFAULT_OPTIONS) -> list[Classifier]:
@@ -125,7 +127,7 @@ def run_classifiers(
                 run = failed_run(document, classifier, str(elsewhere[spec][1]), spec)
             else:
                 run = run_tests(document, classifier, spec=spec,
-                                progress=lambda total, label=label: begin(progress, cancelled, label, total, "texts"))
+                                progress=partial(_begin_texts, progress, cancelled, label))
         finally:
             classifier.stop_when(None)
             classifier.close()
@@ -170,3 +172,7 @@ def _predict_elsewhere(executor: Executor | None, classifiers: list[tuple[str, C
     # What each classifier's cache gained on the cluster, failed ones included (their finished shards stay).
     return {spec: (todo[spec] - len(missing_texts(classifier, texts)), error)
             for (spec, classifier), error in zip(classifiers, errors, strict=True)}
+
+
+def _begin_texts(progress: Progress | None, cancelled: IsCancelled | None, label: str, total: int) -> Advance | None:
+    return begin(progress, cancelled, label, total, "texts")

@@ -217,10 +217,11 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     if capped:
         err.print(f"{', '.join(capped)}: {args.max_seeds} seeds drawn from more matches (--max-seeds all keeps "
                   "every match)", soft_wrap=True)
-    found = ((document.expansion or {}).get("fill_cache") or {}).get("found") or {}
+    fill_cache = (document.expansion or {}).get("fill_cache") or {}
+    found = fill_cache.get("found") or {}
     if any(found.values()):  # why this run was fast: say where the work came from, and how to redo it
         err.print(f"{found.get('contexts', 0)} left contexts and {found.get('windows', 0)} scored windows came from "
-                  f"the fill cache ({document.expansion['fill_cache']['path']}; --no-fill-cache computes them anew)",
+                  f"the fill cache ({fill_cache['path']}; --no-fill-cache computes them anew)",
                   soft_wrap=True)
     for capability in document.capabilities:
         if capability.seeds == 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from linguagym.printable import printable
 
@@ -15,7 +16,7 @@ def console(stderr: bool = False, *, wide: bool = False, pipe_width: int | None 
     every style, bold included (rich alone drops only the colours)."""
     from rich.console import Console
 
-    plain = {"color_system": None} if os.environ.get("NO_COLOR") else {}
+    plain: dict[str, Any] = {"color_system": None} if os.environ.get("NO_COLOR") else {}
     made = Console(stderr=stderr, highlight=False, **plain)
     if not made.is_terminal and (wide or pipe_width):
         made = Console(stderr=stderr, highlight=False, width=pipe_width or 1000, **plain)

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linguagym.cli.output import console as make_console
 from linguagym.progress import STAGE, Advance
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 Announce = Callable[[int, str], "str | None"]
 
@@ -45,7 +48,8 @@ class ProgressBars:
     def __init__(self, console: Any = None, announce: Announce | None = None, *, lines: bool = False) -> None:
         if console is None:
             console = make_console(stderr=True)
-        self.console, self.announce, self.bar = console, announce, None
+        self.console, self.announce = console, announce
+        self.bar: Progress | None = None
         # lines where no bar can be drawn: the piece under way as [label, total, unit, done, began]
         self.lines = lines and not console.is_terminal
         self.started = time.perf_counter()
@@ -54,7 +58,8 @@ class ProgressBars:
     def __call__(self, label: str, total: int, unit: str) -> Advance | None:
         self.stop()
         if unit == STAGE:  # a step without a count (loading a model): a spinner with its label until the next
-            return self._stage(label)
+            self._stage(label)
+            return None
         message = self.announce(total, unit) if self.announce is not None else None
         if message:
             self.console.print(f"{label}: {message}", highlight=False, markup=False, soft_wrap=True)
@@ -74,7 +79,7 @@ class ProgressBars:
 
     def _piece(self, label: str, total: int, unit: str, announced: bool) -> Advance:
         """A piece of work as lines: begun (unless announced), then counted until it ends (``stop``)."""
-        piece = [label, total, unit, 0, time.perf_counter()]
+        piece: list[Any] = [label, total, unit, 0, time.perf_counter()]
         self.piece = piece
         if not announced:
             self._line(f"{label}: {total} {unit}")

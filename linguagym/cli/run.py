@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linguagym import assets
 from linguagym.atomic import output_error
@@ -36,6 +37,9 @@ from linguagym.scoring.engine.order import score_texts
 from linguagym.scoring.huggingface.memory import is_auto_batch_size
 from linguagym.suites.examples import example_suite_paths
 from linguagym.suites.formula import TIE_RULES, Tolerance
+
+if TYPE_CHECKING:
+    from linguagym.suites.model import Suite
 
 # -------------------------------------------------------------------------------------------- parsers
 
@@ -201,7 +205,7 @@ def _settings(args: argparse.Namespace):
     )
 
 
-def _run_suite_paths(args: argparse.Namespace) -> list[Path]:
+def _run_suite_paths(args: argparse.Namespace) -> list[Path | Suite]:
     """Suites named on the command line, or a collection's suites (from --suites-dir or fetched)."""
     if not args.suites and args.collection in (None, "auto"):
         raise LinguagymError("no suite files given",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from linguagym.capabilities.testfile import read_tests
 from linguagym.cli.output import console
@@ -78,7 +79,7 @@ def cmd_lct_train_classifier(args: argparse.Namespace) -> int:
 
 def _steps(bars: ProgressBars):
     """``train_classifier``'s ``progress(done, total)`` (steps done so far) drawn as one ``training`` bar."""
-    state = {"advance": None, "done": 0}
+    state: dict[str, Any] = {"advance": None, "done": 0}
 
     def progress(done: int, total: int) -> None:
         if state["advance"] is None:

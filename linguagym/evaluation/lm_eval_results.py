@@ -73,7 +73,7 @@ def lm_eval_results(result: RunResult, summary: SummarySettings | None = None) -
         total = result.items_total.get(name, len(suite_result.suite.items))
         samples[name] = {"original": total, "effective": len(suite_result.suite.items)}
     groups, subtasks = _groups(collection, model, list(results)) if model else ({}, {})
-    tasks = {name: [] for name in results}
+    tasks: dict[str, list[str]] = {name: [] for name in results}  # a suite has no subtasks
     everything = {**groups, **results}  # lm-eval lists groups among the results too
     return {
         "results": everything,

@@ -170,7 +170,8 @@ def run_models(
         held: list[RunData] = []  # each model that ran, as its summary and report need it (taken before keep_scores)
         retired: RetiredReport | None = None
         with sharing_work():  # checkpoints of one model tokenise once and pack their prefix trees once
-            errors = _prefill(executor, pending, settings, loaded[0], progress, cancelled)
+            errors = _prefill(executor, [s for s in pending if s is not None], settings, loaded[0], progress,
+                              cancelled)  # (none is None yet)
             if errors is not None:
                 progress = None  # what is left is read from the cache
             # weights are loaded ahead only where they score: in this process (side by side, all is scored already)
@@ -244,7 +245,7 @@ def _texts(suites: list[Suite], settings: Sequence[RunSettings], index: int) -> 
     return suite_texts([limit_suite(suite, settings[index].limit) for suite in suites], settings[index].spacing)
 
 
-def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequence[RunSettings], suites: list[Suite],
+def _prefill(executor: Executor, scorers: list[Scorer], settings: Sequence[RunSettings], suites: list[Suite],
              progress: Progress | None, cancelled: IsCancelled | None) -> list[LinguagymError | None] | None:
     """On an executor that scores several models side by side (Ray), score what all of them miss first, in one
     piece of work; each model's error, or None. None where the executor cannot (each model then scores alone)."""
@@ -259,7 +260,7 @@ def _prefill(executor: Executor, scorers: list[Scorer | None], settings: Sequenc
     return list(executor.prefill_scores(list(zip(scorers, texts, settings, strict=True)), advance))
 
 
-def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Suite], list[dict[str, str]]],
+def _run_one(settings: RunSettings, scorer: Scorer | None, loaded: tuple[list[Suite], list[dict[str, str | None]]],
              error: LinguagymError | None, label: str, progress: Progress | None, cancelled: IsCancelled | None,
              executor: Executor, ready: Callable[[], None] | None = None,
              policy: AccuracyPolicy | None = None) -> RunResult | LinguagymError:

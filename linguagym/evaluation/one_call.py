@@ -19,6 +19,7 @@ from linguagym.evaluation.results import Results
 from linguagym.evaluation.run import DEFAULT_MODEL, RunSettings
 from linguagym.evaluation.summary import SummarySettings
 from linguagym.executors import make_executor
+from linguagym.progress_display import chosen_progress
 
 if TYPE_CHECKING:
     from linguagym.executors.base import Executor
@@ -48,7 +49,7 @@ def run(
     summary: bool = True,
     report: bool = True,
     executor: str | Executor | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
     cancelled: IsCancelled | None = None,
     **settings: Any,
 ) -> Results:
@@ -60,7 +61,9 @@ def run(
     each model's folder and the report are written (None: nothing is written). ``collection``: the collection
     whose score and groups are computed (default ``auto``); ``policy``: ``all`` or ``first`` (default: the
     collection's); ``bootstrap``, ``seed``: the 95% intervals over items. ``executor``: ``"local"`` (default),
-    ``"ray"`` or an executor. Any other keyword is a ``RunSettings`` field (``bos``, ``spacing``, ``dtype``,
+    ``"ray"`` or an executor. ``progress``: True (the default) shows each piece of work as a line and a bar on
+    stderr, in a terminal or a notebook (``progress_display``); False shows nothing; or a ``Progress`` callable.
+    Any other keyword is a ``RunSettings`` field (``bos``, ``spacing``, ``dtype``,
     ``device``, ``batch_size``, ``metric``, ``cache_dir``, ...).
 
     Returns ``Results``: iterate for each model's outcome, ``.summary``, ``.to_pandas("items")``.
@@ -81,12 +84,15 @@ def run(
     each = [replace(base, model=model) for model in _models(models)]
     summary_settings = SummarySettings(collection=str(collection or "auto"), policy=policy, bootstrap=bootstrap,
                                        seed=seed) if summary else None
-    own_executor = executor is None or isinstance(executor, str)
-    chosen = make_executor(executor or "local") if own_executor else executor
+    chosen = make_executor(executor or "local") if executor is None or isinstance(executor, str) else executor
+    own_executor = chosen is not executor
+    shown, display = chosen_progress(progress)
     try:
         done = run_models(paths, each, output=output_dir, summary=summary_settings, report=report,
-                          progress=progress, cancelled=cancelled, executor=chosen)
+                          progress=shown, cancelled=cancelled, executor=chosen)
     finally:
+        if display is not None:
+            display.stop()
         if own_executor:
             chosen.close()
     return Results(done)

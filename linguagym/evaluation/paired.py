@@ -14,6 +14,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from linguagym.evaluation.aggregate import Interval
 
@@ -132,7 +133,7 @@ def paired_values(a: Mapping[Hashable, float | None], b: Mapping[Hashable, float
     return PairedDifference(pairing, mean_a, mean_b, interval, resamples)
 
 
-def paired_outcomes(a: Mapping[Hashable, bool | None], b: Mapping[Hashable, bool | None], *, resamples: int = 1000,
+def paired_outcomes(a: Mapping[Any, bool | None], b: Mapping[Any, bool | None], *, resamples: int = 1000,
                     seed: int = 0, key: str = "") -> PairedDifference:
     """``paired_values`` of two sides' outcomes per item (right or not), with the 2x2 table and McNemar's exact p."""
     base = paired_values({i: None if v is None else float(v) for i, v in a.items()},

@@ -11,6 +11,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from linguagym import charts
 from linguagym.evaluation.aggregate import Interval, Summary
@@ -129,7 +130,7 @@ def overlaid_region_plot_svg(suite: str, by_model: Mapping[str, SuiteRegions]) -
                              **room(len(values)))
 
 
-def room(lines: int) -> dict[str, float]:
+def room(lines: int) -> dict[str, Any]:
     """The plotting area of a chart of ``lines`` series: the default for a few; wider and taller for more (2 models x
     4 conditions drew 300 px wide under a legend taller than the plot), so that lines and legend stay readable."""
     return {} if lines <= 4 else {"min_plot": 600.0, "plot_height": 280.0}

@@ -171,9 +171,9 @@ def render_report(runs: list[RunData], summary: Summary) -> tuple[str, dict[str,
         if len(overlaid) > 1:  # the models on one axis first; each model's own plot (its own scale) below
             parts.append(f"<div class=figure>{plots.overlaid_region_plot_svg(suite, overlaid)}</div>")
         for run in runs:
-            svg = region_svgs.get(run.model, {}).get(suite)
-            if svg:
-                parts.append(f"<div class=figure>{svg}</div>")
+            region_svg = region_svgs.get(run.model, {}).get(suite)
+            if region_svg:
+                parts.append(f"<div class=figure>{region_svg}</div>")
     parts.append("</main></body></html>\n")
     return "".join(parts), figures
 

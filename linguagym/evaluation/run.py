@@ -278,7 +278,7 @@ def run_suites(
     settings: RunSettings = RunSettings(),
     *,
     scorer: Scorer | None = None,
-    progress: Callable[[int, str], Callable[[int], None]] | None = None,
+    progress: Callable[[int, str], Callable[[int], None] | None] | None = None,
     executor: Executor | None = None,
     loaded_suites: tuple[list[Suite], list[dict[str, str | None]]] | None = None,
     policy: AccuracyPolicy | None = None,

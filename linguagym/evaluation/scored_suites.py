@@ -38,7 +38,7 @@ def scored_suite(result: SuiteResult) -> Suite:
 
     def scored_region(item: Item, condition: Condition, region: Region) -> Region:
         found, oovs = values(item, condition, region)
-        return dataclasses.replace(region, values=found, oovs=oovs)
+        return dataclasses.replace(region, values=found, oovs=tuple(oovs))
 
     def condition_with_values(item: Item, condition: Condition) -> Condition:
         regions = tuple(scored_region(item, condition, region) for region in condition.regions)

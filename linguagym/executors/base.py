@@ -4,7 +4,7 @@ executors themselves import this module, never the package that picks among them
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from linguagym.errors import LinguagymError
 
@@ -40,6 +40,12 @@ class Executor(Protocol):
         """Release what the executor started (a local Ray cluster)."""
         ...
 
+    def __enter__(self) -> Self:  # ``with`` closes it (``ClosingExecutor``)
+        ...
+
+    def __exit__(self, *exc_info: object) -> None:
+        ...
+
 
 @runtime_checkable
 class SideBySide(Protocol):
@@ -67,7 +73,7 @@ class ClosingExecutor:
     def close(self) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -94,7 +94,8 @@ def blimp_suites(rows: Iterable[tuple[int, dict]], source: str) -> list[Suite]:
 
 
 def _paradigm(uid: str, records: list[tuple[int, dict]], source: str) -> Suite:
-    pairs, lines_of = [], {}
+    pairs: list[tuple[int, str, str]] = []
+    lines_of: dict[int, int] = {}  # pairID -> the line that gave it
     for position, (line, record) in enumerate(records):
         good = text_field(source, line, record, ("sentence_good",))
         bad = text_field(source, line, record, ("sentence_bad",))

@@ -12,6 +12,7 @@ for copies kept elsewhere; a ``datasets.Dataset`` is such an iterable of rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from linguagym.errors import ConfigurationError
 from linguagym.extras import install_hint
@@ -93,7 +94,7 @@ def _syntaxgym_suite(name: str, rows: list[dict], source: str) -> Suite:
     return parse_suite_data(data, source=source).suite
 
 
-def _records(value: object) -> list:
+def _records(value: Any) -> list:
     """A ``datasets`` sequence of records as a list of dicts: the library gives a sequence of dicts as one dict of
     lists (``{"condition_name": [...], "regions": [...]}``); plain lists pass through."""
     if isinstance(value, dict):

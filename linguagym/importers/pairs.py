@@ -39,9 +39,10 @@ def read_pairs(path: str | Path, *, name: str | None = None) -> Suite:
         key = pick_column(row, ID)
         ids.append((line, row[key] if key is not None and row[key] not in ("", None) else position))
         pairs.append((good, bad))
-    numbers = [whole_number(given) for _, given in ids]
+    given_numbers = [whole_number(given) for _, given in ids]
+    numbers = [n for n in given_numbers if n is not None]
     extra: dict[str, object] = {"source": "minimal pairs", "imported_from": Path(path).name}
-    if all(n is not None for n in numbers):
+    if len(numbers) == len(given_numbers):
         seen: dict[int, int] = {}
         for (line, _), number in zip(ids, numbers, strict=True):
             if number in seen:

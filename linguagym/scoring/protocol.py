@@ -182,7 +182,7 @@ class _PlainScorer(ScorerBase):
     def score(self, texts: Sequence[str]) -> list[ScoredText]:
         return self._scorer.score(texts)
 
-    @property  # type: ignore[override]
+    @property
     def progress(self) -> Callable[[int], None] | None:
         return getattr(self._scorer, "progress", None)
 
@@ -270,9 +270,13 @@ class Batches(Protocol):
 class CountsCacheUse(Protocol):
     """A scorer in front of a cache: where the cache is, and how many texts were found there or computed."""
 
-    path: Path | str
     hits: int
     misses: int
+
+    @property
+    def path(self) -> Path | str:
+        """The cache file."""
+        ...
 
 
 @runtime_checkable
@@ -282,6 +286,11 @@ class CachingScorer(CountsCacheUse, Closes, Protocol):
     inner: Scorer  # the scorer the cache is in front of
     cache_dir: Path  # where the cache is kept (the root of linguagym's cache)
     chunk_size: int  # texts handed to ``inner`` at a time (one commit each)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """The inner scorer's identity, which keys the cache."""
+        ...
 
     @property
     def dropped(self) -> int:

@@ -7,7 +7,7 @@ terminal-steering characters escaped (``printable``): a suite cannot colour, mov
 from __future__ import annotations
 
 from rich import box
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -53,7 +53,7 @@ def suite_view(suite: Suite, *, max_items: int | None = None) -> Group:
     if not suite.predictions and not suite.suite_predictions:
         lines.append(Text("  no predictions", style="yellow"))
     shown = len(suite.items) if max_items is None else min(max_items, len(suite.items))
-    parts = [*lines, suite_table(suite, max_items=max_items)]
+    parts: list[RenderableType] = [*lines, suite_table(suite, max_items=max_items)]
     if shown < len(suite.items):
         parts.append(Text(f"({len(suite.items) - shown} more items; --items N shows more)", style="dim"))
     return Group(*parts)

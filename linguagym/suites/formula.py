@@ -107,11 +107,12 @@ class Arithmetic:
 
 
 COMPARISON_OPS = ("<", ">", "=", "<=", ">=", "!=")
+Relation = Literal["<", ">", "=", "<=", ">=", "!="]
 
 
 @dataclass(frozen=True)
 class Comparison:
-    op: Literal["<", ">", "=", "<=", ">=", "!="]
+    op: Relation
     left: Expr
     right: Expr
 
@@ -579,13 +580,14 @@ def parse_formula(text: str) -> ParsedFormula:
 # -------------------------------------------------------------------------------------------- printer
 
 # Binding strength: higher binds tighter.
-_PRECEDENCE = {Logical: {"|": 1, "&": 2}, Comparison: 3, Arithmetic: 4, Negate: 5, Scale: 5}
+_PRECEDENCE: dict[type, int] = {Comparison: 3, Arithmetic: 4, Negate: 5, Scale: 5}
+_LOGICAL_PRECEDENCE = {"|": 1, "&": 2}
 
 
 def _precedence(node: Expr) -> int:
     if isinstance(node, Logical):
-        return _PRECEDENCE[Logical][node.op]
-    return _PRECEDENCE.get(type(node), 6)  # type: ignore[return-value]
+        return _LOGICAL_PRECEDENCE[node.op]
+    return _PRECEDENCE.get(type(node), 6)
 
 
 def _format_number(value: float) -> str:
@@ -647,7 +649,7 @@ def references(node: Expr) -> tuple[RegionRef | RegionSum, ...]:
         return ()
     if isinstance(node, Negate | Scale | Abs | Not | Aggregate):
         return references(node.operand)
-    return references(node.left) + references(node.right)  # type: ignore[union-attr]
+    return references(node.left) + references(node.right)
 
 
 def operators(node: Expr) -> set[str]:
@@ -729,11 +731,11 @@ def evaluate(
         if isinstance(n, Not):
             return not truth(n.operand)
         if isinstance(n, Comparison):
-            a, b = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
-            sides.append((a, b))
-            if kind := tie_kind(n.op, a, b, tolerance):
+            x, y = _number(n.left, lookup, undefined), _number(n.right, lookup, undefined)
+            sides.append((x, y))
+            if kind := tie_kind(n.op, x, y, tolerance):
                 ties.add(kind)
-            return _compare(n.op, a, b, tolerance)
+            return _compare(n.op, x, y, tolerance)
         raise TypeError(f"not a truth-valued node: {n!r}")
 
     holds = truth(node)

@@ -19,7 +19,7 @@ import json
 from linguagym.suites.model import Suite
 from linguagym.suites.save import suite_to_dict
 
-EMPTY = ("", None, [], {})
+EMPTY: tuple[object, ...] = ("", None, [], {})
 
 
 def content_key(suite: Suite) -> str:

@@ -19,6 +19,7 @@ from linguagym.suites.formula import (
     Number,
     RegionRef,
     RegionSum,
+    Relation,
     parse_formula,
     references,
 )
@@ -28,7 +29,7 @@ from linguagym.suites.schema import schema_problems
 from linguagym.suites.schema_memo import known_valid, memo_key, remember_valid
 from linguagym.userfiles import RefusedFile, read_regular
 
-_RELATIONS = {"lessthan": "<", "equals": "=", "greaterthan": ">"}
+_RELATIONS: dict[str, Relation] = {"lessthan": "<", "equals": "=", "greaterthan": ">"}
 _KNOWN_META = ("name", "metric")
 MAX_SUITE_BYTES = 64 * 2**20  # the largest SyntaxGym suite is 0.23 MB
 _REGION_KEY = re.compile(r"[0-9]+")  # fullmatch: the schema's "^[0-9]+$" lets "1\n" through in Python
@@ -103,7 +104,7 @@ def parse_suite_data(data: object, *, source: str | None = None, schema_checked:
     if problems := data_problems(data):
         raise SuiteError(source, problems)
     if not isinstance(data, dict):
-        kind = {list: "an array", str: "a string"}.get(type(data), type(data).__name__)
+        kind = "an array" if isinstance(data, list) else "a string" if isinstance(data, str) else type(data).__name__
         problem = Problem(
             "", f"the top level is {kind}; a suite is a JSON object with meta, region_meta, "
             "predictions and items"

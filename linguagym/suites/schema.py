@@ -78,7 +78,7 @@ def _message(error) -> tuple[str, str]:
         value = error.instance
         if wanted == "integer" and isinstance(value, float) and value.is_integer():
             return where, f"expected an integer, found the number {value!r}; write {int(value)}"
-        wanted = " or ".join(_JSON_TYPES.get(t, t) for t in wanted) if isinstance(wanted, list) \
+        wanted = " or ".join(_JSON_TYPES.get(t) or str(t) for t in wanted) if isinstance(wanted, list) \
             else _JSON_TYPES.get(wanted, wanted)
         return where, f"expected {wanted}, found {_describe(value)}"
     if validator == "anyOf" and path and path[0] == "predictions":
@@ -104,6 +104,7 @@ def _message(error) -> tuple[str, str]:
                        "(they become file names and table headings)")
     if validator == "not" and isinstance(error.instance, str):  # only names have one: characters they may not hold
         found = re.search(error.validator_value["pattern"], error.instance)
+        assert found is not None  # the "not" failed, so its pattern matches
         char, position = found.group(), found.start() + 1
         if char == "%":
             return where, f"holds '%' at position {position}; formulas write condition names between two '%'"

@@ -119,7 +119,7 @@ def _template_helpers(app: Flask) -> None:
         return value.strftime("%Y-%m-%d %H:%M") if value else ""
 
     @app.template_filter("size")
-    def _size(value: int) -> str:
+    def _size(value: float) -> str:
         for unit in ("B", "KB", "MB", "GB"):
             if value < 1024 or unit == "GB":
                 return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"

@@ -309,7 +309,9 @@ def current_revision(engine: Engine) -> str | None:
 def head_revision() -> str:
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory.from_config(_alembic_config(None)).get_current_head()
+    head = ScriptDirectory.from_config(_alembic_config(None)).get_current_head()
+    assert head is not None  # the package ships its migrations
+    return head
 
 
 def open_database(url: str) -> sessionmaker:

@@ -114,6 +114,11 @@ def test_a_gemma_tokenizer_json_is_read_without_transformers(tmp_path: Path) -> 
 
     directory = _gemma_tokenizer(tmp_path / "tokenizer")
     plain = plain_tokenizer(directory)
+    if tuple(int(p) for p in hf.__version__.split(".")[:2]) < (5, 18):
+        # older transformers (make test-floors: 5.0) rebuild Gemma's tokenizer with other components: the fast
+        # path declines and transformers tokenises
+        assert plain is None
+        return
     reference = hf.AutoTokenizer.from_pretrained(directory)
     assert isinstance(plain, JsonTokenizer) and type(reference).__name__ == "GemmaTokenizer"
     texts = [*TRICKY, *ITEMS, "The other   theater\n\nin<mask>x", "\u00e9t\u00e9 \u2581 ?!"]

@@ -71,6 +71,10 @@ class CachedClassifier(Classifier):
     def batch_size(self) -> int | None:  # the inner classifier's
         return self.inner.batch_size
 
+    @batch_size.setter
+    def batch_size(self, size: int | None) -> None:
+        self.inner.batch_size = size
+
     def warm_up(self) -> None:
         """Load the inner classifier's model now (a prediction served from the cache would not need it)."""
         self.inner.warm_up()

@@ -152,7 +152,7 @@ class HFClassifier(Classifier):
         name: str | None = None,
     ) -> None:
         self.model = str(model)
-        self.batch_size = 32 if batch_size is None else int(batch_size)
+        self.batch_size: int = 32 if batch_size is None else int(batch_size)
         if self.batch_size < 1:
             raise ClassifierError(f"batch_size must be at least 1, not {self.batch_size}")
         self.device = devices.probe_device(device)

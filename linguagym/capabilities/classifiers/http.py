@@ -117,7 +117,7 @@ def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
 
     class SecureHandler(urllib.request.HTTPSHandler):
         def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-            return self.do_open(SecureConnection, req, context=self._context)
+            return self.do_open(SecureConnection, req, context=self._context)  # type: ignore[attr-defined]  # typeshed omits it
 
     return urllib.request.build_opener(Handler(), SecureHandler())
 
@@ -156,7 +156,7 @@ class HTTPClassifier(Classifier):
         if not url.startswith(("http://", "https://")):
             raise ClassifierError(f"{url!r} is not an http(s) URL", hint="write http://host:port/path")
         self.url = url
-        self.batch_size = 32 if batch_size is None else int(batch_size)
+        self.batch_size: int = 32 if batch_size is None else int(batch_size)
         self.timeout = 30.0 if timeout is None else float(timeout)
         self.retries = 3 if retries is None else int(retries)
         self.backoff = float(backoff)
@@ -227,7 +227,7 @@ class HTTPClassifier(Classifier):
         )
 
     def _post(self, body: bytes, where: str) -> bytes:
-        failures = []
+        failures: list[tuple[str, float | None]] = []  # (reason, the wait the server asked for)
         for attempt in range(self.retries + 1):
             if attempt:
                 self._pause(failures[-1][1] if failures[-1][1] is not None else self.backoff * 2 ** (attempt - 1))

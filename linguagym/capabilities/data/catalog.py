@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 
 from linguagym.assets import fetch_data_asset
@@ -43,23 +44,23 @@ def load_dataset(name: str = DEFAULT_DATASET, *, cache_dir: Path | None = None, 
     if kind == "sst2":
         return sst.read_sst2(_existing(rest, name))
     if kind == "sentence-polarity":
-        path = Path(rest) if rest else sst.default_sentence_polarity_path()
-        if path is None:
+        corpus = Path(rest) if rest else sst.default_sentence_polarity_path()
+        if corpus is None:
             raise CapabilityError("NLTK's sentence_polarity corpus was not found",
                                   hint="pass sentence-polarity:PATH (sentence_polarity.zip or its directory) or "
                                   "set NLTK_DATA to the directory that holds corpora/sentence_polarity.zip")
-        return sst.read_sentence_polarity(_existing(str(path), name))
-    table = {"text_column": text_column, "label_column": label_column, "score_column": score_column,
-             "id_column": id_column, "label_map": label_map}
+        return sst.read_sentence_polarity(_existing(str(corpus), name))
+    table = partial(read_table, text_column=text_column, label_column=label_column, score_column=score_column,
+                    id_column=id_column, label_map=label_map)
     if kind in ("csv", "tsv", "jsonl") and rest:
         path = _existing(rest, name)
         if path.suffix.lower() not in {"csv": (".csv",), "tsv": (".tsv", ".txt"), "jsonl": (".jsonl", ".ndjson")}[kind]:
             raise CapabilityError(f"{name}: a {kind} dataset needs a file ending in .{kind}",
                                   hint="rename the file, or name it with its own extension")
-        return read_table(path, **table)
+        return table(path)
     path = Path(name)
     if path.suffix.lower() in (".csv", ".tsv", ".jsonl", ".ndjson") or path.exists():
-        return read_table(_existing(name, name), **table)
+        return table(_existing(name, name))
     raise CapabilityError(f"unknown dataset {name!r}",
                           hint="use rotten-tomatoes (the default), sst:DIR, sst2:FILE, sentence-polarity[:PATH], "
                           "csv:FILE, tsv:FILE, jsonl:FILE, or a .csv/.tsv/.jsonl path")

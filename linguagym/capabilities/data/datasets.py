@@ -18,13 +18,14 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from linguagym.capabilities.data.detokenize import detokenize, normalise_space, recase
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.hashing import sha256_file
 from linguagym.userfiles import RefusedFile, read_regular
 
-LABELS = ("negative", "neutral", "positive")
+LABELS: tuple[Literal["negative", "neutral", "positive"], ...] = ("negative", "neutral", "positive")
 DEFAULT_DATASET = "rotten-tomatoes"
 MAX_DATASET_BYTES = 256 * 2**20  # SST's largest file is 12 MB; a bound keeps /dev/zero from filling memory
 BAND_RULE = "score on 0..1: <= 0.4 negative, > 0.6 positive, else neutral (the SST's bands)"
@@ -112,8 +113,8 @@ def read_table(path: str | Path, *, text_column: str = "text", label_column: str
     is given: the score's band gives the label.
     """
     path = Path(path)
-    text, sha256 = _read_text(path)
-    rows = list(_table_rows(path, text))
+    content, sha256 = _read_text(path)
+    rows = list(_table_rows(path, content))
     if not rows:
         raise CapabilityError(f"dataset file {path} has no rows")
     columns = set(rows[0][1])
@@ -126,7 +127,7 @@ def read_table(path: str | Path, *, text_column: str = "text", label_column: str
                               hint="name the columns with `text_column` and `label_column`",
                               settings=["text_column", "label_column"])
     examples = []
-    unknown: dict[str, int] = {}
+    unknown: dict[str, str] = {}  # value -> where it first appears
     use_label = label_column in columns
     for where, row in rows:
         text = row.get(text_column)
@@ -165,7 +166,7 @@ def parse_label(value: object, label_map: Mapping[str, str] | None = None) -> st
 
 def parse_label_map(text: str) -> dict[str, str]:
     """``"0=negative,1=positive"`` -> ``{"0": "negative", "1": "positive"}``; targets are checked."""
-    mapping = {}
+    mapping: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, target = part.partition("=")
         target = _LABEL_NAMES.get(target.strip().lower()) or ""

@@ -61,11 +61,11 @@ def read_sst(directory: str | Path, split: str | None = None, name: str = "sst")
             raise CapabilityError(f"{directory / 'datasetSentences.txt'}, line {number}: expected 'index<TAB>sentence'")
         if keep is not None and index not in keep:
             continue
-        phrase_id = next((phrase_ids[c] for c in _variants(sentence) if c in phrase_ids), None)
-        if phrase_id is None or phrase_id not in values:
+        found = next((phrase_ids[c] for c in _variants(sentence) if c in phrase_ids), None)
+        if found is None or found not in values:
             unmatched += 1
             continue
-        score = values[phrase_id]
+        score = values[found]
         examples.append(Example(index, detokenize(_fix_encoding(sentence)), band_label(score), score))
     if not examples:
         raise CapabilityError(f"no sentence of {directory / 'datasetSentences.txt'} has a sentiment value",

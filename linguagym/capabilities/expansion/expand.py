@@ -211,6 +211,7 @@ class Expander:
                 self.report.reject(problems)
                 checked[candidate[:2]] = None
             else:
+                assert analysis is not None  # screen analyses every fill it passes
                 survivors.append((*candidate, analysis))
         for i, words, text, spans, analysis in survivors:
             s, m = flat[i]

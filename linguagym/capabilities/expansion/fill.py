@@ -91,7 +91,7 @@ class Filler(Protocol):
         ...
 
 
-class FillerBase:
+class FillerBase(Filler):
     """The optional members of ``Filler`` with the defaults of a filler without a disk cache; subclass it."""
 
     @property
@@ -404,9 +404,9 @@ class CausalFiller(FillerBase):
                 ks.append(self.last_pool if step == len(m.masks) - 1 else self.pool)
             proposals = self._next_words(contexts, ks, tags)  # every mask and beam of this step at once
             grown: dict[int, list[tuple[list[str], float]]] = {}
-            for (i, b), words in zip(jobs, proposals, strict=True):
+            for (i, b), proposed in zip(jobs, proposals, strict=True):
                 prefix, score = beams[i][b]
-                grown.setdefault(i, []).extend((prefix + [w], score + s) for w, s in words)
+                grown.setdefault(i, []).extend((prefix + [w], score + s) for w, s in proposed)
             for i, options in grown.items():
                 # Between masks keep the best `beam` partial fills; after the last mask keep every proposal:
                 # the left context alone cannot tell which word suits the words to its right, the re-ranking can.
@@ -427,21 +427,21 @@ class CausalFiller(FillerBase):
                 seed_at[i] = len(texts)
                 texts.append(m.text[start:end])
                 rights.append(m.masks[-1].offset - start)
-        for i, words in survivors:
+        for i, chosen in survivors:
             m = masked[i]
             start, end = windows[i]
-            text, spans = render(m, list(words))
+            text, spans = render(m, list(chosen))
             texts.append(text[start:end + len(text) - len(m.text)])
             rights.append(spans[-1][1] - start if m.masks[-1].after else spans[-1][1] + 1 - start)
         scored = self._score(texts)
         results: list[list[Fill]] = [[] for _ in masked]
-        for at, (i, words) in enumerate(survivors, start=len(seed_at)):
+        for at, (i, chosen) in enumerate(survivors, start=len(seed_at)):
             seed, s = scored[seed_at[i]], scored[at]
             seed_total = sum(bits for _, bits in seed)
             seed_right = sum(bits for start, bits in seed if start >= rights[seed_at[i]])
             total = sum(bits for _, bits in s)
             right = sum(bits for start, bits in s if start >= rights[at])
-            results[i].append(Fill(words, seed_total - total, right - seed_right))
+            results[i].append(Fill(chosen, seed_total - total, right - seed_right))
         return [sorted(r, key=lambda f: -f.confidence)[:k] for r in results]
 
     def _score(self, texts: list[str]) -> list[tuple[tuple[int, float], ...]]:

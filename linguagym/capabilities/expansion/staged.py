@@ -16,9 +16,10 @@ that both checks refuse is counted as a ``tag`` refusal rather than a ``constitu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from linguagym.capabilities.data.analysis import Analyser, Analysis, tagged_tokens
+from linguagym.capabilities.expansion.check import Problem
 from linguagym.capabilities.expansion.constituent import constituent_problems
 from linguagym.capabilities.expansion.differentiate import MaskedSentence
 from linguagym.capabilities.expansion.tag_check import tag_problems
@@ -28,7 +29,7 @@ Fill = tuple[MaskedSentence, Sequence[str], str, Sequence[tuple[int, int]]]  # m
 _ANALYSER_PIPES = ["tok2vec", "tagger", "attribute_ruler", "lemmatizer"]
 
 
-def can_stage(parser: Any, analyser: Analyser) -> bool:
+def can_stage(parser: Any, analyser: Analyser) -> TypeGuard[SpacyParser]:
     """Whether ``parser``'s pipeline holds the analyser's: spaCy's parser over the same model, whose pipes are
     the analyser's plus the parser, with the attribute ruler and lemmatizer loaded but not run by the parse (the
     default; a ruler with its own tag rules runs in the parse, and then the fills go the plain way)."""
@@ -46,12 +47,13 @@ class _Token:
         self.start, self.end, self.tag = token.idx, token.idx + len(token.text), token.tag_
 
 
-def screen(parser: SpacyParser, analyser: Analyser, fills: Sequence[Fill]) -> list[tuple[list[str], Analysis | None]]:
+def screen(parser: SpacyParser, analyser: Analyser,
+           fills: Sequence[Fill]) -> list[tuple[list[Problem], Analysis | None]]:
     """For each fill, its ``tag`` or ``constituent`` problems, or none and its analysis (see the module)."""
     nlp = parser.nlp
     batch = parser.batch_size
     docs = list(nlp.pipe([text for _, _, text, _ in fills], disable=["parser"], batch_size=batch))
-    out: list[tuple[list[str], Analysis | None]] = [([], None)] * len(fills)
+    out: list[tuple[list[Problem], Analysis | None]] = [([], None)] * len(fills)
     tagged = []
     for i, ((masked, words, _, spans), doc) in enumerate(zip(fills, docs, strict=True)):
         tokens = [_Token(t) for t in doc if not t.is_space]

@@ -190,7 +190,7 @@ class Validator:
                 "hedges": sorted(HEDGE_GROUPS), "domain": self.domain.identity if self.domain else None}
 
     def screen(self, fills: Sequence[tuple[MaskedSentence, Sequence[str], str, Sequence[tuple[int, int]]]]
-               ) -> list[tuple[list[str], Analysis | None]]:
+               ) -> list[tuple[list[Problem], Analysis | None]]:
         """For each (masked sentence, words, filled text, spans): its ``tag`` and ``constituent`` problems, and,
         where it has none, its analysis for ``check_analysed``. With spaCy's parser over the analyser's model the
         three go in stages over one pipeline (``staged.screen``: a fill refused by both counts as ``tag``);
@@ -203,7 +203,7 @@ class Validator:
         return [(problems, analyses.get(i)) for i, problems in enumerate(structure)]
 
     def structure_problems(self, fills: Sequence[tuple[MaskedSentence, Sequence[str], str, Sequence[tuple[int, int]]]]
-                           ) -> list[list[str]]:
+                           ) -> list[list[Problem]]:
         """The ``constituent`` problems of each (masked sentence, words, filled text, spans), the texts parsed in one
         batch (``nlp.pipe``)."""
         if self.parser is None or not fills:

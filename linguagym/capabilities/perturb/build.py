@@ -109,7 +109,8 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
     seeds = [t for t in mft if t.kind == "seed"]
     by_id = {t.id: t for t in mft}
     made: dict[str, list[CapabilityTest]] = {}
-    counts = {name: {"made": 0, "candidates": 0} for name, kind in PERTURBATIONS.items() if kind in types}
+    counts: dict[str, dict[str, Any]] = {name: {"made": 0, "candidates": 0}
+                                         for name, kind in PERTURBATIONS.items() if kind in types}
 
     def add(name: str, base: CapabilityTest, text: str | None, **fields: Any) -> None:
         counts[name]["candidates"] += 1

@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from linguagym.capabilities.data.analysis import Analysis, Token
 from linguagym.capabilities.seeds.negation import CannotNegate, negate
@@ -84,7 +85,7 @@ class Negation:
     refused: str | None = None
 
 
-Evaluative = Callable[[object], bool]  # a spaCy token -> whether it carries sentiment of its own
+Evaluative = Callable[[Any], bool]  # a spaCy token -> whether it carries sentiment of its own
 
 
 def evaluative_words(polarity: str = "any") -> Evaluative:

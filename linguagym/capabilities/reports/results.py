@@ -145,8 +145,8 @@ def read_tests_csv(path: str | Path) -> list[Outcome]:
             probabilities = (float(row["p_neg"]), float(row["p_neu"]), float(row["p_pos"]))
             original = None
             if row.get("original_predicted"):
-                original = Prediction(row["original_predicted"],
-                                      tuple(float(row[f"original_p_{name[:3]}"]) for name in LABELS))
+                neg, neu, pos = (float(row[f"original_p_{name[:3]}"]) for name in LABELS)
+                original = Prediction(row["original_predicted"], (neg, neu, pos))
             # files written before sources (or test types) were recorded have no such columns
             outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
                                     tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities),

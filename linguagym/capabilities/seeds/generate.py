@@ -78,7 +78,8 @@ def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis]
             negates = check_negated is not None and "|negate" in (case.template or "")
             for index, match in found:
                 example = dataset.examples[index]
-                if negates and (reason := check_negated(analyses[index], match.captures[NEGATED_VERB][0])):
+                if negates and check_negated is not None and (
+                        reason := check_negated(analyses[index], match.captures[NEGATED_VERB][0])):
                     refused[reason] = refused.get(reason, 0) + 1
                     continue
                 rng = random.Random(f"{seed}/{spec.id}/{case_number}/{example.id}")

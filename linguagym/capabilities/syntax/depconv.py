@@ -98,14 +98,14 @@ def _phrase(token, role: str) -> Tree:
     right = [c for c in children if c.i > token.i]
     if cat == "NP":
         return _noun_phrase(token, left, right, role)
-    items = [_child(c, cat) for c in left] + [leaf(token)] + [_child(c, cat) for c in right]
+    items: list[Tree | str] = [*(_child(c, cat) for c in left), leaf(token), *(_child(c, cat) for c in right)]
     if cat == "PP" and len(items) == 1 and role in ("prep", "agent", "dative"):
         return Tree("PP", items)
     return Tree(cat, items)
 
 
 def _noun_phrase(token, left, right, role: str) -> Tree:
-    base: list[Tree] = []
+    base: list[Tree | str] = []
     for c in left:
         if c.dep_ in _FLATTEN and not any(g.dep_ in ("prep", "relcl", "acl", "conj") for g in c.children):
             base.extend(leaf(t) for t in c.subtree)
@@ -114,7 +114,7 @@ def _noun_phrase(token, left, right, role: str) -> Tree:
         else:
             base.append(_child(c, "NP"))
     base.append(leaf(token))
-    post: list[Tree] = []
+    post: list[Tree | str] = []
     for c in right:
         if c.dep_ in ("prep", "relcl", "acl", "appos", "advcl", "ccomp", "punct", "cc", "prt", "dep", "npadvmod",
                       "advmod", "nmod", "conj", "quantmod") and (post or not _is_bare(c)
@@ -150,8 +150,8 @@ def _coordinate(token, cat: str, role: str) -> Tree:
     trees = [t for _, t in pieces]
     label = head_tree.label
     if all(t.is_preterminal or t.label in PUNCTUATION_TAGS for t in trees) and first_conj:
-        return Tree(cat if cat != "S" else "VP", trees)
-    return Tree(label, trees)
+        return Tree(cat if cat != "S" else "VP", [*trees])
+    return Tree(label, [*trees])
 
 
 class _Restricted:
@@ -203,7 +203,7 @@ def _clause(token, role: str) -> Tree:
     s_left = [c for c in children if c.i < verb_start and c not in outside]
     vp_children = [c for c in children if c.i >= verb_start and c not in outside and c.dep_ not in SUBJECTS]
     vp = _verb_phrase(token, auxiliaries, vp_children)
-    s_items = [_child_in_clause(c) for c in s_left] + [vp] + [_child_in_clause(c) for c in trailing]
+    s_items: list[Tree | str] = [*(_child_in_clause(c) for c in s_left), vp, *(_child_in_clause(c) for c in trailing)]
     has_subject = bool(subjects)
     to_infinitive = any(tag_of(a) == "TO" for a in auxiliaries)
     if has_subject or role in ("ROOT", "ccomp", "advcl", "csubj", "parataxis") or to_infinitive or wh is not None \
@@ -266,7 +266,7 @@ def _verb_phrase(token, auxiliaries: list, children: list) -> Tree:
     inner: Tree | None = None
     for k in range(len(chain) - 1, -1, -1):
         verb = chain[k]
-        items = [leaf(verb), *layers[k]] if inner is None else [leaf(verb), *layers[k], inner]
+        items: list[Tree | str] = [leaf(verb), *layers[k]] if inner is None else [leaf(verb), *layers[k], inner]
         inner = Tree("VP", items)
     assert inner is not None
     return inner
@@ -285,7 +285,7 @@ def _coordinate_clause(token, role: str, children: list) -> Tree:
     subjects = [c for c in inner if c.dep_ in SUBJECTS]
     auxiliaries = [c for c in inner if c.dep_ in ("aux", "auxpass") and c.i < token.i]
     verb_start = min([a.i for a in auxiliaries] + [token.i])
-    trailing = []
+    trailing: list = []  # spaCy tokens
     for c in reversed(inner):
         if c.i > last and c.dep_ == "punct":
             trailing.insert(0, c)
@@ -302,7 +302,7 @@ def _coordinate_clause(token, role: str, children: list) -> Tree:
     vp = Tree("VP", [t if t.label != "S" or t.is_preterminal else Tree("VP", t.children) if all(
         x.label == "VP" for x in t.children if isinstance(x, Tree)) and len(t.children) == 1 else t
         for _, t in pieces])
-    items = [_child_in_clause(c) for c in s_left] + [vp] + [leaf(c) for c in trailing]
+    items: list[Tree | str] = [*(_child_in_clause(c) for c in s_left), vp, *(leaf(c) for c in trailing)]
     clause = Tree("S", items) if subjects or role in ("ROOT", "ccomp", "advcl") or marks else (
         vp if len(items) == 1 else Tree("S", items))
     if marks:

@@ -63,6 +63,11 @@ def _load_for_parsing(model: str):
     return nlp
 
 
+def _one_sentence(words: Sequence[str]) -> list[bool | int | None]:
+    """spaCy's ``sent_starts`` for words that make one sentence."""
+    return [True, *[False] * (len(words) - 1)]
+
+
 def _space_attributes(doc):
     """The en_core_web attribute ruler's rules for whitespace tokens that touch tags and dependencies."""
     for token in doc:
@@ -111,7 +116,7 @@ class SpacyParser:
         """Trees for pre-tokenised sentences, one sentence each (the words are kept as they are)."""
         from spacy.tokens import Doc
 
-        docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=[True] + [False] * (len(words) - 1))
+        docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=_one_sentence(words))
                 for words in sentences if words]
         return [depconv.doc_to_tree(_space_attributes(doc)) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
 
@@ -155,7 +160,7 @@ class BeneparParser:
     def parse_words(self, sentences: Sequence[Sequence[str]]) -> list[Tree]:
         from spacy.tokens import Doc
 
-        docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=[True] + [False] * (len(words) - 1))
+        docs = [Doc(self.nlp.vocab, words=list(words), sent_starts=_one_sentence(words))
                 for words in sentences if words]
         return [parse_brackets(next(iter(doc.sents))._.parse_string)[0] for doc in self.nlp.pipe(docs)]
 

@@ -43,7 +43,7 @@ Kind = Literal["seed", "expansion"]
 # CheckList's test types (Ribeiro et al. 2020), their pass rules and labels: ``checklist_types``; here their codes
 # as the file spells them (a test without a ``type`` is an MFT)
 TestType = TestTypeCode
-TEST_TYPES: tuple[TestType, ...] = tuple(CHECKLIST_TYPES)
+TEST_TYPES: tuple[TestType, ...] = tuple(t.code for t in CHECKLIST_TYPES.values())
 # what `lct generate`, the web app and generate_tests write unless told otherwise: the paper's tests, and CheckList's
 # invariance and directional pairs made from them (reported apart)
 DEFAULT_TEST_TYPES: tuple[TestType, ...] = TEST_TYPES

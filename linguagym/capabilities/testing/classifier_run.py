@@ -37,8 +37,8 @@ from linguagym.errors import Cancelled, LinguagymError
 log = logging.getLogger("linguagym.capabilities")
 
 # progress(total) is called once with the number of texts still to predict; it returns advance(n), called with the
-# number of texts each finished step predicted.
-ProgressFactory = Callable[[int], Callable[[int], None]]
+# number of texts each finished step predicted (or None: nothing to advance).
+ProgressFactory = Callable[[int], Callable[[int], None] | None]
 
 
 @dataclass(frozen=True)

@@ -215,7 +215,7 @@ def run_folders(path: str | Path) -> list[Path]:
 
 def find_runs(paths: list[str | Path]) -> list[RunData]:
     """Run directories given directly, or found one level down (``run -o DIR`` writes DIR/<model>/)."""
-    runs = []
+    runs: list[RunData] = []
     for path in map(Path, paths):
         found = run_folders(path)
         if not found:

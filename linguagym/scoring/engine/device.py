@@ -225,7 +225,7 @@ def choose_cpu_threads(
             sleep(cpu_load.SAMPLE_SECONDS - waited)
     after = sample(ids) if before is not None else None
     others = cpu_load.busy_elsewhere(before, after) if before is not None and after is not None else None
-    if others is None:
+    if others is None or before is None or after is None:
         return ThreadChoice(cpus, f"{cpus} usable CPUs (what other processes use could not be measured)")
     # Free CPUs: those sampled (the affinity mask) less the busy ones, capped by the quota; a CPU more than half
     # busy with another process counts as taken.

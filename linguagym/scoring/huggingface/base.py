@@ -174,7 +174,7 @@ def load_hf(source: ModelSource, *, masked: bool, dtype: str, device: str, token
                source.args.trust_remote_code else ""),
         ) from None
     if gguf_file:  # weights were de-quantised on load; the quantizer would refuse later moves/casts
-        model.hf_quantizer = None
+        model.hf_quantizer = None  # type: ignore[assignment]  # nn.Module's __setattr__ is typed for tensors and modules
     if source.adapter is not None:
         model = _with_adapter(model, source)
     if placed:  # accelerate placed the layers; inputs go where the first layer is

@@ -114,6 +114,12 @@ class MLP(nn.Module):
 
 
 class Layer(nn.Module):
+    # set by name in __init__ (the checkpoint's names)
+    input_layernorm: GemmaRMSNorm
+    post_attention_layernorm: GemmaRMSNorm
+    pre_feedforward_layernorm: GemmaRMSNorm
+    post_feedforward_layernorm: GemmaRMSNorm
+
     def __init__(self, config: Gemma3Config, layer_type: str) -> None:
         super().__init__()
         self.layer_type = layer_type
@@ -153,9 +159,9 @@ class Gemma3Body(nn.Module):
         hidden = self.embed_tokens(input_ids) * torch.tensor(self.config.hidden_size ** 0.5).to(weight.dtype)
         tables = {layer_type: rotary_tables(position_ids, getattr(self, f"{layer_type}_inv_freq"), hidden.dtype)
                   for layer_type, _ in self.config.rope_thetas}
-        for layer in self.layers:
-            mask = attention_mask[layer.layer_type] if isinstance(attention_mask, dict) else attention_mask
-            hidden = layer(hidden, *tables[layer.layer_type], mask)
+        for layer, layer_type in zip(self.layers, self.config.layer_types, strict=True):
+            mask = attention_mask[layer_type] if isinstance(attention_mask, dict) else attention_mask
+            hidden = layer(hidden, *tables[layer_type], mask)
         return BodyOutput(self.norm(hidden))
 
 

@@ -175,7 +175,7 @@ def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Te
 
 
 class Attention(nn.Module):
-    def __init__(self, config: NativeConfig) -> None:
+    def __init__(self, config: DecoderShape) -> None:
         super().__init__()
         self.heads, self.kv_heads, self.head_dim = (config.num_attention_heads, config.num_key_value_heads,
                                                     config.head_dim)
@@ -244,6 +244,8 @@ class LogitsOutput:
 
 class LlamaBody(nn.Module):
     """Embeddings, decoder layers and the final norm: ``model.base_model`` as the tree scorer calls it."""
+
+    inv_freq: torch.Tensor  # a buffer (register_buffer below)
 
     def __init__(self, config: NativeConfig) -> None:
         super().__init__()

@@ -70,7 +70,7 @@ def load_native(directory: Path, config: Any, dtype: torch.dtype, packed: bool =
                 module = model.get_submodule(owner)
                 setattr(module, attribute, nn.Parameter(handle.get_tensor(name).to(dtype), requires_grad=False))
     if config.tie_word_embeddings:  # the embedding, as transformers ties it (a saved lm_head.weight is not used)
-        model.lm_head.weight = model.model.embed_tokens.weight
+        model.lm_head.weight = model.get_parameter("model.embed_tokens.weight")
     # A memory map lives while any tensor read through it does: each layer's products are read through a map of
     # their own and packed at once, so that the dense copies go with it (else all of them stayed in memory).
     for (_, file), file_names in later.items():
@@ -100,6 +100,7 @@ def _pack_product(model: nn.Module, name: str, weight: torch.Tensor) -> None:
 
     owner = name.rpartition(".")[0]
     linear = model.get_submodule(owner)
+    assert isinstance(linear, nn.Linear)  # _packed_product names only linear layers' weights
     linear.weight = nn.Parameter(weight, requires_grad=False)  # its bias, if any, is loaded already
     parent, _, attribute = owner.rpartition(".")
     setattr(model.get_submodule(parent), attribute, PackedLinear(linear))

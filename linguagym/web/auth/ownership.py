@@ -164,10 +164,11 @@ def require_admin() -> None:
     """Refuse (a 403 page) unless this request may change the lab's settings."""
     if acts_as_admin():
         return
-    if current_user() is None:
+    user = current_user()
+    if user is None:
         raise Forbidden("Only an admin of this server may do this; sign in first.",
                         hint="Sign in with an admin account.", sign_in=True)
-    raise Forbidden(f"Only an admin of this server may do this, and {current_user().username} is not one.",
+    raise Forbidden(f"Only an admin of this server may do this, and {user.username} is not one.",
                     hint="Ask an admin of this server (the Users page lists them).")
 
 

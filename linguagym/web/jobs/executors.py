@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 
 from linguagym.executors import Executor, make_executor
+from linguagym.executors.ray_executor import RayExecutor
 from linguagym.web.config import WebConfig
 
 
@@ -23,7 +24,7 @@ class JobExecutors:
         self.name, self.address = config.executor, config.ray_address
         make_executor(self.name, address=self.address)  # refuses a bad choice, or Ray missing, at start-up
         self._lock = threading.Lock()
-        self._cluster = None  # the executor that joined or started the cluster (Ray only)
+        self._cluster: RayExecutor | None = None  # the executor that joined or started the cluster (Ray only)
 
     def open(self) -> Executor:
         """An executor for one job (``with`` it: closing leaves the shared cluster alone). Joining the cluster
@@ -31,9 +32,11 @@ class JobExecutors:
         executor = make_executor(self.name, address=self.address)
         if self.name != "ray":
             return executor
+        assert isinstance(executor, RayExecutor)
         with self._lock:
             if self._cluster is None:
                 owner = make_executor(self.name, address=self.address)
+                assert isinstance(owner, RayExecutor)
                 owner.connect()
                 self._cluster = owner
         executor.cluster = self._cluster.cluster  # the run record names the cluster, not "already connected"

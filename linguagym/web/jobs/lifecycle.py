@@ -4,12 +4,15 @@ request, the status JSON the pages poll, and putting back in the queue what a st
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from linguagym.errors import ConfigurationError
 from linguagym.web.db import CapabilityJob, RunRecord, now
+
+_Job = TypeVar("_Job", bound=RunRecord | CapabilityJob)  # the table a function is given, and its rows
 
 
 def request_cancel(job: RunRecord | CapabilityJob, running: str, *, abandoned: bool = False) -> None:
@@ -53,7 +56,7 @@ GAVE_UP = ("the server stopped while this job ran, {attempts} times; it was not 
            "Resume it if the server stopped for another reason")
 
 
-def requeue_running(session: Session, table: type[RunRecord] | type[CapabilityJob],
+def requeue_running(session: Session, table: type[_Job],
                     only: Collection[int] | None = None) -> int:
     """Put the rows of ``table`` that a stopped server left running back in the queue (``only``: those of these ids),
     but mark failed, with the reason, those already taken ``MAX_ATTEMPTS`` times; how many were queued again."""
@@ -74,12 +77,12 @@ def requeue_running(session: Session, table: type[RunRecord] | type[CapabilityJo
     return queued
 
 
-def running_ids(session: Session, table: type[RunRecord] | type[CapabilityJob]) -> list[int]:
+def running_ids(session: Session, table: type[_Job]) -> list[int]:
     return list(session.scalars(select(table.id).where(table.status == "running")))
 
 
-def oldest_queued(session: Session, table: type[RunRecord] | type[CapabilityJob],
-                  exclude: Collection[int] = ()) -> RunRecord | CapabilityJob | None:
+def oldest_queued(session: Session, table: type[_Job],
+                  exclude: Collection[int] = ()) -> _Job | None:
     """The oldest queued row of ``table`` but those in ``exclude`` (to take with ``claim``: another worker may take
     it first). Oldest by creation, so a resumed job goes before newer ones."""
     statement = select(table).where(table.status == "queued")
@@ -88,12 +91,12 @@ def oldest_queued(session: Session, table: type[RunRecord] | type[CapabilityJob]
     return session.scalar(statement.order_by(table.created_at, table.id).limit(1))
 
 
-def claim(session: Session, table: type[RunRecord] | type[CapabilityJob], job_id: int) -> bool:
+def claim(session: Session, table: type[_Job], job_id: int) -> bool:
     """Take the queued job ``job_id`` for this worker: True when this call moved it from queued to running, False
     when another worker (a thread, or another server on the same database) took it first or it was cancelled.
     One conditional UPDATE, so the database decides: PostgreSQL makes a second claimant wait for the first and
     then finds the row no longer queued; SQLite has one writer at a time."""
-    result = session.execute(update(table).where(table.id == job_id, table.status == "queued")
-                             .values(status="running", started_at=now(), progress_label="starting",
-                                     attempts=table.attempts + 1))
+    statement = (update(table).where(table.id == job_id, table.status == "queued")
+                 .values(status="running", started_at=now(), progress_label="starting", attempts=table.attempts + 1))
+    result = cast(CursorResult[Any], session.execute(statement))  # an UPDATE's result: it has rowcount
     return result.rowcount == 1

@@ -27,7 +27,7 @@ from sqlalchemy.pool import NullPool
 try:
     import fcntl
 except ImportError:  # Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # checked before use
 
 _NAMESPACE = 0x6C67  # "lg": the first key of linguagym's advisory locks, apart from other applications' locks
 

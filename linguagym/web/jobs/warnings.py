@@ -16,7 +16,8 @@ from linguagym.web import setting_labels
 class _Collect(logging.Handler):
     def __init__(self, thread: int) -> None:
         super().__init__(logging.WARNING)
-        self.thread, self.messages = thread, []
+        self.thread = thread
+        self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.thread == self.thread:

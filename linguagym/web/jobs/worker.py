@@ -112,7 +112,8 @@ class RunWorker:
         if self._threads_set is not None and os.environ.get(THREADS_ENV) == self._threads_set:
             del os.environ[THREADS_ENV]
         self._threads_set = None
-        self.context.executors.close()
+        if self.context.executors is not None:
+            self.context.executors.close()
         self.locks.close()
 
     def nobody_runs(self, table: type[RunRecord] | type[CapabilityJob], job_id: int) -> bool:

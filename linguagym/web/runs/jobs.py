@@ -51,7 +51,8 @@ def _execute(context: JobContext, run_id: int, progress: JobProgress) -> None:
         models, options = list(run.models), dict(run.settings)
         contents = [(link.version.suite.name, link.version.content) for link in run.suites]
     directory = run_directory(context.config, run_id)
-    paths, used = [], set()
+    paths: list[Path] = []
+    used: set[str] = set()
     for name, content in contents:
         path = directory / "suites" / suite_file_name(name, used)
         atomic_write_text(path, content)

@@ -5,7 +5,7 @@ and every result file for download."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
@@ -242,7 +242,7 @@ def _labelled_summary(directories: list[Path], collection_name: str, labels: lis
 def show(run_id: int):
     run = get_run(db_session(), run_id)
     results = results_directory(config(), run_id)
-    context = {"run": run, "files": listing(results), "summary": None}
+    context: dict[str, Any] = {"run": run, "files": listing(results), "summary": None}
     imported = isinstance((run.settings or {}).get("imported"), dict)  # no report: per-item outcomes only
     context["imported"] = imported
     if run.status == "done" and ((results / schema.REPORT).is_file() or imported):

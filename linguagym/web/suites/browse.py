@@ -4,9 +4,10 @@ filters by tag, circuit and author, and the orders the list can be sorted in."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -18,7 +19,7 @@ from linguagym.web.text import clean_text
 MAX_TAGS = 20
 TAG_PATTERN = re.compile(r"[\w][\w .+-]*", re.UNICODE)  # a letter or digit first; words, spaces, . + -
 # sort key -> (what the list shows first when chosen, the key of a suite)
-SORTS: dict[str, tuple[str, object]] = {
+SORTS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "changed": ("desc", lambda s: (s.updated_at, s.id)),
     "name": ("asc", lambda s: (s.name.casefold(), s.id)),
     "author": ("asc", lambda s: (s.latest.author.casefold(), s.name.casefold())),
@@ -106,7 +107,7 @@ class SuiteFilter:
                   if (not self.tag or self.tag.casefold() in {t.casefold() for t in all_tags(r)})
                   and (not self.circuit or self.circuit in circuits(r.name))
                   and (not self.author or r.latest.author.casefold() == self.author.casefold())]
-        return sorted(chosen, key=SORTS[self.sort][1], reverse=self.order == "desc")  # type: ignore[arg-type]
+        return sorted(chosen, key=SORTS[self.sort][1], reverse=self.order == "desc")
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def collection_paths(cache_dir: Path) -> list[Path]:
     from linguagym.evaluation.collections import load_collection, resolve_suites
 
     try:
-        return [Path(p) for p in resolve_suites(None, COLLECTION, cache_dir=str(cache_dir))]
+        return [p for p in resolve_suites(None, COLLECTION, cache_dir=str(cache_dir)) if isinstance(p, Path)]
     except ConfigurationError as error:
         source = load_collection(COLLECTION).source
         url = source.get("url", "").format(commit=source.get("commit", ""), suite="NAME")

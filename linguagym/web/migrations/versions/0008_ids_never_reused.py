@@ -54,6 +54,7 @@ def _rebuild(table: str) -> None:
     """``table`` copied into a new one whose ``id`` is ``AUTOINCREMENT``, its rows and indexes kept."""
     bind = op.get_bind()
     sql = bind.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).scalar()
+    assert sql is not None, table  # the migration's own tables
     indexes = [row[0] for row in bind.exec_driver_sql(
         "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,))]
     if "AUTOINCREMENT" in sql:  # upgraded before, downgraded, and upgraded again
