@@ -76,6 +76,7 @@ def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
     ("She's as rude and profane as ever, always hilarious and, most of the time, absolutely right.", MIXED),
     ("Birthday Girl walks a tricky tightrope between being wickedly funny and just plain wicked.", MIXED),
     ("You have enough finely tuned acting to compensate for the movie's failings.", CANNOT_PLACE),  # "do not have"
+    ("The story rapidly develops into a thriller.", CANNOT_PLACE),  # not "rapidly does not develop" (second sample)
 ])
 def test_a_sentence_is_refused_where_the_negation_would_miss_its_sentiment(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

@@ -172,6 +172,7 @@ def test_a_third_person_verb_gets_its_base_form_by_spelling_not_by_the_lemmatise
     from linguagym.capabilities.seeds.negation import third_person_base
 
     cases = {"shines": "shine", "watches": "watch", "goes": "go", "flies": "fly", "dies": "die", "stinks": "stink",
-             "plays": "play", "has": "have", "misses": "miss", "buzzes": "buzz", "takes": "take", "Shines": "Shine"}
+             "plays": "play", "has": "have", "misses": "miss", "buzzes": "buzz", "takes": "take", "Shines": "Shine",
+             "tantalizes": "tantalize", "rises": "rise"}
     assert {word: third_person_base(word) for word in cases} == cases
     assert third_person_base("is") == "be" and third_person_base("glass") is None

@@ -26,7 +26,8 @@ A sentence is refused (``Negation.refused`` says why, one of ``REFUSALS``) rathe
 - ``mixed sentiment``: the negated clause holds both praise and criticism ("as rude and profane as ever, always
   hilarious"; "between wickedly funny and just plain wicked"): which of them the negation reverses is unclear;
 - ``cannot place the negation``: ``negate`` found no English place for it (a negation or approximator after the
-  verb, a verb it has no base form for, "have" followed by a quantifier, which is a main verb's: "have enough").
+  verb, a verb it has no base form for, "have" followed by a quantifier, which is a main verb's: "have enough", a
+  manner adverb just before a main verb: "rapidly does not develop").
 
 Evaluative words are adjectives, adverbs, verbs, nouns and interjections that VADER's lexicon rates at
 ``EVALUATIVE_VALENCE`` or more either way (by form or lemma); without VADER (the ``[lct]`` extra brings it) every
@@ -145,6 +146,9 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, SENTIMENT_OUTSIDE)
     if _mixed(doc, reach):
         return Negation(None, MIXED)
+    if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
+            and doc[root.i - 1].lower_.endswith("ly"):
+        return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
     try:

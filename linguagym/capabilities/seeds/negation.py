@@ -72,14 +72,16 @@ def negate(analysis: Analysis, verb_start: int, short: bool = False) -> str:
     raise CannotNegate(f"{verb.text!r} ({verb.tag}) is not a finite verb this can negate")
 
 
-_SIBILANT_OR_O = ("s", "x", "z", "ch", "sh", "o")
+# -es is a suffix after these; a stem in a single s or z takes -s ("rises", "tantalizes" from "tantalize")
+_SIBILANT_OR_O = ("ss", "zz", "x", "ch", "sh", "o")
 _IRREGULAR_THIRD = {"has": "have", "does": "do", "is": "be"}
 
 
 def third_person_base(word: str) -> str | None:
     """The base form of a third-person singular present verb by English spelling: ``-ies`` after a consonant is
     ``-y`` (flies), ``-es`` is a suffix only after s, x, z, ch, sh or o (watches, goes; so "shines" is "shine", not
-    spaCy's "shin"), else ``-s`` (stinks); ``None`` for a word that is not so formed."""
+    spaCy's "shin"; a single s or z takes ``-s``: "tantalizes" is "tantalize"), else ``-s`` (stinks); ``None`` for a
+    word that is not so formed."""
     lower = word.lower()
     if lower in _IRREGULAR_THIRD:
         base = _IRREGULAR_THIRD[lower]
