@@ -210,3 +210,14 @@ def test_the_dictionary_holds_the_paired_comparison_tables_to_their_columns_and_
                     continue
                 pattern = CELL.get(types[column])
                 assert pattern is None or pattern.fullmatch(cell), (name, column, cell)
+
+
+def test_run_json_records_how_the_effects_and_suite_level_predictions_were_made(folder: Path):
+    from linguagym.evaluation import suite_level
+
+    derived = json.loads((folder / "run.json").read_text(encoding="utf-8"))["derived"]
+    for kind in ("effects", "suite_predictions"):
+        with open(folder / derived[kind]["file"], newline="", encoding="utf-8") as handle:
+            assert derived[kind]["rows"] == len(list(csv.DictReader(handle))) > 0, kind
+    assert (derived["suite_predictions"]["bootstrap"], derived["suite_predictions"]["seed"]) == (
+        suite_level.BOOTSTRAP, suite_level.SEED) == (1000, 0)
