@@ -6,6 +6,7 @@ before."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import shutil
@@ -174,3 +175,49 @@ def test_the_dictionary_lists_the_accuracy_tables_columns_as_run_csv_writes_them
     section = DICTIONARY.read_text(encoding="utf-8").split("## run --csv FILE")[1].split("\n## ")[0]
     rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")][1:]
     assert [cells[0].strip() for cells in rows] == header
+
+
+def test_the_dictionary_holds_the_paired_comparison_tables_to_their_columns_and_cells(tmp_path: Path):
+    """paired.csv and paired-effects.csv (``compare --paired-csv/--paired-effects-csv``, the web's Compare page):
+    the page lists each table's ``COLUMNS`` in order, and every cell written is of the page's type (empty only where
+    the page says when)."""
+    from linguagym.evaluation import comparison, effect_comparison
+    from linguagym.evaluation.summary import SummarySettings
+    from tests.evaluation.test_effect_comparison import ALPHA, BETA, _run_folder
+
+    one, two = _run_folder(tmp_path / "r1", "alpha", ALPHA), _run_folder(tmp_path / "r2", "beta", BETA)
+    settings = SummarySettings(bootstrap=50)
+    texts = {"paired.csv": comparison.compare_models([one, two], settings).csv_text()
+             + "".join(comparison.compare_models([one, two], settings, per_prediction=True).csv_text()
+                       .splitlines(keepends=True)[1:]),
+             "paired-effects.csv": effect_comparison.compare_model_effects([one, two], settings).csv_text()}
+    columns = {"paired.csv": comparison.COLUMNS, "paired-effects.csv": effect_comparison.COLUMNS}
+    tables = dictionary()
+    section = DICTIONARY.read_text(encoding="utf-8")
+    for name, text in texts.items():
+        assert [column for column, _ in tables[name]] == list(columns[name]), name
+        types = dict(tables[name])
+        body = section.split(f"## {name}\n")[1].split("\n## ")[0]
+        may_be_empty = {cells[0].strip() for cells in (line.strip("|").split("|") for line in body.splitlines()
+                                                       if line.startswith("| "))
+                        if cells[-1].strip() != "never empty"}
+        rows = list(csv.DictReader(io.StringIO(text)))
+        assert len(rows) >= 3 and tuple(rows[0]) == columns[name], name
+        for row in rows:
+            for column, cell in row.items():
+                if cell == "":
+                    assert column in may_be_empty, (name, column)
+                    continue
+                pattern = CELL.get(types[column])
+                assert pattern is None or pattern.fullmatch(cell), (name, column, cell)
+
+
+def test_run_json_records_how_the_effects_and_suite_level_predictions_were_made(folder: Path):
+    from linguagym.evaluation import suite_level
+
+    derived = json.loads((folder / "run.json").read_text(encoding="utf-8"))["derived"]
+    for kind in ("effects", "suite_predictions"):
+        with open(folder / derived[kind]["file"], newline="", encoding="utf-8") as handle:
+            assert derived[kind]["rows"] == len(list(csv.DictReader(handle))) > 0, kind
+    assert (derived["suite_predictions"]["bootstrap"], derived["suite_predictions"]["seed"]) == (
+        suite_level.BOOTSTRAP, suite_level.SEED) == (1000, 0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
+from linguagym.evaluation import suite_level
 from linguagym.evaluation.aggregate import ItemOutcome
 from linguagym.evaluation.alignment import region_crossings
 from linguagym.evaluation.effects import ItemEffect, suite_effects
@@ -148,8 +149,22 @@ def token_rows(results: Iterable[RunResult]) -> Iterator[tuple]:
 
 
 def run_record(result: RunResult) -> dict:
-    """The run record ``run.json`` holds: the model's label and ``RunResult.record()``."""
-    return {"label": model_label(result), **result.record()}
+    """The run record ``run.json`` holds: the model's label, ``RunResult.record()`` and how the derived tables were
+    made (``derived``), so that a result says how it was computed."""
+    return {"label": model_label(result), **result.record(), "derived": derived_record(result)}
+
+
+def derived_record(result: RunResult) -> dict:
+    """What the run computed beyond the scores: the effects (per item: their means and intervals are computed where
+    they are read, with that reader's bootstrap) and the suite-level predictions, with their bootstrap settings."""
+    return {
+        "effects": {"file": schema.EFFECTS, "rows": sum(1 for _ in effect_rows(result)),
+                    "value": "left - right of each comparison, per item, in bits of the suite's metric"},
+        "suite_predictions": {"file": schema.SUITE_PREDICTIONS,
+                              "rows": sum(len(s.suite_predictions) for s in result.suites),
+                              "interval": "95% percentile bootstrap over items", "bootstrap": suite_level.BOOTSTRAP,
+                              "seed": suite_level.SEED},
+    }
 
 
 def run_record_json(result: RunResult) -> str:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from linguagym.errors import ConfigurationError
+from linguagym.evaluation import suite_level
 from linguagym.evaluation.item_detail import ItemScores, read_item_scores
 from linguagym.evaluation.item_plot import item_region_plot_svg
 from linguagym.evaluation.item_table import ITEM_FILTERS, ItemTable, read_item_table
@@ -72,6 +73,29 @@ def effects_context(runs: list[RunData], table: ItemTable, item: int | None = No
             "seed": settings.seed, "effect_cell": effect_cell, "count_cell": count_cell}
 
 
+def suite_level_context(runs: list[RunData], suite: str) -> dict:
+    """What ``_suite_level.html`` shows: each model's suite-level predictions of ``suite`` (``mean(x) > 0``, from
+    ``suite_predictions.csv``), the statistic with its 95% interval and the verdicts, as the CLI and report state them
+    (``count``: the items it is over, not ``items``, which Jinja would read as the dict's method)."""
+    lines = []
+    for data in runs:
+        for row in data.suite_level_rows():
+            if row["suite"] != suite:
+                continue
+            defined = int(row["items"]) > 0
+            lines.append({"model": data.model, "prediction": row["prediction"], "formula": row["formula"],
+                          "statistic": row["statistic"], "metric": row["metric"],
+                          "value": f"{float(row['value']):.3f}" if defined else "–",
+                          "ci": f"[{float(row['ci_low']):.3f}, {float(row['ci_high']):.3f}]" if defined else "–",
+                          "count": row["items"], "undefined": row["undefined_items"],
+                          "holds": _logical(row["holds"]), "interval_holds": _logical(row["interval_holds"])})
+    return {"lines": lines, "bootstrap": suite_level.BOOTSTRAP, "seed": suite_level.SEED}  # as run evaluated them
+
+
+def _logical(cell: str) -> bool:
+    return cell in ("TRUE", "True", "true")  # TRUE now; earlier files wrote True
+
+
 def items_context(run_id: int, results: Path, suite: str, show: str, policy: str) -> dict:
     runs = model_runs(results)
     table = suite_table(run_id, runs, suite)
@@ -83,7 +107,8 @@ def items_context(run_id: int, results: Path, suite: str, show: str, policy: str
                  if (model, suite) in paths and (results / paths[(model, suite)]).is_file()]
     counts = {kind: len(table.filtered(kind, policy)) for kind in ITEM_FILTERS}
     return {"suite": suite, "table": table, "shown": table.filtered(show, policy), "show": show, "counts": counts,
-            "filters": ITEM_FILTERS, "policy": policy, "plots": plots, "effects": effects_context(runs, table)}
+            "filters": ITEM_FILTERS, "policy": policy, "plots": plots, "effects": effects_context(runs, table),
+            "suite_level": suite_level_context(runs, suite)}
 
 
 def _item_details(run_id: int, runs: list[RunData], table: ItemTable, suite: str, item: int,
