@@ -143,12 +143,7 @@ class ModelComparison:
         return frame
 
     def csv_text(self) -> str:
-        handle = io.StringIO()
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for record in self.records():
-            writer.writerow(["" if record[c] is None else _cell(record[c]) for c in COLUMNS])
-        return handle.getvalue()
+        return table_csv(COLUMNS, self.records())
 
     def write_csv(self, path: str | Path) -> Path:
         atomic_write_text(Path(path), self.csv_text())
@@ -163,7 +158,20 @@ def _number(value: float | None) -> float | None:
     return None if value is None or value != value else value
 
 
+def table_csv(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
+    """A comparison table as CSV text (this one's and ``effect_comparison``'s): None empty, floats in full, logical
+    cells TRUE/FALSE (read as logical by R's read.csv and by pandas)."""
+    handle = io.StringIO()
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow(["" if record[c] is None else _cell(record[c]) for c in columns])
+    return handle.getvalue()
+
+
 def _cell(value: object) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
     return repr(value) if isinstance(value, float) else str(value)
 
 

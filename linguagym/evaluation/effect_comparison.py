@@ -11,8 +11,6 @@ by an earlier linguagym, or imported per-item outcomes) is named in ``missing`` 
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.atomic import atomic_write_text
-from linguagym.evaluation.comparison import FEW, DuplicateItems, model_pairs
+from linguagym.evaluation.comparison import FEW, DuplicateItems, model_pairs, table_csv
 from linguagym.evaluation.effects import ItemEffect
 from linguagym.evaluation.paired import EXACT_FLIPS, SIGN_FLIPS, PairedDifference, holm, paired_effects
 from linguagym.evaluation.runfolder import schema
@@ -157,12 +155,7 @@ class EffectComparison:
         return frame
 
     def csv_text(self) -> str:
-        handle = io.StringIO()
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for record in self.records():
-            writer.writerow(["" if record[c] is None else _cell(record[c]) for c in COLUMNS])
-        return handle.getvalue()
+        return table_csv(COLUMNS, self.records())
 
     def write_csv(self, path: str | Path) -> Path:
         atomic_write_text(Path(path), self.csv_text())
@@ -173,10 +166,6 @@ def _number(value: float | None) -> float | None:
     return None if value is None or value != value else value
 
 
-def _cell(value: object) -> str:
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"  # read as logical by R's read.csv and by pandas
-    return repr(value) if isinstance(value, float) else str(value)
 
 
 def compare_effects(effects: Mapping[str, Iterable[ItemEffect]], *, resamples: int = 1000, seed: int = 0,
