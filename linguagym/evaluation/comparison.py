@@ -341,10 +341,14 @@ def format_p(value: float | None) -> str:
 
 def format_difference(row: ComparisonRow) -> str:
     """``+0.125 [+0.031, +0.219]``: the difference a - b and its interval (none: the difference alone)."""
-    paired = row.paired
+    return format_paired(row.paired, 3)
+
+
+def format_paired(paired: PairedDifference, digits: int) -> str:
+    """A paired difference and its interval with ``digits`` decimals, signed; ``–`` where no item was paired."""
     if not paired.n:
         return "–"
-    shown = f"{paired.difference:+.3f}"
+    shown = f"{paired.difference:+.{digits}f}"
     if paired.interval is not None:
-        shown += f" [{paired.interval.low:+.3f}, {paired.interval.high:+.3f}]"
+        shown += f" [{paired.interval.low:+.{digits}f}, {paired.interval.high:+.{digits}f}]"
     return shown

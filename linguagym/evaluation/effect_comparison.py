@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.atomic import atomic_write_text
-from linguagym.evaluation.comparison import FEW, DuplicateItems, model_pairs, table_csv
+from linguagym.evaluation.comparison import FEW, DuplicateItems, format_paired, model_pairs, table_csv
 from linguagym.evaluation.effects import ItemEffect
 from linguagym.evaluation.paired import EXACT_FLIPS, SIGN_FLIPS, PairedDifference, holm, paired_effects
 from linguagym.evaluation.runfolder import schema
@@ -250,13 +250,7 @@ def compare_model_effects(runs: Sequence[str | Path], settings: SummarySettings 
 
 def format_effect_difference(row: EffectComparisonRow) -> str:
     """``+0.42 [+0.05, +0.80]``: a's mean effect - b's, in bits, and its interval (none: the difference alone)."""
-    paired = row.paired
-    if not paired.n:
-        return "–"
-    shown = f"{paired.difference:+.2f}"
-    if paired.interval is not None:
-        shown += f" [{paired.interval.low:+.2f}, {paired.interval.high:+.2f}]"
-    return shown
+    return format_paired(row.paired, 2)
 
 
 def format_effect_mean(value: float) -> str:
