@@ -25,7 +25,7 @@ def missing(doc: Path) -> list[str]:
     text = doc.read_text(encoding="utf-8")
     gone = []
     for path in named_paths(text):
-        bare = path.rstrip("/").split(":")[0]  # a folder's slash, a file's :line
+        bare = path.rstrip("/").split(":")[0].split("#")[0]  # a folder's slash, a file's :line or #anchor
         if not any((base / bare).exists() for base in (REPO, REPO / "linguagym")):
             gone.append(path)
     gone += [link for link in (m.group(1) for m in LINK.finditer(text)) if not (doc.parent / link).exists()]
