@@ -112,6 +112,7 @@ def test_compare_outcomes_adjusts_every_suite_and_pair_with_holm():
     assert [(r.model_a, r.model_b) for r in baseline.rows] == [("m3", "m1"), ("m3", "m2")]
     with pytest.raises(ConfigurationError, match="no model named 'nobody'"):
         compare_outcomes(outcomes, AccuracyPolicy("all"), baseline="nobody")
+    pytest.importorskip("pandas")  # the rest: the DataFrame (the notebook extra; the floors' venv has no pandas)
     frame = comparison.to_pandas()
     assert list(frame.columns) == list(COLUMNS) and frame["p_holm"].tolist() == pytest.approx(holm(p))
     assert frame["prediction"].isna().all() and frame["holm_tests"].tolist() == [4] * 4
