@@ -5,10 +5,10 @@ Invariance (INV): the label must not change. Each pair is (original text, pertur
 - ``typo``, ``contraction``, ``names``, ``places``: a seed test's text with one adjacent-letter swap, its
   contractions expanded or made, its people's or places' names (spaCy PERSON, GPE) replaced.
 
-Directional (DIR): ``negation``: a positive sentence (a seed's source sentence with the gold label positive, or a
-seed expected positive that names none) negated; the probability of positive must not rise by more than
-``DIR_TOLERANCE`` (CheckList's ``Expect.monotonic(label=positive, increasing=False, tolerance=0.1)``, as in its
-sentiment suite).
+Directional (DIR): ``negation``: a positive sentence (a seed's source sentence with the gold label positive and a
+mean rating of at least ``negation.MIN_RATING``, or a seed expected positive that names none) negated; the
+probability of positive must not rise by more than ``DIR_TOLERANCE`` (CheckList's ``Expect.monotonic(label=positive,
+increasing=False, tolerance=0.1)``, as in its sentiment suite).
 
 Every draw is seeded by the generation seed, the test id and the perturbation, so the same file comes out each
 time.
@@ -25,7 +25,15 @@ from typing import Any
 from linguagym.capabilities.errors import CapabilityError
 from linguagym.capabilities.perturb.contractions import contraction_variant
 from linguagym.capabilities.perturb.entities import PERSON, PLACE, Entity, swap_entities
-from linguagym.capabilities.perturb.negation import REFUSALS, Evaluative, evaluative_words, negate_main_clause
+from linguagym.capabilities.perturb.negation import (
+    MIN_SCORE,
+    NOT_CLEARLY_POSITIVE,
+    REFUSALS,
+    Evaluative,
+    Negation,
+    evaluative_words,
+    negate_main_clause,
+)
 from linguagym.capabilities.perturb.typos import add_typo
 from linguagym.capabilities.testfile.checklist_types import DIR, INV, MFT, PAIRED
 from linguagym.capabilities.testfile.model import (
@@ -154,7 +162,7 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
             if text is None or (test.capability, text) in seen:
                 continue
             seen.add((test.capability, text))
-            negation = negations[text]
+            negation = negations[text] if clearly_positive(test) else Negation(None, NOT_CLEARLY_POSITIVE)
             add("negation", test, negation.text, refused=negation.refused, original_text=text,
                 original=test.id if text == test.text else None, expected=("negative", "neutral"),
                 direction=Direction(label="positive", change="decrease", tolerance=DIR_TOLERANCE))
@@ -188,6 +196,15 @@ def _positive_sentence(test: CapabilityTest) -> str | None:
     return test.text if tuple(test.expected) == ("positive",) else None
 
 
+def clearly_positive(test: CapabilityTest) -> bool:
+    """Whether the sentence a seed's DIR test negates is clearly positive: its dataset score (0..1) at least
+    ``negation.MIN_SCORE`` (a mean rating of ``MIN_RATING`` on -4..4). A sentence with no score (a dataset without
+    graded ratings, or a seed naming no source) is taken at its label."""
+    row = test.provenance.row(SOURCE_SLOT)
+    return row is None or row.score is None or round(row.score, 9) >= MIN_SCORE
+
+
 def _positive_sentences(seeds: Sequence[CapabilityTest]) -> list[str]:
-    return list(dict.fromkeys(text for text in map(_positive_sentence, seeds) if text is not None))
+    return list(dict.fromkeys(text for seed in seeds if (text := _positive_sentence(seed)) is not None
+                              and clearly_positive(seed)))
 

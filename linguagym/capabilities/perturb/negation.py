@@ -29,6 +29,29 @@ A sentence is refused (``Negation.refused`` says why, one of ``REFUSALS``) rathe
   verb, a verb it has no base form for, "have" followed by a quantifier, which is a main verb's: "have enough", a
   manner adverb just before a main verb: "rapidly does not develop").
 
+Stricter rules (issue 38's second blind reader: a test set needs valid pairs more than many), each checking that
+the negated clause is the one that carries the sentiment:
+
+- ``existential sentence``: "There is/was ..." ("There was time on that second round to see ..."): the negation
+  denies that something exists, not the film's quality;
+- ``praise in the subject``: a positive modifier in the subject ("Its engaging simplicity is driven by ...") is
+  presupposed, and stands after the predicate is negated;
+- ``second clause`` also: a finite clause with its own subject run on after the main clause without a subordinator
+  ("It's crafty and smart the kid is sort of like ...", a lost dash);
+- ``second phrase``: a second complement or a conjunct after a comma at the clause level ("These are lives worth
+  watching, paths worth following"; "..., and enough beauty to make it unforgettable"; "..., and ... Scorsese's
+  best"): read as a list, the negation reaches the first only;
+- ``relative clause outside the claim``: a finite relative clause on the noun of a prepositional adjunct of the
+  main verb ("shines bright on this soap opera that breathes extraordinary life into ..."): it praises something
+  the negation does not deny;
+- ``sentiment outside the negated clause`` also: a predicative adjective in a clause outside the negation's reach
+  ("It's rare for any movie to be as subtle and touching as ...": the claim is in the infinitive clause);
+- ``adverb keeps the claim`` also: a superlative adverb on the verb ("gets used best ... to capture"): negated,
+  it only moves the comparison.
+
+``perturb.build`` refuses, before any of these, an original whose mean rating is below ``MIN_RATING`` (``not
+clearly positive``).
+
 Evaluative words are adjectives, adverbs, verbs, nouns and interjections that VADER's lexicon rates at
 ``EVALUATIVE_VALENCE`` or more either way (by form or lemma); without VADER (the ``[lct]`` extra brings it) every
 adjective counts, which refuses more than it needs to. Like CheckList, only the first sentence is negated.
@@ -57,8 +80,17 @@ SECOND_CLAUSE = "second clause"
 SENTIMENT_OUTSIDE = "sentiment outside the negated clause"
 MIXED = "mixed sentiment"
 CANNOT_PLACE = "cannot place the negation"
-REFUSALS = (ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, ADVERB, SECOND_CLAUSE, SENTIMENT_OUTSIDE, MIXED,
-            CANNOT_PLACE)
+NOT_CLEARLY_POSITIVE = "not clearly positive"  # perturb.build's: the rating below MIN_RATING
+EXISTENTIAL = "existential sentence"
+PRAISE_IN_SUBJECT = "praise in the subject"
+SECOND_PHRASE = "second phrase"
+RELATIVE_OUTSIDE = "relative clause outside the claim"
+REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, ADVERB,
+            SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE, SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
+# an original is clearly positive where its mean rating (-4..4) is at least this: the positive band starts above
+# 0.8; 1.5 keeps the raters' mean well inside it (score (1.5 + 4) / 8 = 0.6875 on 0..1)
+MIN_RATING = 1.5
+MIN_SCORE = (MIN_RATING + 4) / 8
 # words after "have" that make it a main verb ("have enough acting"), whatever the parse says
 _HAVE_OBJECTS = frozenset({"enough", "a", "an", "the", "some", "many", "much", "plenty", "lots", "more", "few"})
 _PAST_OR_MODAL = frozenset({"VBD", "VBN", "MD"})
@@ -136,16 +168,27 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_VERB)
     if _not_main(doc, sentence, root, verb):
         return Negation(None, NO_MAIN_CLAUSE)
-    if any(child.dep_ in ("advmod", "npadvmod") and child.lower_ in CLAIM_ADVERBS for child in root.children):
+    if existential(root):
+        return Negation(None, EXISTENTIAL)
+    if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
+           for child in root.children):
         return Negation(None, ADVERB)
-    if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children):
+    if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
+            or run_on_clause(doc, root):
         return Negation(None, SECOND_CLAUSE)
     evaluative = evaluative if evaluative is not None else evaluative_words("positive")
     reach = negated_clause(sentence, root)
-    if any(evaluative(token) for token in doc if token.i not in reach and not token.is_punct):
+    if any(evaluative(token) for token in doc if token.i not in reach and not token.is_punct) \
+            or predicate_outside(doc, reach):
         return Negation(None, SENTIMENT_OUTSIDE)
     if _mixed(doc, reach):
         return Negation(None, MIXED)
+    if second_phrase(doc, root):
+        return Negation(None, SECOND_PHRASE)
+    if praise_in_subject(root, evaluative):
+        return Negation(None, PRAISE_IN_SUBJECT)
+    if relative_outside(doc, root):
+        return Negation(None, RELATIVE_OUTSIDE)
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
@@ -155,6 +198,93 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(negate(_analysis(doc), verb.idx))
     except CannotNegate:
         return Negation(None, CANNOT_PLACE)
+
+
+_COMPLEMENTS = frozenset({"attr", "acomp", "dobj", "oprd"})
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
+_SUBORDINATING = frozenset({"WDT", "WRB", "WP", "WP$", "IN"})
+# verbs whose complement is a bare clause ("makes you think", "lets it breathe"), never a run-on
+_SMALL_CLAUSE_VERBS = frozenset({"make", "let", "have", "help", "see", "watch", "hear", "feel", "bid"})
+
+
+def existential(root) -> bool:
+    """Whether the main clause is existential ("There is a ..."): an expletive "there" on the verb."""
+    return any(child.dep_ == "expl" and child.lower_ == "there" for child in root.children)
+
+
+def run_on_clause(doc, root) -> bool:
+    """Whether a finite clause follows the main verb as a complement or a loose piece without a subordinator, its
+    subject a pronoun, a noun with a determiner, or none the parse gave it ("It's crafty and smart the kid is sort
+    of like ..."): two sentences run together at a lost dash, the second left standing."""
+    if root.lemma_ in _SMALL_CLAUSE_VERBS:
+        return False  # "makes you think": the verb's own complement
+    for token in doc[root.i + 1:]:
+        if token.dep_ not in ("ccomp", "dep", "parataxis") or token.head.i != root.i \
+                or token.tag_ not in ("VBZ", "VBD", "VBP", "MD"):
+            continue
+        children = list(token.children)
+        if any(c.dep_ == "mark" or (c.i < token.i and (c.tag_ in _SUBORDINATING or c.lower_ == "that"))
+               for c in children):
+            continue
+        subject = next((c for c in children if c.dep_ in ("nsubj", "nsubjpass") and c.i < token.i), None)
+        if subject is None or subject.pos_ == "PRON" or any(c.dep_ == "det" for c in subject.children):
+            return True  # no subject of its own: the parse took it for the main verb's ("smart the kid is")
+    return False
+
+
+def second_phrase(doc, root) -> bool:
+    """Whether the main verb has two complements ("These are lives worth watching, paths worth following") or a
+    conjunct after a comma at the clause level: of the verb or of its complement ("..., and enough beauty to
+    make it unforgettable"). Read as a list, the negation reaches only the first."""
+    if sum(1 for child in root.children if child.dep_ in _COMPLEMENTS) > 1:
+        return True
+    for token in doc[root.i + 1:]:
+        head = token.head
+        if token.dep_ != "conj" or not (head.i == root.i or (head.head.i == root.i and head.dep_ in _COMPLEMENTS)):
+            continue
+        if any(t.text == "," for t in doc[head.i + 1:token.left_edge.i]):
+            return True
+    return False
+
+
+def praise_in_subject(root, evaluative: Evaluative) -> bool:
+    """Whether a modifier in the main clause's subject is evaluative ("Its engaging simplicity is driven by ..."):
+    the subject's praise is presupposed, and stands when the predicate is negated."""
+    for child in root.children:
+        if child.dep_ in _SUBJECTS and any(t.dep_ in ("amod", "advmod", "compound") and evaluative(t)
+                                           for t in child.subtree):
+            return True
+    return False
+
+
+def relative_outside(doc, root) -> bool:
+    """Whether a finite relative clause modifies the noun of a prepositional adjunct of the main verb ("shines
+    bright on this soap opera that breathes extraordinary life into ..."): what it says of that noun stands."""
+    adjuncts = [child for child in root.children if child.dep_ in ("prep", "agent")]
+    for prep in adjuncts:
+        for token in prep.subtree:
+            if token.dep_ == "relcl" and token.head.dep_ == "pobj" and _finite_clause(token):
+                return True
+    return False
+
+
+def _finite_clause(verb) -> bool:
+    return verb.tag_ in ("VBZ", "VBD", "VBP", "MD") or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ in ("VBZ", "VBD", "VBP", "MD") for c in verb.children)
+
+
+def predicate_outside(doc, reach: set[int]) -> bool:
+    """Whether a predicative adjective ("to be as subtle and touching") stands in a clause outside the negation's
+    reach, unless VADER rates it negative or it is in a concessive clause (criticism there, "Although the plot is
+    thin, ...", only makes the negated text more negative)."""
+    negative = evaluative_words("negative")
+    for token in doc:
+        if token.i in reach or token.pos_ != "ADJ" or _in_concessive(doc.text, token.idx):
+            continue
+        predicative = token.dep_ in ("acomp", "oprd") or (token.dep_ == "conj" and token.head.dep_ in ("acomp", "oprd"))
+        if predicative and not negative(token):
+            return True
+    return False
 
 
 UNREACHED = "an evaluative phrase the negation does not reach"
