@@ -74,7 +74,7 @@ def write_blind(args: argparse.Namespace, pairs: list[tuple[str, str]], dir_test
     for number, (original, negated) in enumerate(chosen, 1):
         tests = [t for t in dir_tests if (t.provenance.original_text, t.text) == (original, negated)]
         lines.append(f"{number:02d}\t{' '.join(original.split())}\t{' '.join(negated.split())}")
-        keys.append({"id": f"{number:02d}", "tests": [t.id for t in tests],
+        keys.append({"id": f"{number:02d}", "run": str(args.tests), "tests": [t.id for t in tests],
                      "capabilities": sorted({t.capability for t in tests}, key=lambda c: int(c[2:])),
                      "judged_before": original in judged, "original": original, "negated": negated})
     Path(f"{args.out}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
