@@ -34,6 +34,7 @@ from linguagym.capabilities.testing.classifier_run import (
 )
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.executors.base import SideBySide
+from linguagym.notebook_view import html_view, text_view
 from linguagym.progress import Advance, IsCancelled, Progress, begin, check_cancelled
 
 if TYPE_CHECKING:
@@ -68,6 +69,16 @@ class ClassifierRuns(Sequence[ClassifierRun]):
     @property
     def failed(self) -> list[ClassifierRun]:
         return [run for run in self.runs if not run.ok]
+
+    def __repr__(self) -> str:  # short: the default repr held every classifier's every outcome
+        return text_view(self._title(), [f"{run.name}: {run.summary()}" for run in self.runs])
+
+    def _repr_html_(self) -> str:
+        return html_view(self._title(), ("classifier", "outcome"), [(run.name, run.summary()) for run in self.runs])
+
+    def _title(self) -> str:
+        where = f"; written to {self.written.directory}" if self.written is not None else ""
+        return f"ClassifierRuns: {len(self.runs)} classifiers, {len(self.failed)} failed{where}"
 
 
 def open_classifier(spec: str, options: ClassifierOptions = DEFAULT_OPTIONS) -> Classifier:
