@@ -40,3 +40,12 @@ def test_classifier_runs_show_each_classifiers_failures_in_a_line(tmp_path):
     html = both._repr_html_()
     assert html.count("<tr><td>") == 2 and "failed: the endpoint answered 500" in html and len(html) < 1000
     assert run._repr_html_().startswith(f"<p>{KEYWORDS}: 16 tests; MFT 8 of 16 failed")
+
+
+def test_run_classifiers_shows_progress_by_default_and_not_when_turned_off(tmp_path, capsys):
+    """As ``linguagym.run``: a notebook cell running capability tests says what it is doing, unless told not to."""
+    run_classifiers(capability_file(), [KEYWORDS], options=ClassifierOptions(cache_dir=tmp_path / "quiet"),
+                    progress=False)
+    assert capsys.readouterr().err == ""
+    run_classifiers(capability_file(), [KEYWORDS], options=ClassifierOptions(cache_dir=tmp_path / "shown"))
+    assert "16 texts to do" in capsys.readouterr().err
