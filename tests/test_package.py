@@ -36,10 +36,13 @@ def test_licence_and_type_marker_are_shipped():
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("build") is None, reason="the 'build' package is not installed")
 def test_sdist_tests_run_from_the_unpacked_sdist(tmp_path):
-    built = subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(tmp_path / "dist"),
-                            str(REPO)], capture_output=True, text=True, timeout=600)
+    # the sdist, then the wheel built from the unpacked sdist (build's default): what a packager does
+    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "-o", str(tmp_path / "dist"),
+                            str(REPO)], capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     (archive,) = (tmp_path / "dist").glob("linguagym-*.tar.gz")
+    (wheel,) = (tmp_path / "dist").glob("linguagym-*.whl")
+    _check_wheel(wheel)
     with tarfile.open(archive) as tar:
         names = set(tar.getnames())
         tar.extractall(tmp_path / "unpacked", filter="data")
@@ -62,12 +65,50 @@ def test_sdist_tests_run_from_the_unpacked_sdist(tmp_path):
     assert " passed" in ran.stdout and "error" not in ran.stdout.lower().split("passed")[-1]
 
 
+def _check_wheel(path: Path) -> None:
+    """The wheel a lab installs: the licence, the type marker, the shipped data and schemas, the metadata a package
+    index shows (licence expression, classifiers), and none of the tests."""
+    import email
+    import zipfile
+
+    with zipfile.ZipFile(path) as wheel:
+        names = set(wheel.namelist())
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        info = email.message_from_bytes(wheel.read(metadata))
+        info_dir = metadata.rsplit("/", 1)[0]
+        assert "MIT License" in wheel.read(f"{info_dir}/licenses/LICENSE").decode("utf-8")
+    for needed in ("linguagym/py.typed", "linguagym/data/schemas/run.schema.json",
+                   "linguagym/data/schemas/results.schema.json", "linguagym/web/templates/base.html"):
+        assert needed in names, needed
+    assert not any(name.startswith("tests/") for name in names)
+    assert info["License-Expression"] == "MIT" and info["Name"] == "linguagym"
+    classifiers = info.get_all("Classifier")
+    assert "Typing :: Typed" in classifiers and any(c.startswith("Development Status ::") for c in classifiers)
+    assert "Programming Language :: Python :: 3.11" in classifiers
+
+
+def test_the_classifiers_name_a_status_and_each_python_version_the_floor_allows():
+    """A package index filters by these: a development status, and one classifier per Python minor version from
+    ``requires-python``'s floor to the newest claimed, with no gap."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    classifiers = project["classifiers"]
+    assert len([c for c in classifiers if c.startswith("Development Status :: ")]) == 1
+    floor = int(project["requires-python"].removeprefix(">=3."))
+    minors = sorted(int(c.rsplit(".", 1)[1]) for c in classifiers
+                    if c.startswith("Programming Language :: Python :: 3.") and c.count(".") == 1)
+    assert minors[0] == floor and minors == list(range(floor, floor + len(minors)))
+    assert "Programming Language :: Python :: 3 :: Only" in classifiers
+
+
 def test_every_environment_variable_read_is_documented_in_the_readme():
     import re
 
     read = set()
     for path in (REPO / "linguagym").rglob("*.py"):
-        read |= set(re.findall(r"[\"'](LINGUAGYM_[A-Z_]+)[\"']", path.read_text(encoding="utf-8")))
+        # every mention, quoted or not (an f-string or a docstring names one as well)
+        read |= set(re.findall(r"\b(LINGUAGYM_[A-Z][A-Z_]*)", path.read_text(encoding="utf-8")))
     assert {"LINGUAGYM_CACHE_DIR", "LINGUAGYM_THREADS"} <= read  # the control: the scan finds them
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     table = readme.split("### Environment variables", 1)[1].split("\n## ", 1)[0]

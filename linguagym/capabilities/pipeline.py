@@ -35,6 +35,7 @@ from linguagym.capabilities.testfile.model import (
 )
 from linguagym.extras import DEFAULT_SPACY_MODEL
 from linguagym.progress import STAGE, Advance, IsCancelled, Progress, begin, note
+from linguagym.progress_display import chosen_progress
 from linguagym.version import __version__
 
 DEFAULT_SETTINGS = GenerateSettings()
@@ -43,7 +44,7 @@ STAGES = {"load": "loading spaCy, the dataset and the lexicon", "analyse": "anal
           "expand": "expanding seeds", "perturb": "making invariance and directional tests"}
 
 
-def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: Progress | None = None,
+def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: Progress | bool | None = True,
                    cancelled: IsCancelled | None = None) -> CapabilityTestFile:
     """The capability-test file (``testfile.write_tests`` writes it) that ``settings`` describe: seed tests for
     the chosen capabilities, their expansions unless ``settings.expansion.enabled`` is False, and CheckList's
@@ -54,11 +55,23 @@ def generate_tests(settings: GenerateSettings = DEFAULT_SETTINGS, *, progress: P
     protocol). Truncated and broken dataset sentences are never seeds (``seeds.screening``; counted in the file's
     dataset block as ``unusable``).
 
-    ``progress(label, total, unit)`` is told each stage (``STAGES``: loading, analysing the dataset's sentences,
+    ``progress``: True (the default) shows each stage as a line and a bar on stderr, in a terminal or a notebook
+    (``progress_display``); False or None shows nothing; a ``Progress`` callable, ``progress(label, total, unit)``,
+    is told each stage (``STAGES``: loading, analysing the dataset's sentences,
     searching capabilities, expanding seeds, making INV and DIR tests); ``cancelled()`` is asked between steps
     and stops the work with ``Cancelled``. ``settings.spacy_model`` tags the sentences and parses them for
     expansion (needs the ``[lct]`` extra).
     """
+    shown, display = chosen_progress(progress)
+    try:
+        return _generate_tests(settings, shown, cancelled)
+    finally:
+        if display is not None:
+            display.stop()
+
+
+def _generate_tests(settings: GenerateSettings, progress: Progress | None,
+                    cancelled: IsCancelled | None) -> CapabilityTestFile:
     expansion = settings.expansion
     # auto's choice (and its warning when there is no treebank) comes now, before minutes of analysis
     reference = choose_reference(expansion.reference) if settings.expanding else None

@@ -34,7 +34,9 @@ from linguagym.capabilities.testing.classifier_run import (
 )
 from linguagym.errors import ConfigurationError, LinguagymError
 from linguagym.executors.base import SideBySide
+from linguagym.notebook_view import html_view, text_view
 from linguagym.progress import Advance, IsCancelled, Progress, begin, check_cancelled
+from linguagym.progress_display import chosen_progress
 
 if TYPE_CHECKING:
     from linguagym.executors.base import Executor
@@ -69,6 +71,16 @@ class ClassifierRuns(Sequence[ClassifierRun]):
     def failed(self) -> list[ClassifierRun]:
         return [run for run in self.runs if not run.ok]
 
+    def __repr__(self) -> str:  # short: the default repr held every classifier's every outcome
+        return text_view(self._title(), [f"{run.name}: {run.summary()}" for run in self.runs])
+
+    def _repr_html_(self) -> str:
+        return html_view(self._title(), ("classifier", "outcome"), [(run.name, run.summary()) for run in self.runs])
+
+    def _title(self) -> str:
+        where = f"; written to {self.written.directory}" if self.written is not None else ""
+        return f"ClassifierRuns: {len(self.runs)} classifiers, {len(self.failed)} failed{where}"
+
 
 def open_classifier(spec: str, options: ClassifierOptions = DEFAULT_OPTIONS) -> Classifier:
     """The classifier ``spec`` names, behind the prediction cache (nothing heavy is loaded yet). A
@@ -96,7 +108,7 @@ def run_classifiers(
     *,
     output: str | Path | None = None,
     examples: int | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
     cancelled: IsCancelled | None = None,
     finished: Finished | None = None,
     executor: Executor | None = None,
@@ -106,11 +118,25 @@ def run_classifiers(
     may be the classifier specs themselves, with ``options``, ``output`` and ``examples`` beside them.
 
     With an output folder, per-classifier ``tests.csv`` and ``summary.csv``, ``summary.csv``, ``results.json``
-    and ``report.html`` are written there. ``progress(label, total, unit)`` is told each piece of work;
+    and ``report.html`` are written there. ``progress``: True (the default) shows each piece of work as a line
+    and a bar on stderr, in a terminal or a notebook (``progress_display``); False or None nothing; a ``Progress``
+    callable, ``progress(label, total, unit)``, is told each piece of work;
     ``cancelled()`` is asked between steps and stops with ``Cancelled`` (predictions made so far stay cached).
     ``finished(spec, run)`` is called as each classifier is done. ``executor``: where the predictions are made
     (default: in this process; ``make_executor("ray")``: on a Ray cluster, every classifier side by side).
     """
+    shown, display = chosen_progress(progress)
+    try:
+        return _run_classifiers(tests, settings, options, output, examples, shown, cancelled, finished, executor)
+    finally:
+        if display is not None:
+            display.stop()
+
+
+def _run_classifiers(tests: CapabilityTestFile | str | Path, settings: ClassifierRunSettings | Sequence[str],
+                     options: ClassifierOptions | None, output: str | Path | None, examples: int | None,
+                     progress: Progress | None, cancelled: IsCancelled | None, finished: Finished | None,
+                     executor: Executor | None) -> ClassifierRuns:
     settings = _run_settings(settings, options, output, examples)
     document = tests_of(tests)
     specs, options = settings.classifiers, settings.options

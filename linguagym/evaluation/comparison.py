@@ -22,6 +22,7 @@ from linguagym.errors import ConfigurationError
 from linguagym.evaluation.aggregate import ItemOutcome
 from linguagym.evaluation.paired import PairedDifference, holm, paired_outcomes
 from linguagym.evaluation.policy import AccuracyPolicy
+from linguagym.notebook_view import html_view, text_view
 
 if TYPE_CHECKING:
     import pandas
@@ -79,6 +80,18 @@ class ModelComparison:
     @property
     def tests(self) -> int:
         return sum(1 for row in self.rows if row.paired.p_value == row.paired.p_value and row.paired.n)
+
+    def __repr__(self) -> str:  # short: the default repr held every row's every paired item
+        return text_view(self._title(), [f"{_where(r)}: {r.model_a} vs {r.model_b} {format_difference(r)}, "
+                                         f"Holm p {format_p(r.p_holm)}" for r in self.rows])
+
+    def _repr_html_(self) -> str:
+        return html_view(self._title(), ("suite", "a", "b", "difference a - b [95% CI]", "n", "p", "Holm p"),
+                         [(_where(r), r.model_a, r.model_b, format_difference(r), r.paired.n,
+                           format_p(r.paired.p_value), format_p(r.p_holm)) for r in self.rows])
+
+    def _title(self) -> str:
+        return f"ModelComparison ({self.level}): {len(self.rows)} rows, {self.tests} tests, Holm-adjusted"
 
     def notes(self) -> list[str]:
         """What the table's numbers are, for below it: the adjustment, the interval, what was left out."""

@@ -18,10 +18,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linguagym.atomic import atomic_write_text
-from linguagym.evaluation.comparison import FEW, DuplicateItems, format_paired, model_pairs, table_csv
+from linguagym.evaluation.comparison import (
+    FEW,
+    DuplicateItems,
+    format_p,
+    format_paired,
+    model_pairs,
+    table_csv,
+)
 from linguagym.evaluation.effects import ItemEffect
 from linguagym.evaluation.paired import EXACT_FLIPS, SIGN_FLIPS, PairedDifference, holm, paired_effects
 from linguagym.evaluation.runfolder import schema
+from linguagym.notebook_view import html_view, text_view
 
 if TYPE_CHECKING:
     import pandas
@@ -86,6 +94,20 @@ class EffectComparison:
     @property
     def tests(self) -> int:
         return sum(1 for row in self.rows if row.paired.n)
+
+    def __repr__(self) -> str:  # short: the default repr held every row's every paired item
+        return text_view(self._title(), [f"{r.key.suite} {r.key.label}: {r.model_a} vs {r.model_b} "
+                                         f"{format_effect_difference(r)} bits, Holm p {format_p(r.p_holm)}"
+                                         for r in self.rows])
+
+    def _repr_html_(self) -> str:
+        return html_view(self._title(), ("suite", "prediction", "a", "b", "difference a - b [95% CI], bits", "n",
+                                         "p", "Holm p"),
+                         [(r.key.suite, r.key.label, r.model_a, r.model_b, format_effect_difference(r), r.paired.n,
+                           format_p(r.paired.p_value), format_p(r.p_holm)) for r in self.rows])
+
+    def _title(self) -> str:
+        return f"EffectComparison: {len(self.rows)} rows, {self.tests} tests, Holm-adjusted"
 
     def notes(self, *, missing: bool = True) -> list[str]:
         """What the table's numbers are, for below it: the difference, the test, the adjustment, what was left out

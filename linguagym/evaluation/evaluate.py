@@ -11,8 +11,9 @@ from linguagym.evaluation.alignment import Alignment, Crossing, align, check_cro
 from linguagym.evaluation.policy import POLICIES  # item correct when all its predictions hold / prediction 0 holds
 from linguagym.evaluation.sentences import Sentence, build_sentence
 from linguagym.evaluation.suite_level import SuitePredictionResult, evaluate_suite_predictions
+from linguagym.notebook_view import html_view
 from linguagym.scoring.protocol import ScoredText, Scorer, SentenceMarkers, optional
-from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate
+from linguagym.suites.formula import TIE_KINDS, RegionRef, Tolerance, evaluate, format_formula
 from linguagym.suites.metrics import METRIC_NAMES, aggregate, all_metrics
 from linguagym.suites.model import Suite
 
@@ -93,6 +94,12 @@ class SuiteResult:
         return (f"<SuiteResult {self.suite.name!r}: {len(self.suite.items)} items, "
                 f"{len(self.suite.predictions)} predictions, accuracy {_share(self.accuracy('all'))} (all), "
                 f"{_share(self.accuracy('first'))} (first), metric {self.metric}>")
+
+    def _repr_html_(self) -> str:
+        shares = self.prediction_accuracy()
+        return html_view(repr(self)[1:-1], ("prediction", "formula", "share of items it holds on"),
+                         [(f"P{index}", format_formula(prediction.tree), _share(shares[index]))
+                          for index, prediction in enumerate(self.suite.predictions)])
 
     def alignment_counts(self) -> dict[str, int]:
         """What the run record says of tokens that cross a region boundary (``alignment.py``)."""

@@ -55,7 +55,9 @@ def test_python_classifier_end_to_end_then_served_from_the_cache(tests_file, tmp
     assert record["settings"]["cache_dir"] == str(tmp_path / "cache")
     rows = list(csv.DictReader((out_dir / entry["directory"] / "tests.csv").open(encoding="utf-8")))
     assert len(rows) == len(document()["tests"])
-    assert sum(r["passed"] == "False" for r in rows) == sum(v[1] + v[3] for v in EXPECTED.values())
+    assert sum(r["passed"] == "FALSE" for r in rows) == sum(v[1] + v[3] for v in EXPECTED.values())
+    # logical as in every linguagym CSV (docs/data-dictionary.md): R's read.csv and pandas read TRUE/FALSE as logical
+    assert {r["passed"] for r in rows} == {"TRUE", "FALSE"}
     assert (out_dir / "report.html").is_file()
 
     assert _run(tests_file, tmp_path, "-c", KEYWORDS) == 0
@@ -63,6 +65,15 @@ def test_python_classifier_end_to_end_then_served_from_the_cache(tests_file, tmp
     assert "every prediction is cached" in err
     again = json.loads((out_dir / "results.json").read_text(encoding="utf-8"))["classifiers"][0]
     assert again["cached_before"] == again["unique_texts"] == 16
+
+
+def test_tests_csv_passed_reads_as_logical_in_pandas(tests_file, tmp_path, capsys):
+    pandas = pytest.importorskip("pandas")
+    assert _run(tests_file, tmp_path, "-c", KEYWORDS) == 0
+    [path] = (tmp_path / "out").glob("*/tests.csv")
+    frame = pandas.read_csv(path)
+    assert frame["passed"].dtype == bool
+    assert int((~frame["passed"]).sum()) == sum(v[1] + v[3] for v in EXPECTED.values())
 
 
 def test_csv_and_markdown_tables_on_stdout(tests_file, tmp_path, capsys):

@@ -105,7 +105,7 @@ def test_per_test_csv_has_one_row_per_test_with_prediction_and_verdict(written):
     assert list(rows[0]) == TEST_COLUMNS
     assert [r["id"] for r in rows] == [t["id"] for t in doc["tests"]]
     for row, outcome in zip(rows, runs[0].outcomes, strict=True):
-        assert row["predicted"] == outcome.predicted and row["passed"] == str(outcome.passed)
+        assert row["predicted"] == outcome.predicted and row["passed"] == ("TRUE" if outcome.passed else "FALSE")
         assert row["expected"] == "/".join(outcome.expected) and row["seed"] == (outcome.seed or "")
         assert [float(row[k]) for k in ("p_neg", "p_neu", "p_pos")] == pytest.approx(
             outcome.prediction.probabilities)

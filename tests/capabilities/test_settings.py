@@ -84,6 +84,18 @@ def test_generate_tests_writes_what_the_deprecated_keyword_form_wrote(rt_file, s
         generate_suite(read_rotten_tomatoes(rt_file), max_seeds=0)
 
 
+@pytest.mark.usefixtures("spacy_ready")
+def test_generate_tests_shows_its_stages_by_default_and_nothing_when_turned_off(rt_file, swn_file, capsys):
+    settings = GenerateSettings(read_rotten_tomatoes(rt_file), lcs="LC2", lexicon_path=swn_file, test_types="mft",
+                                expansion=ExpansionOptions(enabled=False))
+    quiet = generate_tests(settings, progress=False)
+    assert capsys.readouterr().err == ""
+    shown = generate_tests(settings)
+    err = capsys.readouterr().err
+    assert "loading spaCy, the dataset and the lexicon" in err and "searching capabilities: 1 capabilities" in err
+    assert shown.to_json() == quiet.to_json()  # the display changes nothing in the file
+
+
 def test_run_classifiers_takes_the_test_file_object_as_it_takes_its_path(tmp_path):
     document = capability_file()
     path = tmp_path / "tests.json"

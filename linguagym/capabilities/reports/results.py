@@ -117,12 +117,19 @@ def write_tests_csv(run: ClassifierRun, path: str | Path) -> None:
             p = o.prediction.probabilities
             q = o.original_prediction.probabilities if o.original_prediction else ("", "", "")
             yield [o.id, o.capability, o.kind, o.seed or "", o.text, "/".join(o.expected), o.predicted,
-                   round(p[0], 6), round(p[1], 6), round(p[2], 6), o.passed, o.source or "", o.source_label or "",
-                   o.source_predicted or "", o.test_type, o.perturbation or "", o.original_text or "",
+                   round(p[0], 6), round(p[1], 6), round(p[2], 6), _logical(o.passed), o.source or "",
+                   o.source_label or "", o.source_predicted or "", o.test_type, o.perturbation or "",
+                   o.original_text or "",
                    o.original_prediction.label if o.original_prediction else "",
                    *(round(v, 6) if v != "" else "" for v in q), _direction_text(o.direction)]
 
     _write_csv(Path(path), TEST_COLUMNS, rows())
+
+
+def _logical(value: bool) -> str:
+    """A logical cell as every linguagym CSV writes it (docs/data-dictionary.md): ``TRUE``/``FALSE``, which R's
+    ``read.csv`` and pandas both read as logical (Python's ``True``/``False`` is text to R)."""
+    return "TRUE" if value else "FALSE"
 
 
 def _direction_text(direction: Direction | None) -> str:

@@ -31,6 +31,7 @@ from linguagym.capabilities.testfile.json_object import (
     plain,
     take_checked,
 )
+from linguagym.notebook_view import html_view, text_view
 
 FORMAT = "linguagym-capability-tests"
 VERSION = 1
@@ -315,6 +316,26 @@ class CapabilityTestFile(JsonObject):
 
     def by_id(self) -> dict[str, CapabilityTest]:
         return {test.id: test for test in self.tests}
+
+    def __repr__(self) -> str:  # short: the default repr held every test (MB for a generated file)
+        return text_view(self._title(), [f"{c.id} {c.name}: {self._by_capability().get(c.id, 0):,} tests"
+                                         for c in self.capabilities])
+
+    def _repr_html_(self) -> str:
+        return html_view(self._title(), ("capability", "name", "seeds", "tests"),
+                         [(c.id, c.name, c.seeds, self._by_capability().get(c.id, 0)) for c in self.capabilities])
+
+    def _title(self) -> str:
+        types = ", ".join(f"{code} {count:,}" for code in CHECKLIST_TYPES
+                          if (count := sum(t.test_type == code for t in self.tests)))
+        return (f"CapabilityTestFile: {len(self.tests):,} tests ({types or 'none'}), {len(self.capabilities)} "
+                f"capabilities, dataset {self.dataset.name}")
+
+    def _by_capability(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for test in self.tests:
+            counts[test.capability] = counts.get(test.capability, 0) + 1
+        return counts
 
     def count(self, kind: Kind) -> int:
         """How many expected-label (MFT) tests are of ``kind``; INV and DIR tests are counted apart

@@ -33,6 +33,7 @@ from linguagym.capabilities.testfile.model import (
     require_test_file,
 )
 from linguagym.errors import Cancelled, LinguagymError
+from linguagym.notebook_view import html_view
 
 log = logging.getLogger("linguagym.capabilities")
 
@@ -122,6 +123,25 @@ class ClassifierRun:
     def failed_tests(self) -> int:
         """Failed expected-label (MFT) tests."""
         return sum(not o.passed for o in self.mft_outcomes)
+
+    def __repr__(self) -> str:  # short: the default repr held every test's outcome (MB for a generated file)
+        return f"<ClassifierRun {self.name!r}: {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        return html_view(f"{self.name}: {self.summary()}", (), ())
+
+    def summary(self) -> str:
+        """One line: the failures of each test type (MFT first) and the time, or the error of a failed run."""
+        if not self.ok:
+            return f"failed: {self.error}"
+        counts: dict[str, list[int]] = {}
+        for outcome in self.outcomes:
+            failed_total = counts.setdefault(outcome.test_type, [0, 0])
+            failed_total[0] += not outcome.passed
+            failed_total[1] += 1
+        parts = [f"{kind} {failed:,} of {total:,} failed (rate {failed / total:.3f})"
+                 for kind, (failed, total) in sorted(counts.items(), key=lambda kv: kv[0] != MFT.code)]
+        return f"{len(self.outcomes):,} tests; " + "; ".join(parts or ["no tests"]) + f"; {self.seconds:.1f} s"
 
 
 SOURCE_SLOT = "S"  # the template slot holding the sentence a test is about
