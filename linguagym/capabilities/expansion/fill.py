@@ -315,7 +315,7 @@ class CausalFiller(FillerBase):
     def _next_words(self, contexts: list[str], ks: list[int], tags: list[str],
                     extras: Sequence[Sequence[str]] | None = None) -> list[list[tuple[str, float]]]:
         """The ``k`` most probable accepted next words (log2 p) after each left context (its own ``k``), and up to
-        ``k`` more from the context's ``extras`` (lower-cased words, in the caller's order of preference): first
+        ``3 * k`` more from the context's ``extras`` (lower-cased words, in the caller's order of preference): first
         those the model ranks among its ``40 * pool`` likeliest, then the rest in the caller's order, at the
         least of the ranked scores (the re-ranking by the whole window decides among them anyway)."""
         _, spaced, _, bare = self._words()
@@ -337,7 +337,7 @@ class CausalFiller(FillerBase):
                     chosen.append((word, score))
                     if len(chosen) > k:
                         added.add(word.lower())
-                    if len(chosen) >= (2 * k if extra else k):  # at most k extra words
+                    if len(chosen) >= (2 * k if extra else k):  # the first k extra words the model ranks
                         break
             if extra and len(chosen) < 4 * k:
                 taken = {w.lower() for w, _ in chosen}
@@ -411,7 +411,7 @@ class CausalFiller(FillerBase):
     def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None,
              extra: Sequence[Sequence[Sequence[str]]] | None = None) -> list[list[Fill]]:
         """As ``Filler.fill``; ``extra``: per masked sentence, per mask, lower-cased words proposed besides the
-        pool's most probable (up to as many again: ``_next_words``)."""
+        pool's most probable (up to three times as many: ``_next_words``)."""
         if not masked:
             return []
         windows = [_window(m, self.left_words, self.right_words) for m in masked]
