@@ -11,10 +11,11 @@ rule with the default dataset's modifier pairs. Per file: acceptable among the r
 modifier attested with its head) and among those it refuses. The rows were made without the rule, so this is the
 rule's precision on the filler's old proposals, not a measure of the new output (a blind sample is).
 
-``runs``: ``lct generate --lc all`` with the defaults, seed 0, twice in this process: ``before`` with the rule off and
-the word cap at 4 (the defaults until this change), ``after`` with today's defaults; the fill cache is off for both
-(each computes its fills anew, so neither reuses the other's work). Prints the wall time of each and the
-expansions per capability, and writes ``before.json`` and ``after.json`` under ``--out-dir``.
+``runs``: ``lct generate --lc all`` with the defaults, seed 0, twice in this process: ``before`` with the rule off, the
+word cap at 4 and 3 masked sentences a seed (the defaults until this change), ``after`` with today's defaults; the
+fill cache is off for both (each computes its fills anew, so neither reuses the other's work). Prints the wall time
+of each and the expansions per capability, and writes ``before.json`` and ``after.json`` under ``--out-dir``
+(``--arms after``: that run alone).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def precision() -> None:
           + "; rejected: " + ", ".join(f"{w} {n}" for w, n in words[False].most_common()))
 
 
-def runs(out_dir: Path) -> None:
+def runs(out_dir: Path, arms_wanted: list[str]) -> None:
     import os
 
     from linguagym.capabilities.expansion.fit import MAX_USES
@@ -99,7 +100,8 @@ def runs(out_dir: Path) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     today = ExpansionSettings()
-    arms = {"before": replace(today, attested=False, max_word_uses=4), "after": today}
+    arms = {"before": replace(today, attested=False, max_word_uses=4, masked_per_seed=3), "after": today}
+    arms = {name: arms[name] for name in arms_wanted}
     seconds, counts = {}, {}
     for name, settings in arms.items():
         started = time.perf_counter()
@@ -109,6 +111,8 @@ def runs(out_dir: Path) -> None:
         counts[name] = {c.id: c.expansions for c in document.capabilities}
         print(f"{name}: {seconds[name]:.0f} s, {sum(counts[name].values())} expansions", flush=True)
     print(f"\nCPU: {os.cpu_count()} cores ({_cpu()}); word cap today {MAX_USES}")
+    if len(counts) < 2:
+        return
     print("| LC | before | after | after/before |\n| --- | ---: | ---: | ---: |")
     for lc in counts["before"]:
         b, a = counts["before"][lc], counts["after"].get(lc, 0)
@@ -135,11 +139,12 @@ def main() -> None:
     commands.add_parser("precision")
     both = commands.add_parser("runs")
     both.add_argument("--out-dir", type=Path, default=Path("/tmp/expansion_attested"))
+    both.add_argument("--arms", default="before,after", help="which runs: before,after (default), or one")
     args = parser.parse_args()
     if args.command == "precision":
         precision()
     else:
-        runs(args.out_dir)
+        runs(args.out_dir, args.arms.split(","))
 
 
 if __name__ == "__main__":
