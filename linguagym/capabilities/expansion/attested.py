@@ -14,8 +14,8 @@ that is probable after the left context is not thereby a word that goes with thi
 A modifier whose head cannot be found (an adjective with no noun after it, an adverb beside no adjective, verb or
 adverb) is refused likewise: nothing attests it. ``benchmarks/expansion_attested.py`` measures the rule on the
 judged samples of ``benchmarks/``; docs/capabilities.md gives the figures. The filler's proposals come from the
-left context alone, so ``ModifierPairs.candidates`` also offers the attested modifiers of the head directly (the
-filler keeps those its model ranks among its likely next words), so the rule does not starve the output.
+left context alone, so the expander also offers the filler the head's attested modifiers (``ModifierPairs.forms``,
+``mask_heads``; ``CausalFiller.fill``'s ``extra``), so the rule does not starve the output as much.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class ModifierPairs:
     """(modifier lemma, head lemma) -> times the dataset has them so (``head``), for adjectives and adverbs."""
 
     pairs: Counter
-    by_head: dict  # head lemma -> {modifier lemma: surface form seen most often} (candidates)
+    by_head: dict  # head lemma -> {(modifier lemma, tag, lower-cased form): times seen}
 
     @classmethod
     def from_analyses(cls, analyses: Sequence) -> ModifierPairs:
