@@ -521,3 +521,25 @@ def test_the_causal_filler_gives_a_words_prior_in_the_neutral_context_of_its_tag
     table = filler._priors[neutral_context("JJ")]
     assert filler.prior(["zzzqqqxxx"], "JJ") == [min(table.values())]
     assert len(filler._priors) == 2  # one forward pass per context, kept
+
+
+def test_extra_words_are_proposed_beyond_the_pool_up_to_three_times_as_many(tiny_causal):
+    """``extra`` (``attested.py``'s modifiers of the mask's head): words offered besides the pool's most probable,
+    whether or not the model ranks them there, at most three times as many as the pool; without it, the pool
+    alone."""
+    s = SENTENCES[0]
+    masked = [MaskedSentence(s, (Mask("JJ", s.index(" ") + 1, False),), "NP", ("DT", "NN"), ("DT", "JJ", "NN"), 0.1)]
+    asked: list = []
+
+    def keep(candidates):
+        asked.extend(words for _, words in candidates)
+        return [True] * len(candidates)
+
+    filler = CausalFiller(str(tiny_causal), beam=1, pool=2, last_pool=2)
+    plain = filler.fill(masked, 100, keep=keep)
+    assert len(asked) == 2 and len(plain[0]) == 2
+    asked.clear()
+    extra = ("zyzzyva", "quokka", "aardvark", "numbat", "dugong", "okapi", "tapir")  # not words it proposes
+    fills = filler.fill(masked, 100, keep=keep, extra=[[extra]])
+    assert len(asked) == 2 + 6 and ("okapi",) in asked and ("tapir",) not in asked  # 6 extra, in order
+    assert {f.words for f in fills[0]} == set(asked)  # scored by the window like any other fill

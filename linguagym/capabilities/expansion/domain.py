@@ -13,7 +13,9 @@ seed search) say which words the domain uses and how, so two checks read them:
 - ``collocation``: nothing is inserted between two content words that the dataset writes side by side again and
   again, far more often than their own frequencies predict (a fixed phrase of the domain: "cold fish", "big
   screen", "special effects", "soap opera"; #38's blind reader rejected "cold *hybrid* fish"): at least
-  ``COLLOCATION_MIN`` times, and ``COLLOCATION_RATIO`` times as often as chance.
+  ``COLLOCATION_MIN`` times, and ``COLLOCATION_RATIO`` times as often as chance;
+- ``attested`` (``attested.py``, with ``modifiers``): an inserted adjective or adverb must be one the dataset uses
+  with the same head.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from linguagym.capabilities.expansion.attested import ATTESTED, ModifierPairs
 from linguagym.capabilities.expansion.check import Check, Problem
 
 # the minimum occurrences of an inserted adjective or adverb in the dataset, chosen on the dev set
@@ -56,10 +59,11 @@ class DomainVocabulary:
     min_sentences: int = MIN_SENTENCES
     pairs: Counter = field(default_factory=Counter)  # (word, next word), lower-cased content words side by side
     forms: Counter = field(default_factory=Counter)  # lower-cased content words
+    modifiers: ModifierPairs | None = None  # (modifier, head) pairs for the ``attested`` check; None: not checked
 
     @classmethod
     def from_analyses(cls, analyses: Sequence, min_count: int = MIN_COUNT,
-                      min_sentences: int = MIN_SENTENCES) -> DomainVocabulary:
+                      min_sentences: int = MIN_SENTENCES, attested: bool = False) -> DomainVocabulary:
         words: Counter = Counter()
         nouns: Counter = Counter()
         counted: Counter = Counter()
@@ -79,13 +83,17 @@ class DomainVocabulary:
                     nouns[lemma] += 1
                     if (det := _determiner_before(tokens, i)) is not None and det.lower in COUNT_DETERMINERS:
                         counted[lemma] += 1
-        return cls(words, nouns, counted, len(analyses), min_count, min_sentences, pairs, forms)
+        modifiers = ModifierPairs.from_analyses(analyses) if attested else None
+        return cls(words, nouns, counted, len(analyses), min_count, min_sentences, pairs, forms, modifiers)
 
     @property
     def identity(self) -> dict:
         """What the checks read, as the test file records it."""
-        return {"sentences": self.sentences, "min_count": self.min_count, "lemmas": len(self.words),
-                "domain_check": self.checks_words}
+        identity = {"sentences": self.sentences, "min_count": self.min_count, "lemmas": len(self.words),
+                    "domain_check": self.checks_words}
+        if self.modifiers is not None:
+            identity["modifier_pairs"] = len(self.modifiers.pairs)
+        return identity
 
     @property
     def checks_words(self) -> bool:
@@ -114,6 +122,10 @@ class DomainVocabulary:
         """The ``domain`` and ``mass`` refusals of the words at ``inserted`` (indices into the filled sentence's
         analysis ``tokens``); empty when none."""
         return [problem for i in inserted for check in USAGE_CHECKS for problem in check.problems(self, tokens, i)]
+
+    def modifiers_problems(self, tokens: Sequence, i: int) -> list[Problem]:
+        """The ``attested`` refusal of the word at ``i`` alone (``attested.py``)."""
+        return ATTESTED.problems(self, tokens, i)
 
     def domain_judges(self, token) -> bool:
         """Whether the ``domain`` check judges ``token`` (then ``mass`` does not)."""
@@ -167,7 +179,7 @@ MASS = Check("mass", "usage", "an inserted a/an/each/every/another before a noun
              mass_problems)
 COLLOCATION = Check("collocation", "usage", "an inserted word between the two words of a fixed phrase of the dataset "
                     "(``COLLOCATION_MIN``, ``COLLOCATION_RATIO``)", collocation_problems)
-USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS, COLLOCATION)  # in the order they run on each inserted word
+USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS, COLLOCATION, ATTESTED)  # in the order they run on each inserted word
 
 
 def _determiner_before(tokens: Sequence, i: int):

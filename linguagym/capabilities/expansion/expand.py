@@ -14,11 +14,12 @@ from dataclasses import dataclass, field, replace
 from linguagym.capabilities.data.analysis import Analyser
 from linguagym.capabilities.data.datasets import Dataset
 from linguagym.capabilities.errors import CapabilityError
+from linguagym.capabilities.expansion.attested import ADJECTIVE_TAGS, ADVERB_TAGS, ATTESTED, mask_heads
 from linguagym.capabilities.expansion.check import Problem
 from linguagym.capabilities.expansion.checks import MASKED_CHECKS, RANKING_CHECKS
 from linguagym.capabilities.expansion.differentiate import MaskedSentence, differentiate, render
 from linguagym.capabilities.expansion.domain import DomainVocabulary
-from linguagym.capabilities.expansion.fill import Fill, Filler
+from linguagym.capabilities.expansion.fill import CausalFiller, Fill, Filler
 from linguagym.capabilities.expansion.fit import OVERUSED, POOL, WordCap, fit_score, within_margin
 from linguagym.capabilities.expansion.insertions import insertion_tags
 from linguagym.capabilities.expansion.selection import DUPLICATE_TEXT, select, selection_score
@@ -69,7 +70,8 @@ class Expander:
         """Expansion tests per capability id."""
         index = {example.id: i for i, example in enumerate(dataset.examples)}
         if self.settings.min_domain_count is not None and self.validator.domain is None:
-            self.validator.domain = DomainVocabulary.from_analyses(analyses, self.settings.min_domain_count)
+            self.validator.domain = DomainVocabulary.from_analyses(analyses, self.settings.min_domain_count,
+                                                                   attested=self.settings.attested)
         out: dict[str, list[CapabilityTest]] = {}
         for result in results:
             out[result.spec.id] = self._expand_capability(result, dataset, analyses, index)
@@ -100,11 +102,17 @@ class Expander:
         self.report.add_time("parse", started)
         started = time.perf_counter()
         tags = insertion_tags(self.settings.insertions)  # masks of other tags would be refused: never made
-        masked_by_seed = [self._fillable(p, differentiate(p, self.grammar, max_masks=self.settings.max_masks,
-                                                          mask_tags=tags))[: self.settings.masked_per_seed]
-                          for p in parsed]
+        seed_tokens = self._seed_tokens(s_texts)
+        masked_by_seed = []
+        for s, p in enumerate(parsed):
+            fillable = self._fillable(p, differentiate(p, self.grammar, max_masks=self.settings.max_masks,
+                                                       mask_tags=tags))
+            # masked sentences that no attested modifier could fill go before the most probable are chosen
+            attested = self._attested_masks(seed_tokens[s] if seed_tokens is not None else None, fillable)
+            masked_by_seed.append(attested[: self.settings.masked_per_seed])
         self.report.add_time("differentiate", started)
-        flat = [(s, m) for s, ms in enumerate(masked_by_seed) for m in ms]
+        flat = [(s, m) for s, ms in enumerate(masked_by_seed) for m, _ in ms]
+        allowed = [forms for ms in masked_by_seed for _, forms in ms]  # per mask: the attested forms, None: any
         counts["masked"] = len(flat)
         # Fills are validated before the filler ranks them (its re-ranking is most of the cost), all of a call's
         # candidates in one batch; only the fluency check, which needs the ranking's numbers, and duplicates come
@@ -115,14 +123,18 @@ class Expander:
         def validate_early(candidates: Sequence[tuple[int, tuple[str, ...]]]) -> list[bool]:
             nonlocal validating
             began = time.perf_counter()
-            self._prevalidate(candidates, flat, seeds, spec, dataset, analyses, index, checked, counts)
+            self._prevalidate(candidates, flat, seeds, spec, dataset, analyses, index, checked, counts, allowed)
             validating += time.perf_counter() - began
             return [checked[c] is not None for c in candidates]
 
         started = time.perf_counter()
         # POOL times the fills kept: they are re-ranked by fit below (the filler scores every valid one anyway)
         wide = self.settings.fills_per_mask * POOL
-        fills = self.filler.fill([m for _, m in flat], wide, keep=validate_early)
+        if seed_tokens is not None and isinstance(self.filler, CausalFiller):  # offered the heads' attested modifiers
+            extra = [[forms if forms is not None else () for forms in mask_forms] for mask_forms in allowed]
+            fills = self.filler.fill([m for _, m in flat], wide, keep=validate_early, extra=extra)
+        else:
+            fills = self.filler.fill([m for _, m in flat], wide, keep=validate_early)
         self.report.add_time("fill", started)
         self.report.timings["fill"] -= validating
         self.report.timings["validate"] += validating
@@ -185,16 +197,23 @@ class Expander:
 
     def _prevalidate(self, candidates: Sequence[tuple[int, tuple[str, ...]]], flat: list[tuple[int, MaskedSentence]],
                      seeds: list[CapabilityTest], spec, dataset: Dataset, analyses: list, index: dict[str, int],
-                     checked: dict[tuple[int, tuple[str, ...]], tuple | None], counts: dict[str, int]) -> None:
+                     checked: dict[tuple[int, tuple[str, ...]], tuple | None], counts: dict[str, int],
+                     allowed: Sequence[Sequence[tuple[str, ...] | None]] | None = None) -> None:
         """Every check but fluency and duplicates on ``candidates`` ((masked sentence, words) of one fill call),
         in batches: shape, then one re-parse of all for the constituent check, one analysis of all for the rest.
         Writes each verdict into ``checked``: (filled text, spans, the template's slots with the new S, the dataset
         sentence it came from), or None;
-        each refusal's reasons are counted in ``report.rejections`` once."""
+        each refusal's reasons are counted in ``report.rejections`` once. ``allowed``: per masked sentence, per
+        mask, the forms the dataset attests with the mask's head (``attested.py``; None: any), checked first."""
         todo = [c for c in dict.fromkeys(candidates) if c not in checked]
         counts["candidates"] += len(todo)
         shaped = []
         for i, words in todo:
+            if allowed is not None and (word := next((w for w, forms in zip(words, allowed[i], strict=True)
+                                                      if forms is not None and w.lower() not in forms), None)):
+                self.report.reject([ATTESTED.problem(f"the dataset never has {word!r} with the head of its slot")])
+                checked[(i, words)] = None
+                continue
             text, spans = render(flat[i][1], list(words))
             problems = shape_problems(words, spans, text)
             if problems:
@@ -229,6 +248,41 @@ class Expander:
             assert verdict.match is not None and verdict.analysis is not None
             slots["S"] = Slot(replace(example, text=text), verdict.analysis, verdict.match)
             checked[(i, words)] = (text, spans, slots, example.text)
+
+    def _seed_tokens(self, texts: list[str]) -> list | None:
+        """The seed sentences' tokens (tagged), for finding each mask's head, where the ``attested`` rule is on."""
+        domain = self.validator.domain
+        if not self.settings.attested or domain is None or domain.modifiers is None or not domain.checks_words:
+            return None
+        return [analysis.tokens for analysis in self.analyser.analyse(texts)]
+
+    def _attested_masks(self, tokens, masked: list[MaskedSentence]
+                        ) -> list[tuple[MaskedSentence, list[tuple[str, ...] | None]]]:
+        """Each masked sentence with, per mask, the forms the dataset attests as modifiers of the word the mask
+        would modify that the filler's early test accepts (``attested.py``; None: not a modifier's mask, or the
+        rule is off (``tokens`` None)). A masked sentence with a modifier's mask that modifies nothing, or nothing
+        the dataset attests, is dropped before the most probable are chosen (no fill could pass), counted under
+        ``attested``."""
+        if tokens is None:
+            return [(m, [None] * len(m.masks)) for m in masked]
+        domain = self.validator.domain
+        assert domain is not None and domain.modifiers is not None
+        accept = getattr(self.filler, "accept", None)
+        out = []
+        for m in masked:
+            heads = mask_heads(tokens, [(mask.offset, mask.tag) for mask in m.masks])
+            forms: list[tuple[str, ...] | None] = []
+            for mask, j in zip(m.masks, heads, strict=True):
+                modifier = mask.tag in ADJECTIVE_TAGS or mask.tag in ADVERB_TAGS
+                found = () if not modifier or j is None else domain.modifiers.forms(tokens[j].lemma, mask.tag)
+                if accept is not None:  # the filler's own early test (a word that cannot be neutral): never a fill
+                    found = tuple(w for w in found if accept(w, mask.tag))
+                forms.append(found if modifier else None)
+            if any(f is not None and not f for f in forms):
+                self.report.rejections[ATTESTED.name] = self.report.rejections.get(ATTESTED.name, 0) + 1
+                continue
+            out.append((m, forms))
+        return out
 
     def _fit(self, option: Fill, masked: MaskedSentence) -> float:
         """The fill's fit to its slot (``fit.fit_score``): its confidence less ``fit_weight`` times its words'

@@ -312,22 +312,43 @@ class CausalFiller(FillerBase):
             self._vocab = (spaced_ids, spaced, bare_ids, bare)
         return self._vocab
 
-    def _next_words(self, contexts: list[str], ks: list[int], tags: list[str]) -> list[list[tuple[str, float]]]:
-        """The ``k`` most probable accepted next words (log2 p) after each left context (its own ``k``)."""
+    def _next_words(self, contexts: list[str], ks: list[int], tags: list[str],
+                    extras: Sequence[Sequence[str]] | None = None) -> list[list[tuple[str, float]]]:
+        """The ``k`` most probable accepted next words (log2 p) after each left context (its own ``k``), and up to
+        ``3 * k`` more from the context's ``extras`` (lower-cased words, in the caller's order of preference): first
+        those the model ranks among its ``40 * pool`` likeliest, then the rest in the caller's order, at the
+        least of the ranked scores (the re-ranking by the whole window decides among them anyway)."""
         _, spaced, _, bare = self._words()
         ranked = self._ranked(contexts)
         out = []
-        for context, k, tag in zip(contexts, ks, tags, strict=True):
+        for n, (context, k, tag) in enumerate(zip(contexts, ks, tags, strict=True)):
             at_start = not context.strip()
             pool = bare if at_start else spaced
+            extra = list(extras[n]) if extras is not None and not at_start else []
+            wanted = set(extra)
             chosen: list[tuple[str, float]] = []
+            added: set[str] = set()
             indices, scores = ranked[context]
             for j, score in zip(indices.tolist(), scores.tolist(), strict=True):
                 word = pool[j]
+                if len(chosen) >= k and word.lower() not in wanted:
+                    continue
                 if self.accept is None or self.accept(word.lower() if at_start else word, tag):
                     chosen.append((word, score))
-                    if len(chosen) == k:
+                    if len(chosen) > k:
+                        added.add(word.lower())
+                    if len(chosen) >= (2 * k if extra else k):  # the first k extra words the model ranks
                         break
+            if extra and len(chosen) < 4 * k:
+                taken = {w.lower() for w, _ in chosen}
+                floor = float(scores[-1]) if len(scores) else 0.0
+                for word in extra:
+                    if len(chosen) >= 4 * k or len(added) >= 3 * k:
+                        break
+                    if word in taken or not is_word(word) or (self.accept is not None and not self.accept(word, tag)):
+                        continue
+                    chosen.append((word, floor))
+                    added.add(word)
             out.append(chosen)
         return out
 
@@ -387,14 +408,17 @@ class CausalFiller(FillerBase):
                              / LN2).cpu())
         return torch.cat(rows)
 
-    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None) -> list[list[Fill]]:
+    def fill(self, masked: Sequence[MaskedSentence], k: int, keep: Keep | None = None,
+             extra: Sequence[Sequence[Sequence[str]]] | None = None) -> list[list[Fill]]:
+        """As ``Filler.fill``; ``extra``: per masked sentence, per mask, lower-cased words proposed besides the
+        pool's most probable (up to three times as many: ``_next_words``)."""
         if not masked:
             return []
         windows = [_window(m, self.left_words, self.right_words) for m in masked]
         beams: list[list[tuple[list[str], float]]] = [[([], 0.0)] for _ in masked]
         for step in range(max(len(m.masks) for m in masked)):
             jobs = [(i, b) for i, m in enumerate(masked) if step < len(m.masks) for b in range(len(beams[i]))]
-            contexts, tags, ks = [], [], []
+            contexts, tags, ks, extras = [], [], [], []
             for i, b in jobs:
                 m = masked[i]
                 words = beams[i][b][0]
@@ -402,7 +426,8 @@ class CausalFiller(FillerBase):
                 contexts.append(partial[windows[i][0]:].split("\x00", 1)[0])
                 tags.append(m.masks[step].tag)
                 ks.append(self.last_pool if step == len(m.masks) - 1 else self.pool)
-            proposals = self._next_words(contexts, ks, tags)  # every mask and beam of this step at once
+                extras.append(extra[i][step] if extra is not None else ())
+            proposals = self._next_words(contexts, ks, tags, extras)  # every mask and beam of this step at once
             grown: dict[int, list[tuple[list[str], float]]] = {}
             for (i, b), proposed in zip(jobs, proposals, strict=True):
                 prefix, score = beams[i][b]

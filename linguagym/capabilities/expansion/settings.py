@@ -39,6 +39,9 @@ class ExpansionSettings:
     # capability (None: no cap)
     fit_weight: float = FIT_WEIGHT
     max_word_uses: int | None = MAX_USES
+    # insert only adjectives and adverbs the dataset uses with the same head (``attested.py``; needs the domain
+    # vocabulary: min_domain_count not None); the filler is also offered the head's attested modifiers
+    attested: bool = True
 
     def __post_init__(self) -> None:
         for setting in ("seeds_per_capability", "per_seed"):  # 0 is allowed: no seeds expanded, no expansion kept

@@ -1,0 +1,151 @@
+"""The attested rule (#38, ``linguagym/capabilities/expansion/attested.py``): its precision on the judged samples,
+and the default run before and after it, side by side in one invocation.
+
+    .venv/bin/python benchmarks/expansion_attested.py precision
+    .venv/bin/python benchmarks/expansion_attested.py runs --out-dir /tmp/attested
+
+``precision``: every judged expansion of ``benchmarks/`` (the strict blind reader's 300 rows of
+``expansion_blind_38*``, and the older readers' ``expansion_judged*.jsonl``) is tagged as the pipeline tags
+sentences; its inserted adjectives and adverbs (the tokens the expansion adds to the original) are held to the
+rule with the default dataset's modifier pairs. Per file: acceptable among the rows the rule keeps (every inserted
+modifier attested with its head) and among those it refuses. The rows were made without the rule, so this is the
+rule's precision on the filler's old proposals, not a measure of the new output (a blind sample is).
+
+``runs``: ``lct generate --lc all`` with the defaults, seed 0, twice in this process: ``before`` with the rule off, the
+word cap at 4 and 3 masked sentences a seed (the defaults until this change), ``after`` with today's defaults; the
+fill cache is off for both (each computes its fills anew, so neither reuses the other's work). Prints the wall time
+of each and the expansions per capability, and writes ``before.json`` and ``after.json`` under ``--out-dir``
+(``--arms after``: that run alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _samples() -> list[tuple[str, str, str, bool]]:
+    """(file, original, expansion, acceptable) of every judged row."""
+    out = []
+    tsv = {int(line.split("\t")[0]): line.split("\t")[1:]
+           for line in (HERE / "expansion_blind_38.tsv").read_text(encoding="utf-8").splitlines()[1:]}
+    for line in (HERE / "expansion_blind_38_judged.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        original, expansion = tsv[row["id"]]
+        out.append(("expansion_blind_38", original, expansion, bool(row["acceptable"])))
+    for path in sorted(HERE.glob("expansion_judged*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if "seed_text" in row and "expanded_text" in row:
+                out.append((path.stem, row["seed_text"], row["expanded_text"], not row["insertion_error"]))
+    return out
+
+
+def precision() -> None:
+    from linguagym.capabilities.data.analysis import Analyser, analyse_cached, load_spacy
+    from linguagym.capabilities.data.catalog import load_dataset
+    from linguagym.capabilities.data.lexicon import load_lexicon
+    from linguagym.capabilities.expansion.attested import ADJECTIVE_TAGS, ADVERB_TAGS
+    from linguagym.capabilities.expansion.domain import DomainVocabulary
+
+    analyser = Analyser(load_lexicon(None, None), nlp=load_spacy())
+    data = load_dataset("rotten-tomatoes")
+    vocabulary = DomainVocabulary.from_analyses(analyse_cached(analyser, [e.text for e in data.examples]),
+                                                attested=True)
+    samples = _samples()
+    originals = analyser.analyse([s[1] for s in samples])
+    expansions = analyser.analyse([s[2] for s in samples])
+    tally: dict[str, Counter] = {}
+    words: dict[bool, Counter] = {True: Counter(), False: Counter()}
+    for (name, _, _, good), before, after in zip(samples, originals, expansions, strict=True):
+        old, new = [t.lower for t in before.tokens], [t.lower for t in after.tokens]
+        added = [j for op, _, _, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+                 if op != "equal" for j in range(j1, j2)]
+        modifiers = [j for j in added if after.tokens[j].tag in ADJECTIVE_TAGS + ADVERB_TAGS]
+        if not modifiers:
+            verdict = "no modifier"
+        else:
+            kept = not any(vocabulary.modifiers_problems(after.tokens, j) for j in modifiers)
+            verdict = "kept" if kept else "refused"
+            if kept and name == "expansion_blind_38":
+                words[good].update(after.tokens[j].lower for j in modifiers)
+        tally.setdefault(name, Counter())[(verdict, good)] += 1
+    print("| judged file | kept: acceptable | refused: acceptable | no inserted modifier |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, counts in tally.items():
+        cells = []
+        for verdict in ("kept", "refused", "no modifier"):
+            n, k = counts[(verdict, True)] + counts[(verdict, False)], counts[(verdict, True)]
+            cells.append(f"{k}/{n} = {k / n:.2f}" if n else "-")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print("\nstrict reader, kept rows' words, accepted: " + ", ".join(f"{w} {n}" for w, n in words[True].most_common())
+          + "; rejected: " + ", ".join(f"{w} {n}" for w, n in words[False].most_common()))
+
+
+def runs(out_dir: Path, arms_wanted: list[str]) -> None:
+    import os
+
+    from linguagym.capabilities.expansion.fit import MAX_USES
+    from linguagym.capabilities.expansion.settings import ExpansionSettings
+    from linguagym.capabilities.pipeline import generate_tests
+    from linguagym.capabilities.settings import ExpansionOptions, GenerateSettings
+    from linguagym.capabilities.testfile.save import write_tests
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    today = ExpansionSettings()
+    arms = {"before": replace(today, attested=False, max_word_uses=4, masked_per_seed=3), "after": today}
+    arms = {name: arms[name] for name in arms_wanted}
+    seconds, counts = {}, {}
+    for name, settings in arms.items():
+        started = time.perf_counter()
+        document = generate_tests(GenerateSettings(expansion=ExpansionOptions(settings=settings, fill_cache=False)))
+        seconds[name] = time.perf_counter() - started
+        write_tests(document, out_dir / f"{name}.json")
+        counts[name] = {c.id: c.expansions for c in document.capabilities}
+        print(f"{name}: {seconds[name]:.0f} s, {sum(counts[name].values())} expansions", flush=True)
+    print(f"\nCPU: {os.cpu_count()} cores ({_cpu()}); word cap today {MAX_USES}")
+    if len(counts) < 2:
+        return
+    print("| LC | before | after | after/before |\n| --- | ---: | ---: | ---: |")
+    for lc in counts["before"]:
+        b, a = counts["before"][lc], counts["after"].get(lc, 0)
+        print(f"| {lc} | {b} | {a} | {a / b:.2f} |" if b else f"| {lc} | {b} | {a} | - |")
+    b, a = sum(counts["before"].values()), sum(counts["after"].values())
+    print(f"| all | {b} | {a} | {a / b:.2f} |")
+    print(f"\ntime: before {seconds['before']:.0f} s, after {seconds['after']:.0f} s, "
+          f"ratio {seconds['after'] / seconds['before']:.2f} (one invocation; other processes share the machine)")
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("precision")
+    both = commands.add_parser("runs")
+    both.add_argument("--out-dir", type=Path, default=Path("/tmp/expansion_attested"))
+    both.add_argument("--arms", default="before,after", help="which runs: before,after (default), or one")
+    args = parser.parse_args()
+    if args.command == "precision":
+        precision()
+    else:
+        runs(args.out_dir, args.arms.split(","))
+
+
+if __name__ == "__main__":
+    main()
