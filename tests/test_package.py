@@ -150,7 +150,22 @@ def test_runtime_requirements_are_floors_and_each_cap_names_its_break():
                 capped.append(requirement)
                 assert "#" in lines[number] or lines[number - 1].lstrip().startswith("#"), requirement
     assert any(r.startswith("torch>=") for line in lines[start:end] for r in re.findall(r'"([^"]+)"', line))
-    assert capped == ["spacy>=3.7.5,<3.9"]
+    assert capped == ["spacy>=3.7.5,<3.9", "thinc>=8.2.2,<8.4"]
+
+
+def test_the_lct_extra_asks_no_thinc_its_spacy_refuses():
+    """thinc is declared beside spaCy (we import it): a range wider than every allowed spaCy's made pip try thinc
+    9.1.1 first, and on Python 3.13, where it has no wheel, fail building it from source instead of backtracking.
+    spaCy 3.7.5 requires thinc >=8.2.2,<8.3 and 3.8.x >=8.3.4,<8.4 (their metadata)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    by_name = {r.name: r.specifier for r in map(Requirement, extra["lct"])}
+    assert not by_name["spacy"].contains("3.9.0") and by_name["spacy"].contains("3.8.7")
+    assert by_name["thinc"].contains("8.2.2") and by_name["thinc"].contains("8.3.14")  # both spaCy lines' own
+    assert not by_name["thinc"].contains("8.4.0") and not by_name["thinc"].contains("9.1.1")
 
 
 def test_the_dev_group_holds_the_dev_extras_tools():
