@@ -10,7 +10,7 @@ import pytest
 
 from linguagym.scoring.engine.prefix import supports_tree
 from linguagym.scoring.huggingface.base import encode_many
-from linguagym.scoring.native.gemma3 import NativeGemma3
+from linguagym.scoring.native.gemma3 import NativeGemma3, gemma3_config
 from linguagym.scoring.native.json_tokenizer import JsonTokenizer, plain_tokenizer
 
 from .test_native_llama import TRICKY, _scorer, assert_changed_config_refused
@@ -88,6 +88,21 @@ def test_native_config_refuses_what_it_does_not_compute(gpt2_dir: Path, tmp_path
     assert_changed_config_refused(_tiny_gemma3(tmp_path / "gemma", gpt2_dir), change, why)
 
 
+def test_native_config_reads_transformers_4_rope_keys(gpt2_dir: Path, tmp_path: Path) -> None:
+    """transformers 4.x (and the hub's config.json files) write rope_theta / rope_local_base_freq / rope_scaling
+    where 5 writes rope_parameters: the same rotary bases either way, and a scaled rope refused in both."""
+    config = json.loads((_tiny_gemma3(tmp_path / "gemma", gpt2_dir) / "config.json").read_text(encoding="utf-8"))
+    found = gemma3_config(config)
+    assert found is not None
+    bases = dict(found.rope_thetas)
+    legacy = {k: v for k, v in config.items() if k not in ("rope_parameters", "rope_theta", "rope_local_base_freq")}
+    legacy.update(rope_theta=bases["full_attention"], rope_local_base_freq=bases["sliding_attention"],
+                  rope_scaling=None)
+    assert gemma3_config(legacy) == found
+    assert gemma3_config({**legacy, "rope_scaling": {"rope_type": "linear", "factor": 8.0}}) is None
+    assert gemma3_config({k: v for k, v in legacy.items() if k != "rope_local_base_freq"}) is None
+
+
 def _gemma_tokenizer(directory: Path) -> Path:
     """A small transformers GemmaTokenizer (byte fallback, a few merges, a non-special added token), saved."""
     import string
@@ -112,6 +127,9 @@ def test_a_gemma_tokenizer_json_is_read_without_transformers(tmp_path: Path) -> 
     components are the ones it builds, tokenizer.json read alone encodes the same."""
     import transformers as hf
 
+    if int(hf.__version__.split(".")[0]) < 5:
+        pytest.skip("transformers 4's GemmaTokenizer is sentencepiece's (a tokenizer.model file): no vocabulary "
+                    "and merges to build this test's tokenizer from, and nothing rebuilt from tokenizer.json")
     directory = _gemma_tokenizer(tmp_path / "tokenizer")
     plain = plain_tokenizer(directory)
     if tuple(int(p) for p in hf.__version__.split(".")[:2]) < (5, 18):

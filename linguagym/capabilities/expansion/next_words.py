@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from linguagym.scoring.engine.prefix import Projection, batches, pack, tree_mask
+from linguagym.scoring.engine.prefix import Projection, batches, decoder_of, pack, tree_mask
 
 LN2 = math.log(2.0)
 
@@ -26,7 +26,7 @@ def tree_next_logprobs(model: Any, device: Any, sequences: Sequence[Sequence[int
     import torch
 
     rows, paths = pack(sequences, max(row_tokens, max(len(s) for s in sequences)))
-    base = model.base_model
+    base = decoder_of(model)
     projection = Projection(model, device)
     dtype = next(model.parameters()).dtype
     out = torch.empty((len(sequences), len(columns)), dtype=torch.float32)

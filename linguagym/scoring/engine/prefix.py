@@ -37,6 +37,21 @@ TREE_MODEL_TYPES = frozenset(
 )
 
 
+def decoder_of(model: Any) -> Any:
+    """The module under the LM head that returns ``last_hidden_state`` (the tree passes call it directly).
+
+    ``base_model`` names it for every tree architecture, except transformers 4.x's Gemma3ForCausalLM: its
+    ``base_model_prefix`` ("language_model") names no attribute, so ``base_model`` is the causal LM itself, whose
+    output has logits and no hidden states; its decoder is ``model`` there (as in 5.x)."""
+    base = model.base_model
+    if base is not model:
+        return base
+    inner = getattr(model, "model", None)
+    if inner is None or inner is model:
+        raise TypeError(f"{type(model).__name__} has no decoder module apart from itself (base_model, model)")
+    return inner
+
+
 @dataclass
 class Row:
     """One packed prefix tree: node k is token ``tokens[k]`` at depth ``depths[k]`` below ``parents[k]``.
@@ -191,7 +206,7 @@ def tree_scores(
     node_values = [np.zeros(len(row.tokens), dtype=np.float32) for row in rows]
     node_bounds = [np.full(len(row.tokens), np.nan, dtype=np.float32) for row in rows] if word_starts is not None \
         else None
-    base = model.base_model
+    base = decoder_of(model)
     projection = Projection(model, device)
     start_bias = None if word_starts is None else projection.start_bias(word_starts)
     dtype = next(model.parameters()).dtype

@@ -65,18 +65,36 @@ def gemma3_config(config: dict[str, Any]) -> Gemma3Config | None:
         layer_types = tuple(config.get("layer_types") or ())
         if len(layer_types) != shape["num_hidden_layers"] or set(layer_types) - {SLIDING, FULL}:
             return None
-        rope = config.get("rope_parameters") or {}
-        thetas = []
-        for layer_type in sorted(set(layer_types)):
-            parameters = rope.get(layer_type) or {}
-            if parameters.get("rope_type", "default") != "default" or "rope_theta" not in parameters:
-                return None  # linear (gemma-3-4b and up), yarn ...: transformers computes those
-            thetas.append((layer_type, float(parameters["rope_theta"])))
+        thetas = _rope_thetas(config, layer_types)
+        if thetas is None:
+            return None
         return Gemma3Config(**shape, rope_thetas=tuple(thetas), layer_types=layer_types,
                             sliding_window=int(config["sliding_window"]),
                             query_pre_attn_scalar=float(config["query_pre_attn_scalar"]))
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _rope_thetas(config: dict[str, Any], layer_types: tuple[str, ...]) -> tuple[tuple[str, float], ...] | None:
+    """Each layer type's rotary base, or None where a layer type's rope is not the default one (linear in
+    gemma-3-4b and up, yarn ...: transformers computes those). transformers 5 writes ``rope_parameters`` per layer
+    type; 4.x (and the hub's own config.json files) write ``rope_theta`` for the full-attention layers,
+    ``rope_local_base_freq`` for the sliding ones and ``rope_scaling`` (the full layers' scaling, else null)."""
+    rope = config.get("rope_parameters")
+    legacy = {FULL: config.get("rope_theta"), SLIDING: config.get("rope_local_base_freq")}
+    thetas = []
+    for layer_type in sorted(set(layer_types)):
+        if rope is not None:
+            parameters = rope.get(layer_type) or {}
+            if parameters.get("rope_type", "default") != "default" or "rope_theta" not in parameters:
+                return None
+            thetas.append((layer_type, float(parameters["rope_theta"])))
+        else:
+            theta = legacy[layer_type]
+            if config.get("rope_scaling") or theta is None:
+                return None
+            thetas.append((layer_type, float(theta)))
+    return tuple(thetas)
 
 
 class GemmaRMSNorm(RMSNorm):
