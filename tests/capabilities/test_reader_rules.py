@@ -14,7 +14,7 @@ REVIEWS = corpus(
     "a/DT Smart/JJ film/NN ./.", "a/DT smart/JJ film/NN ./.", "a/DT smart/JJ plot/NN ./.",
     'he/PRP said/VBD "/`` Funny/JJ film/NN ./.', "a/DT funny/JJ film/NN ./.", "a/DT funny/JJ film/NN ./.",
     "an/DT odd/JJ ,/, Odd/JJ film/NN ./.", "a/DT film/NN of/IN her/PRP$ own/JJ ./.",
-    "a/DT Gallic/JJ film/NN ./.",
+    "a/DT Gallic/JJ film/NN ./.", "in/IN Legally/RB Blonde/JJ ./.", "in/IN Legally/RB Blonde/JJ ./.",
 )
 
 
@@ -34,6 +34,7 @@ def test_capitals_count_only_mid_sentence_occurrences():
     assert capitals.seen["funny"] == 2 and capitals.capitalized["funny"] == 0  # after an opening quote: not counted
     assert capitals.seen["odd"] == 2 and capitals.capitalized["odd"] == 1 and not capitals.is_proper("odd")  # half
     assert capitals.seen["gallic"] == capitals.capitalized["gallic"] == 1 and not capitals.is_proper("gallic")  # few
+    assert capitals.seen["blonde"] == 0  # after a capitalized word: a title's run, not counted
 
 
 def test_a_lower_cased_proper_word_is_refused_and_a_capitalized_one_kept():

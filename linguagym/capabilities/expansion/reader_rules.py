@@ -8,7 +8,8 @@ rejected nearly always:
   "Japanese") inserted in lower case ("a french film": french 0 of 3, american 0 of 3 judged acceptable). A proper
   adjective in lower case is a spelling error, and it asserts a fact (a nationality) that the review does not make.
   The dataset decides which words are proper (no word list): at least ``PROPER_MIN`` mid-sentence occurrences, more
-  than half of them capitalized;
+  than half of them capitalized (mid-sentence: after a word in lower case or a comma, so that a title's run
+  "Legally Blonde" does not make "blonde" proper);
 - ``quantifier``: the closed class of quantifiers ``QUANTIFIERS`` ("much", "many", "few", "several", "more", "most",
   "less", "least", "enough") is not a modifier to insert: it changes how much the sentence says there is ("the
   much fun": much 0 of 3; "for our many times": many 7 of 12);
@@ -38,7 +39,9 @@ _OPENERS = frozenset({".", "!", "?", "...", ":", ";", '"', "``", "''", "'", "(",
 
 
 def _mid_sentence(tokens: Sequence, i: int) -> bool:
-    return i > 0 and tokens[i - 1].text not in _OPENERS
+    """Whether ``tokens[i]`` is capitalized, if it is, for itself: not first, not after what opens a sentence or
+    quotation, and not after a capitalized word (a title's or a name's run: "Legally Blonde")."""
+    return i > 0 and tokens[i - 1].text not in _OPENERS and not tokens[i - 1].text[:1].isupper()
 
 
 @dataclass(frozen=True)
