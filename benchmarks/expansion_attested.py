@@ -31,7 +31,7 @@ import argparse
 import difflib
 import json
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
 
@@ -114,6 +114,7 @@ def _rate(k: int, n: int) -> str:
 
 def reader() -> None:
     from linguagym.capabilities.expansion.reader_rules import READER_CHECKS
+    from linguagym.capabilities.testing.failures import wilson
 
     analyser, vocabulary = _default_vocabulary()
     tsv = {int(line.split("\t")[0]): line.split("\t")[1:]
@@ -124,22 +125,28 @@ def reader() -> None:
     expansions = analyser.analyse([tsv[row["id"]][1] for row in judged])
     kept, refused = Counter(), Counter()
     by_rule: dict[str, Counter] = {check.name: Counter() for check in READER_CHECKS}
+    words: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for row, before, after in zip(judged, originals, expansions, strict=True):
         good = bool(row["acceptable"])
-        names = {check.name for j in _added(before, after) for check in READER_CHECKS
+        found = {(check.name, after.tokens[j].lower) for j in _added(before, after) for check in READER_CHECKS
                  if check.problems(vocabulary, after.tokens, j)}
-        for name in names:
+        for name, word in sorted(found):
+            words[(name, word)][good] += 1
+            print(f"  {name:10} {word:8} {'ok ' if good else 'bad'} #{row['id']}: {tsv[row['id']][1]}")
+        for name in {name for name, _ in found}:
             by_rule[name][good] += 1
-            print(f"  {name:10} {'ok ' if good else 'bad'} #{row['id']}: {tsv[row['id']][1]}")
-        (refused if names else kept)[good] += 1
+        (refused if found else kept)[good] += 1
     total = sum(kept.values()) + sum(refused.values())
     good = kept[True] + refused[True]
     print(f"\nexpansion_blind_39: {_rate(good, total)} acceptable as judged (the attested rule's default output)")
     print("| rows | acceptable |\n| --- | ---: |")
-    print(f"| kept by the three rules | {_rate(kept[True], sum(kept.values()))} |")
+    low, high = wilson(kept[True], sum(kept.values())) or (0.0, 0.0)
+    print(f"| kept by the three rules | {_rate(kept[True], sum(kept.values()))} (95% Wilson [{low:.2f}, {high:.2f}]) |")
     print(f"| refused by any | {_rate(refused[True], sum(refused.values()))} |")
     for name, counts in by_rule.items():
         print(f"| refused by {name} | {_rate(counts[True], sum(counts.values()))} |")
+    print("\nrefused words, acceptable/refused: " + ", ".join(
+        f"{name} {word} {c[True]}/{c[True] + c[False]}" for (name, word), c in sorted(words.items())))
     print("\nA tuning-set estimate: the rules were chosen on these 240 rows; a fresh blind sample measures them.")
 
 
