@@ -15,7 +15,9 @@ seed search) say which words the domain uses and how, so two checks read them:
   screen", "special effects", "soap opera"; #38's blind reader rejected "cold *hybrid* fish"): at least
   ``COLLOCATION_MIN`` times, and ``COLLOCATION_RATIO`` times as often as chance;
 - ``attested`` (``attested.py``, with ``modifiers``): an inserted adjective or adverb must be one the dataset uses
-  with the same head.
+  with the same head;
+- ``proper``, ``quantifier``, ``own`` (``reader_rules.py``, with ``attested``; ``proper`` reads ``capitals``): no
+  lower-cased word the dataset capitalizes, no quantifier, no "own" but after a possessive determiner.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 
 from linguagym.capabilities.expansion.attested import ATTESTED, ModifierPairs
 from linguagym.capabilities.expansion.check import Check, Problem
+from linguagym.capabilities.expansion.reader_rules import READER_CHECKS, Capitals
 
 # the minimum occurrences of an inserted adjective or adverb in the dataset, chosen on the dev set
 # (benchmarks/expansion_quality.py: 1, 2, 3, 5 and 10 tried; 3 kept the most grammatical share)
@@ -60,6 +63,7 @@ class DomainVocabulary:
     pairs: Counter = field(default_factory=Counter)  # (word, next word), lower-cased content words side by side
     forms: Counter = field(default_factory=Counter)  # lower-cased content words
     modifiers: ModifierPairs | None = None  # (modifier, head) pairs for the ``attested`` check; None: not checked
+    capitals: Capitals | None = None  # how the dataset capitalizes words, for ``proper`` (with ``attested``)
 
     @classmethod
     def from_analyses(cls, analyses: Sequence, min_count: int = MIN_COUNT,
@@ -84,7 +88,8 @@ class DomainVocabulary:
                     if (det := _determiner_before(tokens, i)) is not None and det.lower in COUNT_DETERMINERS:
                         counted[lemma] += 1
         modifiers = ModifierPairs.from_analyses(analyses) if attested else None
-        return cls(words, nouns, counted, len(analyses), min_count, min_sentences, pairs, forms, modifiers)
+        capitals = Capitals.from_analyses(analyses) if attested else None
+        return cls(words, nouns, counted, len(analyses), min_count, min_sentences, pairs, forms, modifiers, capitals)
 
     @property
     def identity(self) -> dict:
@@ -179,7 +184,8 @@ MASS = Check("mass", "usage", "an inserted a/an/each/every/another before a noun
              mass_problems)
 COLLOCATION = Check("collocation", "usage", "an inserted word between the two words of a fixed phrase of the dataset "
                     "(``COLLOCATION_MIN``, ``COLLOCATION_RATIO``)", collocation_problems)
-USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS, COLLOCATION, ATTESTED)  # in the order they run on each inserted word
+# in the order they run on each inserted word
+USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS, COLLOCATION, ATTESTED, *READER_CHECKS)
 
 
 def _determiner_before(tokens: Sequence, i: int):
