@@ -35,6 +35,8 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
 
+from checkpoints import cpu_name  # (benchmarks/ is the script's folder, first on sys.path)
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -171,7 +173,7 @@ def runs(out_dir: Path, arms_wanted: list[str]) -> None:
         write_tests(document, out_dir / f"{name}.json")
         counts[name] = {c.id: c.expansions for c in document.capabilities}
         print(f"{name}: {seconds[name]:.0f} s, {sum(counts[name].values())} expansions", flush=True)
-    print(f"\nCPU: {os.cpu_count()} cores ({_cpu()}); word cap today {MAX_USES}")
+    print(f"\nCPU: {os.cpu_count()} cores ({cpu_name()}); word cap today {MAX_USES}")
     if len(counts) < 2:
         return
     print("| LC | before | after | after/before |\n| --- | ---: | ---: | ---: |")
@@ -182,16 +184,6 @@ def runs(out_dir: Path, arms_wanted: list[str]) -> None:
     print(f"| all | {b} | {a} | {a / b:.2f} |")
     print(f"\ntime: before {seconds['before']:.0f} s, after {seconds['after']:.0f} s, "
           f"ratio {seconds['after'] / seconds['before']:.2f} (one invocation; other processes share the machine)")
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def main() -> None:
