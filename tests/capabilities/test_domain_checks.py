@@ -3,10 +3,8 @@ is attested in the dataset) and ``mass`` (no count determiner before a noun the 
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -18,6 +16,7 @@ from linguagym.capabilities.expansion.expand import ExpansionSettings
 from linguagym.capabilities.expansion.validate import Validator
 from linguagym.capabilities.seeds.specs import load_specs
 from linguagym.capabilities.syntax.grammar import Grammar
+from tests.benchmark_scripts import load_benchmark
 from tests.capabilities.test_expand import FakeFiller, _expand
 from tests.capabilities.test_insertion_rules import tagged
 
@@ -130,8 +129,4 @@ def test_the_benchmark_estimates_kept_expansions_per_lc_and_reads_source_labels(
 
 
 def _benchmark():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "expansion_quality.py"
-    spec = importlib.util.spec_from_file_location("expansion_quality", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("expansion_quality")

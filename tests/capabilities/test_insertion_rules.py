@@ -4,9 +4,7 @@ on the 220 blind-judged expansions of the default run (``benchmarks/expansion_ju
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 
@@ -25,8 +23,7 @@ from linguagym.capabilities.expansion.validate import Validator
 from linguagym.capabilities.seeds.specs import load_specs
 from linguagym.capabilities.syntax.parsers import Parsed
 from linguagym.capabilities.syntax.trees import parse_brackets
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmark_scripts import load_benchmark
 
 
 def tagged(text: str) -> tuple[list[Token], list[int]]:
@@ -188,10 +185,7 @@ def test_the_validator_refuses_what_the_rules_refuse_in_context(validator):
 
 # the dev set: the judged expansions of the default run
 def _benchmark():
-    spec = importlib.util.spec_from_file_location("expansion_quality", ROOT / "benchmarks" / "expansion_quality.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("expansion_quality")
 
 
 def test_on_the_judged_sample_the_kept_expansions_are_mostly_grammatical(validator):

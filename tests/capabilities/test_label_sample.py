@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmark_scripts import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def label_sample():
-    spec = importlib.util.spec_from_file_location("label_sample", ROOT / "benchmarks" / "label_sample.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("label_sample")
 
 
 def test_every_stratum_gets_one_and_the_rest_go_by_size(label_sample):
