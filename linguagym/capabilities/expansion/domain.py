@@ -128,10 +128,6 @@ class DomainVocabulary:
         analysis ``tokens``); empty when none."""
         return [problem for i in inserted for check in USAGE_CHECKS for problem in check.problems(self, tokens, i)]
 
-    def modifiers_problems(self, tokens: Sequence, i: int) -> list[Problem]:
-        """The ``attested`` refusal of the word at ``i`` alone (``attested.py``)."""
-        return ATTESTED.problems(self, tokens, i)
-
     def domain_judges(self, token) -> bool:
         """Whether the ``domain`` check judges ``token`` (then ``mass`` does not)."""
         return token.word_class in DOMAIN_CLASSES and self.checks_words

@@ -318,12 +318,13 @@ class CapabilityTestFile(JsonObject):
         return {test.id: test for test in self.tests}
 
     def __repr__(self) -> str:  # short: the default repr held every test (MB for a generated file)
-        return text_view(self._title(), [f"{c.id} {c.name}: {self._by_capability().get(c.id, 0):,} tests"
-                                         for c in self.capabilities])
+        counts = self._by_capability()
+        return text_view(self._title(), [f"{c.id} {c.name}: {counts.get(c.id, 0):,} tests" for c in self.capabilities])
 
     def _repr_html_(self) -> str:
+        counts = self._by_capability()
         return html_view(self._title(), ("capability", "name", "seeds", "tests"),
-                         [(c.id, c.name, c.seeds, self._by_capability().get(c.id, 0)) for c in self.capabilities])
+                         [(c.id, c.name, c.seeds, counts.get(c.id, 0)) for c in self.capabilities])
 
     def _title(self) -> str:
         types = ", ".join(f"{code} {count:,}" for code in CHECKLIST_TYPES
