@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/expansion_blind_sample.py stats BEFORE.json AFTER.json
     .venv/bin/python benchmarks/expansion_blind_sample.py sample AFTER.json --n 220 --control BEFORE.json \
         --control-n 80 --seed 38 --out benchmarks/expansion_blind_38
+    .venv/bin/python benchmarks/expansion_blind_sample.py sample RUN0.json RUN1.json ... --n 240 --fresh \
+        --control OTHER.json --control-n 80 --seed 40 --out benchmarks/expansion_blind_40
 
 ``stats``: expansions per capability in each file, the 10 most inserted words with their share of all insertions,
 the share the 10 make together, and how many inserted words a hedge group lists by form, lemma or derivation
@@ -13,7 +15,10 @@ the share the 10 make together, and how many inserted words a hedge group lists 
 ``--control``), shuffled together; writes ``OUT.tsv`` (id, original sentence, expansion: only the texts, so a
 reader judges blind to the run, the capability and the filler's numbers) and ``OUT_key.jsonl`` (per id: which file,
 the test's id, capability, fills, masks, confidence, score). The reader gives each id a forced choice, "acceptable
-to a careful reader" or not, for the inserted words in their sentence.
+to a careful reader" or not, for the inserted words in their sentence. Several files (runs of the same settings
+with other ``--seed`` values, when one run has fewer expansions than the sample needs) are pooled, each expanded
+sentence once; ``--fresh`` leaves out every expansion a reader has judged already (any
+``benchmarks/expansion_blind_*.tsv``), from the sample and the control alike.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from linguagym.capabilities.expansion.hedges import hedge_reason
 from linguagym.capabilities.testfile.checklist_types import MFT
@@ -54,10 +60,39 @@ def stats(paths: list[str]) -> None:
               + f"; hedge-group words (form or derivation): {hedged}")
 
 
-def sample(path: str, n: int, control: str | None, control_n: int, seed: int, out: str) -> None:
-    drawn = [(path, t) for t in random.Random(seed).sample(expansions(path), n)]
+def judged_texts() -> set[tuple[str, str]]:
+    """(original, expansion) of every row of the judged blind samples in ``benchmarks/``."""
+    out = set()
+    for path in Path(__file__).resolve().parent.glob("expansion_blind_*.tsv"):
+        for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+            _, original, expansion = line.split("\t")
+            out.add((original, expansion))
+    return out
+
+
+def pooled(paths: list[str], leave_out: set[tuple[str, str]]) -> list[tuple[str, Any]]:
+    """(file, test) of the files' expansions, each (original, expansion) once (the first file's), none of
+    ``leave_out``."""
+    out, seen = [], set(leave_out)
+    for path in paths:
+        for test in expansions(path):
+            pair = (test.provenance.seed_text, test.provenance.expanded_text)
+            if pair not in seen:
+                seen.add(pair)
+                out.append((path, test))
+    return out
+
+
+def sample(paths: list[str], n: int, control: str | None, control_n: int, seed: int, out: str,
+           fresh: bool = False) -> None:
+    leave_out = judged_texts() if fresh else set()
+    pool = pooled(paths, leave_out)
+    if len(pool) < n:
+        raise SystemExit(f"only {len(pool)} expansions to draw {n} from: pool more runs (other --seed values)")
+    drawn = random.Random(seed).sample(pool, n)
     if control is not None and control_n:
-        drawn += [(control, t) for t in random.Random(seed + 1).sample(expansions(control), control_n)]
+        taken = leave_out | {(t.provenance.seed_text, t.provenance.expanded_text) for _, t in drawn}
+        drawn += random.Random(seed + 1).sample(pooled([control], taken), control_n)
     random.Random(seed + 2).shuffle(drawn)
     rows, key = ["id\toriginal\texpansion"], []
     for number, (source, test) in enumerate(drawn, start=1):
@@ -77,7 +112,8 @@ def main() -> None:
     compare = commands.add_parser("stats")
     compare.add_argument("files", nargs="+")
     draw = commands.add_parser("sample")
-    draw.add_argument("file")
+    draw.add_argument("files", nargs="+")
+    draw.add_argument("--fresh", action="store_true", help="leave out every expansion a reader has judged")
     draw.add_argument("--n", type=int, default=220)
     draw.add_argument("--control")
     draw.add_argument("--control-n", type=int, default=0)
@@ -87,7 +123,7 @@ def main() -> None:
     if args.command == "stats":
         stats(args.files)
     else:
-        sample(args.file, args.n, args.control, args.control_n, args.seed, args.out)
+        sample(args.files, args.n, args.control, args.control_n, args.seed, args.out, args.fresh)
 
 
 if __name__ == "__main__":

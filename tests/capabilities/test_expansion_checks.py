@@ -25,7 +25,7 @@ def test_the_list_names_every_check_once_in_the_order_of_the_stages():
     assert names == ["insertion", "slot", "word", "case", "tag", "constituent", "neutral", "hedge", "vader",
                      "agreement", "repeat", "idiom", "position", "modifier", "compound", "function", "name",
                      "quotation", "split", "domain", "mass", "collocation", "attested", "proper", "quantifier", "own",
-                     "rule", "fluency", "plausibility", "overused", "duplicate"]
+                     "unvalidated", "rule", "fluency", "plausibility", "overused", "duplicate"]
 
 
 def test_each_runner_takes_its_stage_from_the_list():

@@ -17,7 +17,9 @@ seed search) say which words the domain uses and how, so two checks read them:
 - ``attested`` (``attested.py``, with ``modifiers``): an inserted adjective or adverb must be one the dataset uses
   with the same head;
 - ``proper``, ``quantifier``, ``own`` (``reader_rules.py``, with ``attested``; ``proper`` reads ``capitals``): no
-  lower-cased word the dataset capitalizes, no quantifier, no "own" but after a possessive determiner.
+  lower-cased word the dataset capitalizes, no quantifier, no "own" but after a possessive determiner;
+- ``unvalidated`` (``reader_lexicon.py``, with ``lexicon``): an inserted adjective or adverb must be one blind
+  readers have accepted in most of the rows they judged.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 
 from linguagym.capabilities.expansion.attested import ATTESTED, ModifierPairs
 from linguagym.capabilities.expansion.check import Check, Problem
+from linguagym.capabilities.expansion.reader_lexicon import UNVALIDATED, ReaderLexicon
 from linguagym.capabilities.expansion.reader_rules import READER_CHECKS, Capitals
 
 # the minimum occurrences of an inserted adjective or adverb in the dataset, chosen on the dev set
@@ -64,10 +67,12 @@ class DomainVocabulary:
     forms: Counter = field(default_factory=Counter)  # lower-cased content words
     modifiers: ModifierPairs | None = None  # (modifier, head) pairs for the ``attested`` check; None: not checked
     capitals: Capitals | None = None  # how the dataset capitalizes words, for ``proper`` (with ``attested``)
+    lexicon: ReaderLexicon | None = None  # the words blind readers accepted, for ``unvalidated``; None: not checked
 
     @classmethod
     def from_analyses(cls, analyses: Sequence, min_count: int = MIN_COUNT,
-                      min_sentences: int = MIN_SENTENCES, attested: bool = False) -> DomainVocabulary:
+                      min_sentences: int = MIN_SENTENCES, attested: bool = False,
+                      lexicon: ReaderLexicon | None = None) -> DomainVocabulary:
         words: Counter = Counter()
         nouns: Counter = Counter()
         counted: Counter = Counter()
@@ -89,15 +94,18 @@ class DomainVocabulary:
                         counted[lemma] += 1
         modifiers = ModifierPairs.from_analyses(analyses) if attested else None
         capitals = Capitals.from_analyses(analyses) if attested else None
-        return cls(words, nouns, counted, len(analyses), min_count, min_sentences, pairs, forms, modifiers, capitals)
+        return cls(words, nouns, counted, len(analyses), min_count, min_sentences, pairs, forms, modifiers, capitals,
+                   lexicon)
 
     @property
     def identity(self) -> dict:
         """What the checks read, as the test file records it."""
-        identity = {"sentences": self.sentences, "min_count": self.min_count, "lemmas": len(self.words),
-                    "domain_check": self.checks_words}
+        identity: dict = {"sentences": self.sentences, "min_count": self.min_count, "lemmas": len(self.words),
+                          "domain_check": self.checks_words}
         if self.modifiers is not None:
             identity["modifier_pairs"] = len(self.modifiers.pairs)
+        if self.lexicon is not None:
+            identity["reader_lexicon"] = self.lexicon.identity
         return identity
 
     @property
@@ -181,7 +189,7 @@ MASS = Check("mass", "usage", "an inserted a/an/each/every/another before a noun
 COLLOCATION = Check("collocation", "usage", "an inserted word between the two words of a fixed phrase of the dataset "
                     "(``COLLOCATION_MIN``, ``COLLOCATION_RATIO``)", collocation_problems)
 # in the order they run on each inserted word
-USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS, COLLOCATION, ATTESTED, *READER_CHECKS)
+USAGE_CHECKS: tuple[Check, ...] = (DOMAIN, MASS, COLLOCATION, ATTESTED, *READER_CHECKS, UNVALIDATED)
 
 
 def _determiner_before(tokens: Sequence, i: int):

@@ -22,6 +22,7 @@ from linguagym.capabilities.expansion.domain import DomainVocabulary
 from linguagym.capabilities.expansion.fill import CausalFiller, Fill, Filler
 from linguagym.capabilities.expansion.fit import OVERUSED, POOL, WordCap, fit_score, within_margin
 from linguagym.capabilities.expansion.insertions import insertion_tags
+from linguagym.capabilities.expansion.reader_lexicon import default_lexicon
 from linguagym.capabilities.expansion.selection import DUPLICATE_TEXT, select, selection_score
 from linguagym.capabilities.expansion.settings import DEFAULT_EXPANSION_SETTINGS, ExpansionSettings
 from linguagym.capabilities.expansion.validate import Validator, shape_problems
@@ -70,8 +71,9 @@ class Expander:
         """Expansion tests per capability id."""
         index = {example.id: i for i, example in enumerate(dataset.examples)}
         if self.settings.min_domain_count is not None and self.validator.domain is None:
+            lexicon = default_lexicon() if self.settings.reader_lexicon else None
             self.validator.domain = DomainVocabulary.from_analyses(analyses, self.settings.min_domain_count,
-                                                                   attested=self.settings.attested)
+                                                                   attested=self.settings.attested, lexicon=lexicon)
         out: dict[str, list[CapabilityTest]] = {}
         for result in results:
             out[result.spec.id] = self._expand_capability(result, dataset, analyses, index)
@@ -277,6 +279,8 @@ class Expander:
                 found = () if not modifier or j is None else domain.modifiers.forms(tokens[j].lemma, mask.tag)
                 if accept is not None:  # the filler's own early test (a word that cannot be neutral): never a fill
                     found = tuple(w for w in found if accept(w, mask.tag))
+                if domain.lexicon is not None:  # a word the reader lexicon refuses could not pass either
+                    found = tuple(w for w in found if domain.lexicon.accepts(w))
                 forms.append(found if modifier else None)
             if any(f is not None and not f for f in forms):
                 self.report.rejections[ATTESTED.name] = self.report.rejections.get(ATTESTED.name, 0) + 1

@@ -42,6 +42,9 @@ class ExpansionSettings:
     # insert only adjectives and adverbs the dataset uses with the same head (``attested.py``; needs the domain
     # vocabulary: min_domain_count not None); the filler is also offered the head's attested modifiers
     attested: bool = True
+    # insert only adjectives and adverbs blind readers accepted in most judged rows (``reader_lexicon.py``; needs the
+    # domain vocabulary); the filler is offered only the attested modifiers the lexicon keeps
+    reader_lexicon: bool = True
 
     def __post_init__(self) -> None:
         for setting in ("seeds_per_capability", "per_seed"):  # 0 is allowed: no seeds expanded, no expansion kept

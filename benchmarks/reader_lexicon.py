@@ -1,0 +1,112 @@
+"""The reader lexicon (#38, ``linguagym/capabilities/expansion/reader_lexicon.py``): build its counts from the blind
+judgements of ``benchmarks/``, and say what the rule keeps.
+
+    .venv/bin/python benchmarks/reader_lexicon.py build   # writes expansion/reader_lexicon.json beside the code
+    .venv/bin/python benchmarks/reader_lexicon.py show       # per word: accepted/judged, the estimate, kept or not
+
+``build``: every forced-choice blind sample (``expansion_blind_NN.tsv`` with its key and ``_judged.jsonl``: a reader
+who saw only the original and the expansion said whether the inserted words are acceptable to a careful reader) is
+read; each row's inserted words (the words the expansion adds to the original, by a word diff) are credited with the
+row's verdict. Rows another rule refuses anyway are not counted against a word: a quantifier, and "own" not right
+after a possessive determiner (``reader_rules.py``). ``--tags`` picks the samples (default: every judged one).
+
+``show``: the words the rule keeps (``reader_lexicon.accepts``) and, on the judged rows, how often the rows whose
+inserted words it all keeps were accepted: a tuning-set figure (the counts come from these rows), not a measure of
+new output (a fresh blind sample is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "linguagym" / "capabilities" / "expansion" / "reader_lexicon.json"
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^\sA-Za-z]")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def inserted(original: str, expansion: str) -> list[tuple[str, str]]:
+    """(inserted word lower-cased, the word before it lower-cased) for every word ``expansion`` adds to
+    ``original``."""
+    a, b = _words(original), _words(expansion)
+    out = []
+    matcher = difflib.SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
+    for op, _, _, j1, j2 in matcher.get_opcodes():
+        if op in ("insert", "replace"):
+            out += [(b[j].lower(), b[j - 1].lower() if j else "") for j in range(j1, j2) if b[j][:1].isalpha()]
+    return out
+
+
+def judged_tags() -> list[str]:
+    return sorted(p.name[len("expansion_blind_"):-len("_judged.jsonl")]
+                  for p in HERE.glob("expansion_blind_*_judged.jsonl"))
+
+
+def judged_rows(tags: list[str]) -> list[tuple[str, list[tuple[str, str]], bool]]:
+    """(sample tag, inserted words, acceptable) per judged row of the samples ``tags``."""
+    rows = []
+    for tag in tags:
+        with open(HERE / f"expansion_blind_{tag}.tsv", encoding="utf-8", newline="") as f:
+            texts = {int(r["id"]): r for r in csv.DictReader(f, delimiter="\t")}
+        for line in (HERE / f"expansion_blind_{tag}_judged.jsonl").read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            verdict = json.loads(line)
+            row = texts[int(verdict["id"])]
+            rows.append((tag, inserted(row["original"], row["expansion"]), bool(verdict["acceptable"])))
+    return rows
+
+
+def counts(rows) -> dict[str, dict[str, int]]:
+    """Per inserted word: rows accepted, rows judged (rows the reader rules refuse anyway left out)."""
+    from linguagym.capabilities.expansion.reader_rules import POSSESSIVES, QUANTIFIERS
+
+    accepted: Counter = Counter()
+    judged: Counter = Counter()
+    for _, words, ok in rows:
+        for word, before in words:
+            if word in QUANTIFIERS or (word == "own" and before not in POSSESSIVES):
+                continue
+            judged[word] += 1
+            accepted[word] += ok
+    return {w: {"accepted": accepted[w], "judged": judged[w]} for w in sorted(judged)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=("build", "show"))
+    parser.add_argument("--tags", nargs="+", default=None, help="the blind samples (default: every judged one)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    from linguagym.capabilities.expansion import reader_lexicon
+
+    tags = args.tags or judged_tags()
+    rows = judged_rows(tags)
+    if args.mode == "build":
+        document = {"about": "blind readers' verdicts on inserted words (benchmarks/reader_lexicon.py build)",
+                    "sources": [f"benchmarks/expansion_blind_{t}" for t in tags], "rows": len(rows),
+                    "words": counts(rows)}
+        args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        print(f"{len(document['words'])} words from {len(rows)} rows of {', '.join(tags)} -> {args.out}")
+        return
+    lexicon = reader_lexicon.ReaderLexicon.load(args.out)
+    for word, c in sorted(lexicon.words.items(), key=lambda kv: -kv[1][1]):
+        if c[1] >= 2:
+            print(f"{word:18s} {c[0]:3d}/{c[1]:<3d} estimate {reader_lexicon.estimate(*c):.2f}"
+                  f"{'  kept' if lexicon.accepts(word) else ''}")
+    kept = [ok for _, words, ok in rows if words and all(lexicon.accepts(w) for w, _ in words)]
+    print(f"kept words: {sorted(w for w in lexicon.words if lexicon.accepts(w))}")
+    print(f"rows whose inserted words are all kept: {sum(kept)}/{len(kept)} acceptable (tuning set) of {len(rows)}")
+
+
+if __name__ == "__main__":
+    main()

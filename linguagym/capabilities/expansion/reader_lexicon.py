@@ -1,0 +1,99 @@
+"""Insert only modifiers blind readers have accepted (#38): the ``unvalidated`` refusal.
+
+Whether an inserted adjective or adverb is acceptable depends first on the word. Two blind readers judged 540
+default expansions (``benchmarks/expansion_blind_38*`` and ``_39*``, forced choice: are the inserted words
+acceptable to a careful reader?). Words that scope or place their noun without saying what it is about were
+accepted in most contexts ("the *recent* film" 23 of 31, "*cinematic*" 10 of 10, "*overall*" 11 of 14, "may *also*
+be" 10 of 14); classifying adjectives assert a fact the review does not make, and were rejected in most ("*political*
+message" 4 of 21, "*female* director" 5 of 21, "*human* life" 11 of 29, "*western*" 3 of 9). No rule on the parse
+or on the dataset's co-occurrences separated the two (the attested rule, the word's gradability and the language
+model's cost each left 0.50-0.58 acceptable), so the readers' verdicts are the evidence: a word is inserted only
+when its estimated acceptance, ``(accepted + 1) / (judged + 2)``, is at least ``MIN_ESTIMATE`` over at least
+``MIN_JUDGED`` judged rows. A word no reader judged is not inserted; judging a new sample and rebuilding the counts
+(``benchmarks/reader_lexicon.py build``) widens the list. This is CheckList's way (lexicons of words known to fit a
+slot), with the lexicon measured instead of written by hand.
+
+The counts are ``reader_lexicon.json`` beside this module (per word: accepted, judged; with the samples they come
+from). The expander offers the filler only the head's attested modifiers that the lexicon keeps, so masks no kept
+word can fill are not filled at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from linguagym.capabilities.expansion.check import Check, Problem
+
+LEXICON_FILE = Path(__file__).with_name("reader_lexicon.json")
+# the least estimated acceptance of a word inserted, and the least rows it must have been judged in
+MIN_ESTIMATE = 0.65
+MIN_JUDGED = 3
+_MODIFIER_TAGS = ("JJ", "JJR", "JJS", "RB", "RBR", "RBS")
+
+
+def estimate(accepted: int, judged: int) -> float:
+    """The word's acceptance estimated with one accepted and one rejected row added (Laplace): small counts pull
+    towards one half, so two of two is 0.75, not 1."""
+    return (accepted + 1) / (judged + 2)
+
+
+@dataclass(frozen=True)
+class ReaderLexicon:
+    """Per lower-cased word: (rows accepted, rows judged) by blind readers, and the samples they come from."""
+
+    words: dict[str, tuple[int, int]]
+    sources: tuple[str, ...] = ()
+
+    @classmethod
+    def load(cls, path: Path = LEXICON_FILE) -> ReaderLexicon:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        words = {w: (int(c["accepted"]), int(c["judged"])) for w, c in document["words"].items()}
+        return cls(words, tuple(document.get("sources", ())))
+
+    def counts(self, word: str) -> tuple[int, int]:
+        return self.words.get(word.lower(), (0, 0))
+
+    def accepts(self, word: str) -> bool:
+        """Whether ``word`` may be inserted: judged at least ``MIN_JUDGED`` times, estimated acceptable at least
+        ``MIN_ESTIMATE``."""
+        accepted, judged = self.counts(word)
+        return judged >= MIN_JUDGED and estimate(accepted, judged) >= MIN_ESTIMATE
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        return tuple(sorted(w for w in self.words if self.accepts(w)))
+
+    @property
+    def identity(self) -> dict:
+        """What the test file records: the rule, the samples, the words kept."""
+        return {"min_estimate": MIN_ESTIMATE, "min_judged": MIN_JUDGED, "sources": list(self.sources),
+                "kept": list(self.kept)}
+
+
+@lru_cache(maxsize=1)
+def default_lexicon() -> ReaderLexicon:
+    return ReaderLexicon.load()
+
+
+def unvalidated_problems(vocabulary, tokens: Sequence, i: int) -> list[Problem]:
+    """The ``unvalidated`` refusal of the inserted word ``tokens[i]``: an adjective or adverb the reader lexicon
+    does not keep. ``vocabulary``: ``domain.DomainVocabulary``; no refusal where its ``lexicon`` is None (off) or
+    the dataset is too small for the usage checks (as ``attested``: a test's toy corpus)."""
+    lexicon = vocabulary.lexicon
+    token = tokens[i]
+    if (lexicon is None or not vocabulary.checks_words or token.tag not in _MODIFIER_TAGS
+            or lexicon.accepts(token.lower)):
+        return []
+    accepted, judged = lexicon.counts(token.lower)
+    why = (f"blind readers accepted it in {accepted} of {judged} judged rows" if judged
+           else "no blind reader has judged it")
+    return [UNVALIDATED.problem(f"the inserted {token.text!r} is not in the reader lexicon: {why} (needs at least "
+                                f"{MIN_JUDGED} rows and an estimate of {MIN_ESTIMATE})")]
+
+
+UNVALIDATED = Check("unvalidated", "usage", "an inserted adjective or adverb blind readers have not accepted often "
+                    "enough (``reader_lexicon.py``)", unvalidated_problems)

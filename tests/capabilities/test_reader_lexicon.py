@@ -1,0 +1,84 @@
+"""The reader lexicon (``expansion/reader_lexicon.py``): an inserted adjective or adverb must be one blind readers
+accepted in most judged rows; the shipped counts are the judged files' (``benchmarks/reader_lexicon.py``)."""
+
+from __future__ import annotations
+
+import json
+
+from linguagym.capabilities.expansion.domain import DomainVocabulary
+from linguagym.capabilities.expansion.reader_lexicon import (
+    LEXICON_FILE,
+    MIN_ESTIMATE,
+    MIN_JUDGED,
+    ReaderLexicon,
+    default_lexicon,
+    estimate,
+)
+from linguagym.capabilities.expansion.settings import DEFAULT_EXPANSION_SETTINGS
+from tests.benchmark_scripts import load_benchmark
+from tests.capabilities.test_domain_checks import corpus
+from tests.capabilities.test_insertion_rules import tagged
+
+LEXICON = ReaderLexicon({"recent": (23, 31), "also": (10, 14), "political": (4, 21), "prior": (2, 3),
+                         "central": (4, 4), "throwaway": (2, 2)})
+REVIEWS = corpus("the/DT recent/JJ film/NN ./.", "a/DT political/JJ film/NN ./.", "it/PRP may/MD also/RB be/VB ./.")
+
+
+def refused(text: str, lexicon: ReaderLexicon | None = LEXICON, min_sentences: int = 1) -> list[str]:
+    vocabulary = DomainVocabulary.from_analyses(REVIEWS, min_count=0, min_sentences=min_sentences, lexicon=lexicon)
+    return [p for p in vocabulary.problems(*tagged(text)) if p.startswith("unvalidated:")]
+
+
+def test_a_word_is_kept_on_enough_rows_with_an_estimate_over_the_bar():
+    assert (MIN_ESTIMATE, MIN_JUDGED) == (0.65, 3)
+    assert estimate(2, 2) == 0.75 and estimate(0, 0) == 0.5
+    assert LEXICON.accepts("recent") and LEXICON.accepts("Recent") and LEXICON.accepts("central")  # 24/33, 5/6
+    assert LEXICON.accepts("also")  # 11/16 = 0.69
+    assert not LEXICON.accepts("political")  # 5/23
+    assert not LEXICON.accepts("prior")  # 3/5 = 0.60: under the bar
+    assert not LEXICON.accepts("throwaway")  # 2 of 2, but judged in fewer than 3 rows
+    assert not LEXICON.accepts("cinematic")  # never judged
+    assert LEXICON.kept == ("also", "central", "recent")
+
+
+def test_an_inserted_modifier_outside_the_lexicon_is_refused_with_its_counts():
+    found = refused("a/DT *political/JJ film/NN ./.")
+    assert len(found) == 1 and "accepted it in 4 of 21 judged rows" in found[0]
+    unseen = refused("a/DT *cinematic/JJ film/NN ./.")
+    assert len(unseen) == 1 and "no blind reader has judged it" in unseen[0]
+    assert refused("the/DT *recent/JJ film/NN ./.") == []
+    assert refused("it/PRP may/MD *also/RB be/VB ./.") == []
+    assert refused("it/PRP may/MD *soon/RB be/VB ./.")  # adverbs too
+    assert refused("a/DT *drama/NN ./.") == []  # not a modifier: not the lexicon's to refuse
+    assert refused("a/DT political/JJ film/NN ./.") == []  # the seed's own words are not judged
+
+
+def test_the_lexicon_is_off_when_not_given_or_on_a_small_dataset():
+    assert refused("a/DT *political/JJ film/NN ./.", lexicon=None) == []
+    assert refused("a/DT *political/JJ film/NN ./.", min_sentences=100) == []
+    assert DEFAULT_EXPANSION_SETTINGS.reader_lexicon
+
+
+def test_the_shipped_counts_are_those_of_the_judged_samples():
+    """The shipped file is what ``benchmarks/reader_lexicon.py build`` makes of the judged blind samples it names,
+    so no count was written by hand."""
+    script = load_benchmark("reader_lexicon")
+    document = json.loads(LEXICON_FILE.read_text(encoding="utf-8"))
+    tags = [source.removeprefix("benchmarks/expansion_blind_") for source in document["sources"]]
+    assert set(tags) <= set(script.judged_tags()) and {"38", "39"} <= set(tags)
+    rows = script.judged_rows(tags)
+    assert document["rows"] == len(rows) >= 540
+    assert document["words"] == script.counts(rows)
+    shipped = default_lexicon()
+    assert {"recent", "current", "cinematic", "overall"} <= set(shipped.kept)
+    assert not {"political", "female", "human", "western", "initial"} & set(shipped.kept)
+    assert shipped.identity["kept"] == list(shipped.kept) and shipped.identity["min_estimate"] == MIN_ESTIMATE
+
+
+def test_the_builder_counts_inserted_words_and_skips_what_other_rules_refuse():
+    script = load_benchmark("reader_lexicon")
+    assert script.inserted("A stylish thriller.", "A stylish political thriller.") == [("political", "stylish")]
+    assert script.inserted("It may be good.", "It may also be very good.") == [("also", "may"), ("very", "be")]
+    rows = [("t", [("recent", "the")], True), ("t", [("recent", "a")], False), ("t", [("own", "the")], False),
+            ("t", [("own", "her")], True), ("t", [("many", "the")], False)]
+    assert script.counts(rows) == {"own": {"accepted": 1, "judged": 1}, "recent": {"accepted": 1, "judged": 2}}
