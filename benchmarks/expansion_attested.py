@@ -19,7 +19,8 @@ they refuse, overall and per rule. The rules were chosen on these rows, so this 
 measure on new output (a fresh blind sample is).
 
 ``runs``: ``lct generate --lc all`` with the defaults, seed 0, twice in this process: ``before`` with the rule off, the
-word cap at 4 and 3 masked sentences a seed (the defaults until this change), ``after`` with today's defaults; the
+word cap at 4 and 3 masked sentences a seed (the defaults until this change), ``after`` with today's defaults
+(``no_lexicon``, a third arm: today's without the reader lexicon, ``reader_lexicon.py``); the
 fill cache is off for both (each computes its fills anew, so neither reuses the other's work). Prints the wall time
 of each and the expansions per capability, and writes ``before.json`` and ``after.json`` under ``--out-dir``
 (``--arms after``: that run alone).
@@ -163,7 +164,8 @@ def runs(out_dir: Path, arms_wanted: list[str]) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     today = ExpansionSettings()
-    arms = {"before": replace(today, attested=False, max_word_uses=4, masked_per_seed=3), "after": today}
+    arms = {"before": replace(today, attested=False, max_word_uses=4, masked_per_seed=3, reader_lexicon=False),
+            "no_lexicon": replace(today, reader_lexicon=False), "after": today}
     arms = {name: arms[name] for name in arms_wanted}
     seconds, counts = {}, {}
     for name, settings in arms.items():
@@ -176,14 +178,17 @@ def runs(out_dir: Path, arms_wanted: list[str]) -> None:
     print(f"\nCPU: {os.cpu_count()} cores ({cpu_name()}); word cap today {MAX_USES}")
     if len(counts) < 2:
         return
-    print("| LC | before | after | after/before |\n| --- | ---: | ---: | ---: |")
-    for lc in counts["before"]:
-        b, a = counts["before"][lc], counts["after"].get(lc, 0)
-        print(f"| {lc} | {b} | {a} | {a / b:.2f} |" if b else f"| {lc} | {b} | {a} | - |")
-    b, a = sum(counts["before"].values()), sum(counts["after"].values())
-    print(f"| all | {b} | {a} | {a / b:.2f} |")
-    print(f"\ntime: before {seconds['before']:.0f} s, after {seconds['after']:.0f} s, "
-          f"ratio {seconds['after'] / seconds['before']:.2f} (one invocation; other processes share the machine)")
+    first, last = list(counts)[0], list(counts)[-1]
+    print(f"| LC | {' | '.join(counts)} | {last}/{first} |\n| --- |" + " ---: |" * (len(counts) + 1))
+    for lc in counts[first]:
+        b, a = counts[first][lc], counts[last].get(lc, 0)
+        cells = " | ".join(str(counts[name].get(lc, 0)) for name in counts)
+        print(f"| {lc} | {cells} | {a / b:.2f} |" if b else f"| {lc} | {cells} | - |")
+    b, a = sum(counts[first].values()), sum(counts[last].values())
+    print(f"| all | {' | '.join(str(sum(c.values())) for c in counts.values())} | {a / b:.2f} |")
+    print("\ntime: " + ", ".join(f"{name} {seconds[name]:.0f} s" for name in counts)
+          + f"; {last}/{first} {seconds[last] / seconds[first]:.2f} "
+          "(one invocation; other processes share the machine)")
 
 
 def main() -> None:
@@ -193,7 +198,9 @@ def main() -> None:
     commands.add_parser("reader")
     both = commands.add_parser("runs")
     both.add_argument("--out-dir", type=Path, default=Path("/tmp/expansion_attested"))
-    both.add_argument("--arms", default="before,after", help="which runs: before,after (default), or one")
+    both.add_argument("--arms", default="before,after",
+                      help="which runs, in order: before, no_lexicon, after (default before,after); the table "
+                      "compares the last with the first")
     args = parser.parse_args()
     if args.command == "precision":
         precision()

@@ -92,7 +92,10 @@ def sample(paths: list[str], n: int, control: str | None, control_n: int, seed: 
     drawn = random.Random(seed).sample(pool, n)
     if control is not None and control_n:
         taken = leave_out | {(t.provenance.seed_text, t.provenance.expanded_text) for _, t in drawn}
-        drawn += random.Random(seed + 1).sample(pooled([control], taken), control_n)
+        others = pooled([control], taken)
+        if len(others) < control_n:
+            print(f"the control file has only {len(others)} expansions not judged or drawn already: all taken")
+        drawn += random.Random(seed + 1).sample(others, min(control_n, len(others)))
     random.Random(seed + 2).shuffle(drawn)
     rows, key = ["id\toriginal\texpansion"], []
     for number, (source, test) in enumerate(drawn, start=1):

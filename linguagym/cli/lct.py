@@ -129,6 +129,10 @@ def add_generate_parser(sub) -> argparse.ArgumentParser:
                    "adjective or verb phrase, a coordinated adjective; the others were mostly ungrammatical when "
                    "judged) or all (every insertion the reference grammar allows, as in the paper)")
     x.add_argument("--max-masks", type=int, default=2, metavar="N", help="masks per expansion, 1 or more (2)")
+    x.add_argument("--no-reader-lexicon", dest="reader_lexicon", action="store_false",
+                   help="insert any adjective or adverb the other checks pass, not only those blind readers accepted "
+                   "in most judged rows (the reader lexicon, measured on movie reviews: for another domain judge a "
+                   "sample and rebuild it with benchmarks/reader_lexicon.py, or give this)")
     x.add_argument("--no-fill-cache", dest="fill_cache", action="store_false",
                    help="compute every fill anew: the filler's work is kept under the cache directory's fills/ "
                    "(a run that stops resumes there, a later run reuses what it shares) unless this is given")
@@ -181,7 +185,8 @@ def generate_settings(args: argparse.Namespace) -> GenerateSettings:
 
     caps = ExpansionSettings(seeds_per_capability=args.expand_seeds, per_seed=args.expansions_per_seed,
                              fills_per_mask=args.expansions_per_mask, masked_per_seed=args.masked_per_seed,
-                             max_masks=args.max_masks, selection=args.selection, insertions=args.insertions)
+                             max_masks=args.max_masks, selection=args.selection, insertions=args.insertions,
+                             reader_lexicon=args.reader_lexicon)
     return GenerateSettings(
         dataset=args.dataset, lcs=args.lc, spec_paths=tuple(args.specs) if args.specs else None, seed=args.seed,
         max_seeds=args.max_seeds, templates=args.templates, test_types=args.test_types,

@@ -59,6 +59,14 @@ def test_the_lexicon_is_off_when_not_given_or_on_a_small_dataset():
     assert DEFAULT_EXPANSION_SETTINGS.reader_lexicon
 
 
+def test_the_command_turns_the_lexicon_off_only_when_asked():
+    from linguagym.cli.lct import generate_settings
+    from tests.capabilities.test_default_protocol import _generate_args
+
+    assert generate_settings(_generate_args()).expansion.settings.reader_lexicon is True
+    assert generate_settings(_generate_args("--no-reader-lexicon")).expansion.settings.reader_lexicon is False
+
+
 def test_the_shipped_counts_are_those_of_the_judged_samples():
     """The shipped file is what ``benchmarks/reader_lexicon.py build`` makes of the judged blind samples it names,
     so no count was written by hand."""
