@@ -18,10 +18,13 @@ from linguagym.capabilities.perturb.negation import (
     NO_VERB,
     NOT_CLEARLY_POSITIVE,
     PRAISE_IN_SUBJECT,
+    REASON_CLAUSE,
+    RECOMMENDATION,
     RELATIVE_OUTSIDE,
     SECOND_CLAUSE,
     SECOND_PHRASE,
     SENTIMENT_OUTSIDE,
+    SIDE_PHRASE,
     negate_main_clause,
     unreached_sentiment,
 )
@@ -117,6 +120,41 @@ def test_the_stricter_rules_refuse_where_the_negated_clause_does_not_carry_the_s
     ("It's a wonderful, sobering, heart felt drama.", "It's not a wonderful, sobering, heart felt drama."),
 ])
 def test_the_stricter_rules_keep_pairs_whose_negated_clause_carries_the_sentiment(nlp, praise, sentence, negated):
+    assert negate_main_clause(nlp(sentence), praise).text == negated
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    # issue 38's fresh blind sample (benchmarks/dir_pairs_39*): invalid pairs both readers named, in sentences of
+    # the same shapes written anew
+    ("This is a really charming comedy go see it.", RECOMMENDATION),  # an imperative run on
+    ("The film is clever fun. Catch it.", RECOMMENDATION),  # an imperative second sentence
+    ("Ford is superb, bringing a quiet, dry delivery to the part.", SIDE_PHRASE),  # a participial phrase
+    ("It recalls a solid Hitchcock thriller, with its elegant use of shadows.", SIDE_PHRASE),  # "with" + possessive
+    ("The script gives the cast plenty to do, which the director handles with great skill.", SIDE_PHRASE),
+    ("The sequel is a rare treat, because it's about friendship.", REASON_CLAUSE),
+    ("The sequel is a rare treat because it's about friendship.", REASON_CLAUSE),
+    ("The director has wisely avoided the sentimentality of his last film.", CANNOT_PLACE),  # not "has not wisely"
+])
+def test_the_rules_of_the_fresh_sample_refuse_praise_or_scope_the_negation_misses(nlp, praise, sentence, reason):
+    negation = negate_main_clause(nlp(sentence), praise)
+    assert (negation.text, negation.refused) == (None, reason)
+
+
+@pytest.mark.parametrize(("sentence", "negated"), [
+    # what those rules leave alone: a "with" phrase of manner or an absolute one, "as if" (manner, not a reason), a
+    # conjunct or a complement sharing the main clause's subject, a restrictive relative clause
+    ("The film gets close to its subject, with a patience and affection.",
+     "The film does not get close to its subject, with a patience and affection."),
+    ("The performances are fine, with Roussillon providing comic relief.",
+     "The performances are not fine, with Roussillon providing comic relief."),
+    ("The film pulls laughs from the audience as if by cattle prod.",
+     "The film does not pull laughs from the audience as if by cattle prod."),
+    ("Dong shows how intolerance has the power to deform families, then tear them apart.",
+     "Dong does not show how intolerance has the power to deform families, then tear them apart."),
+    ("This film helps the audience understand grief.", "This film does not help the audience understand grief."),
+    ("It is a film that rewards patience.", "It is not a film that rewards patience."),
+])
+def test_the_rules_of_the_fresh_sample_keep_pairs_they_do_not_describe(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated
 
 

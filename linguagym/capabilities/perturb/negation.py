@@ -49,6 +49,21 @@ the negated clause is the one that carries the sentiment:
 - ``adverb keeps the claim`` also: a superlative adverb on the verb ("gets used best ... to capture"): negated,
   it only moves the comparison.
 
+Issue 38's fresh blind sample (``benchmarks/dir_pairs_39*``, two readers: 43 and 45 of 53 valid) found four more:
+
+- ``recommendation left standing``: an imperative after the claim ("This is a very fine movie go see it", "The
+  movie is ingenious fun. See it."): a verb in the base form heading a clause of its own, with no subject, no
+  "to" and no auxiliary; negated or not, the text still tells the reader to go;
+- ``praise in a side phrase``: after a comma, a participial phrase ("..., bringing an unforced, rapid fire
+  delivery"), a "with" phrase on a possessive ("..., with its excellent use of New York locales": the film's own
+  attribute, where "with a patience ..." is the verb's manner and negated with it) or a non-restrictive relative
+  clause ("..., which director Shekhar Kapur supplies with tremendous skill") that holds an adjective or a
+  positive word: it describes or praises on its own, and the negation of the verb does not take it back;
+- ``reason clause``: a "because"/"since" clause after the claim ("is not a perfect family film because it's
+  about family"): negated, the sentence denies the reason, not the claim;
+- ``cannot place the negation`` also: an adverb in -ly between the auxiliary and the main verb ("has thankfully
+  ditched"): "has not thankfully ditched" is not English, and "has thankfully not ditched" keeps the approval.
+
 ``perturb.build`` refuses, before any of these, an original whose mean rating is below ``MIN_RATING`` (``not
 clearly positive``).
 
@@ -85,8 +100,12 @@ EXISTENTIAL = "existential sentence"
 PRAISE_IN_SUBJECT = "praise in the subject"
 SECOND_PHRASE = "second phrase"
 RELATIVE_OUTSIDE = "relative clause outside the claim"
+RECOMMENDATION = "recommendation left standing"
+SIDE_PHRASE = "praise in a side phrase"
+REASON_CLAUSE = "reason clause"
 REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, ADVERB,
-            SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE, SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
+            SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE, RECOMMENDATION, SIDE_PHRASE,
+            REASON_CLAUSE, SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
 # an original is clearly positive where its mean rating (-4..4) is at least this: the positive band starts above
 # 0.8; 1.5 keeps the raters' mean well inside it (score (1.5 + 4) / 8 = 0.6875 on 0..1)
 MIN_RATING = 1.5
@@ -176,6 +195,10 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
             or run_on_clause(doc, root):
         return Negation(None, SECOND_CLAUSE)
+    if imperative_after(doc, root):
+        return Negation(None, RECOMMENDATION)
+    if reason_clause(root):
+        return Negation(None, REASON_CLAUSE)
     evaluative = evaluative if evaluative is not None else evaluative_words("positive")
     reach = negated_clause(sentence, root)
     if any(evaluative(token) for token in doc if token.i not in reach and not token.is_punct) \
@@ -189,6 +212,10 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, PRAISE_IN_SUBJECT)
     if relative_outside(doc, root):
         return Negation(None, RELATIVE_OUTSIDE)
+    if side_phrase(doc, root, evaluative):
+        return Negation(None, SIDE_PHRASE)
+    if verb is not root and any(t.tag_ == "RB" and t.lower_.endswith("ly") for t in doc[verb.i + 1:root.i]):
+        return Negation(None, CANNOT_PLACE)  # "has thankfully ditched": not "has not thankfully ditched"
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
@@ -229,6 +256,69 @@ def run_on_clause(doc, root) -> bool:
         subject = next((c for c in children if c.dep_ in ("nsubj", "nsubjpass") and c.i < token.i), None)
         if subject is None or subject.pos_ == "PRON" or any(c.dep_ == "det" for c in subject.children):
             return True  # no subject of its own: the parse took it for the main verb's ("smart the kid is")
+    return False
+
+
+# subordinators of a reason clause, which a negation of the main verb takes for its scope
+_REASONS = frozenset({"because", "since", "cause"})  # not "as": "as if" is manner
+# relative pronouns of a non-restrictive relative clause
+_RELATIVES = frozenset({"which", "who", "whom", "whose"})
+
+
+def imperative_after(doc, root) -> bool:
+    """Whether a clause after the main verb is an imperative ("go see it", "See it."): a verb in the base form
+    (VB) heading a clause of its own (a later sentence's head, a run-on or parataxis of the main verb, or a base
+    form right after a noun) with no subject, no "to" and no auxiliary or modal before it."""
+    for token in doc[root.i + 1:]:
+        if token.tag_ != "VB":
+            continue
+        # a conjunct or a complement shares the main clause's subject ("shows how ..., then tear them apart")
+        own_clause = token.dep_ == "ROOT" or (token.head.i == root.i and token.dep_ in ("dep", "parataxis"))
+        # or run on right after a noun ("a fine movie go see it"), unless a verb taking a bare clause came before
+        # ("makes the audience think")
+        run_on = doc[token.i - 1].tag_ in ("NN", "NNS", "NNP", "NNPS") and not any(
+            t.lemma_ in _SMALL_CLAUSE_VERBS for t in doc[root.i:token.i] if t.pos_ in ("VERB", "AUX"))
+        if not (own_clause or run_on):
+            continue
+        children = list(token.children)
+        if any(c.dep_ in ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "mark") for c in children):
+            continue
+        if token.i > 0 and doc[token.i - 1].lower_ in ("to", "not", "n't"):
+            continue
+        return True
+    return False
+
+
+def reason_clause(root) -> bool:
+    """Whether an adverbial clause after the main verb opens with because/since ("... because it's about
+    family"): the negation would deny the reason, not the claim."""
+    for child in root.children:
+        if child.dep_ == "advcl" and child.i > root.i and any(
+                c.dep_ == "mark" and c.lower_ in _REASONS for c in child.children):
+            return True
+    return False
+
+
+def side_phrase(doc, root, evaluative: Evaluative) -> bool:
+    """Whether, after the main verb, a comma opens a participial phrase (a VBG clause), a "with" phrase or a
+    relative clause introduced by which/who, and that phrase holds an adjective or a positive word ("...,
+    bringing an unforced, rapid fire delivery"; "..., with its excellent use of ..."; "..., which X supplies with
+    tremendous skill"): it describes or praises on its own, out of the negated verb's reach."""
+    for token in doc[root.i + 1:]:
+        start = token.left_edge.i
+        if start == 0 or doc[start - 1].text != ",":
+            continue
+        participial = token.tag_ == "VBG" and token.dep_ in ("advcl", "acl", "xcomp", "dep", "conj") \
+            and start == token.i
+        # "with" + a possessive: the thing's own attribute ("with its excellent use of ..."), not the verb's manner
+        # ("with a serious minded patience") or an absolute ("with Roussillon providing comic relief")
+        with_phrase = token.dep_ == "prep" and token.lower_ == "with" and start == token.i and any(
+            t.dep_ == "poss" for t in token.subtree)
+        relative = token.dep_ == "relcl" and doc[start].lower_ in _RELATIVES
+        if not (participial or with_phrase or relative):
+            continue
+        if any(t.pos_ == "ADJ" or evaluative(t) for t in token.subtree):
+            return True
     return False
 
 
