@@ -12,6 +12,7 @@ from linguagym.capabilities.perturb import negation as dir_negation
 from linguagym.capabilities.perturb.negation import (
     ADVERB,
     CANNOT_PLACE,
+    CLEFT,
     EXISTENTIAL,
     MIXED,
     NO_MAIN_CLAUSE,
@@ -25,6 +26,7 @@ from linguagym.capabilities.perturb.negation import (
     SECOND_PHRASE,
     SENTIMENT_OUTSIDE,
     SIDE_PHRASE,
+    SUPERLATIVE,
     negate_main_clause,
     unreached_sentiment,
 )
@@ -140,21 +142,50 @@ def test_the_rules_of_the_fresh_sample_refuse_praise_or_scope_the_negation_misse
     assert (negation.text, negation.refused) == (None, reason)
 
 
-@pytest.mark.parametrize(("sentence", "negated"), [
+@pytest.mark.parametrize("sentence", [
     # what those rules leave alone: a "with" phrase of manner or an absolute one, "as if" (manner, not a reason), a
-    # conjunct or a complement sharing the main clause's subject, a restrictive relative clause
-    ("The film gets close to its subject, with a patience and affection.",
-     "The film does not get close to its subject, with a patience and affection."),
-    ("The performances are fine, with Roussillon providing comic relief.",
-     "The performances are not fine, with Roussillon providing comic relief."),
-    ("The film pulls laughs from the audience as if by cattle prod.",
-     "The film does not pull laughs from the audience as if by cattle prod."),
-    ("Dong shows how intolerance has the power to deform families, then tear them apart.",
-     "Dong does not show how intolerance has the power to deform families, then tear them apart."),
-    ("This film helps the audience understand grief.", "This film does not help the audience understand grief."),
-    ("It is a film that rewards patience.", "It is not a film that rewards patience."),
+    # conjunct or a complement sharing the main clause's subject, a restrictive relative clause (the comma rule
+    # below refuses the first, second and fourth: these check the side-phrase, reason and imperative rules alone)
+    "The film gets close to its subject, with a patience and affection.",
+    "The performances are fine, with Roussillon providing comic relief.",
+    "The film pulls laughs from the audience as if by cattle prod.",
+    "Dong shows how intolerance has the power to deform families, then tear them apart.",
+    "This film helps the audience understand grief.",
+    "It is a film that rewards patience.",
 ])
-def test_the_rules_of_the_fresh_sample_keep_pairs_they_do_not_describe(nlp, praise, sentence, negated):
+def test_the_rules_of_the_fresh_sample_keep_pairs_they_do_not_describe(nlp, praise, sentence):
+    doc = nlp(sentence)
+    root = next(iter(doc.sents)).root
+    assert not dir_negation.side_phrase(doc, root, praise)
+    assert not dir_negation.reason_clause(root)
+    assert not dir_negation.imperative_after(doc, root)
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    # the plain-claim rules, from the invalid pairs of the third blind sample (benchmarks/dir_pairs_40*), in
+    # sentences of the same shapes written anew
+    ("The whole cast is first rate, especially Hawke.", SECOND_PHRASE),  # anything after a comma
+    ("Lee manages, with real flair, to keep the farce and the drama together.", SECOND_PHRASE),
+    ("Jones offers a fresh introduction as well as some sharp observations.", SECOND_PHRASE),
+    ("It's Hanks who carries the film with his easy charm.", CLEFT),
+    ("What makes the film special is its honesty.", CLEFT),
+    ("This is as moving a film as you'll ever see.", SUPERLATIVE),
+    ("Manages to be both funny and moving.", NO_MAIN_CLAUSE),  # no subject
+    ("A smart, witty follow up.", NO_VERB),  # the article's noun taken for the verb
+    ("Streep gives a fine performance in this beautiful portrait of a marriage.", SIDE_PHRASE),  # a positive PP
+])
+def test_the_plain_claim_rules_refuse_what_readers_read_as_left_standing(nlp, praise, sentence, reason):
+    negation = negate_main_clause(nlp(sentence), praise)
+    assert (negation.text, negation.refused) == (None, reason)
+
+
+@pytest.mark.parametrize(("sentence", "negated"), [
+    # and keep: an "of" phrase is the noun's own content, an ordinary "it is a film that", a plain comparison
+    ("Streep gives a performance of great subtlety.", "Streep does not give a performance of great subtlety."),
+    ("It is a film that rewards patience.", "It is not a film that rewards patience."),
+    ("This film is as funny as the first one.", "This film is not as funny as the first one."),
+])
+def test_the_plain_claim_rules_keep_plain_claims(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated
 
 

@@ -64,6 +64,23 @@ Issue 38's fresh blind sample (``benchmarks/dir_pairs_39*``, two readers: 43 and
 - ``cannot place the negation`` also: an adverb in -ly between the auxiliary and the main verb ("has thankfully
   ditched"): "has not thankfully ditched" is not English, and "has thankfully not ditched" keeps the approval.
 
+A third blind sample (``benchmarks/dir_pairs_40*``, 64 fresh pairs: 43 valid for its reader) asked for a plain
+claim, and these rules were written from its invalid pairs (so a fourth sample, ``dir_pairs_41*``, measures them):
+
+- ``second phrase`` also: any comma, semicolon, colon or dash after the main verb in the negated sentence
+  ("is not first rate, especially Sorvino"; "does not manage, with terrific flair, to ..."; "..., full of mirth
+  that should charm ..."): what follows it is a phrase of its own, which readers read as left standing;
+- ``cleft sentence``: "It's Quaid who anchors the film", "What makes the movie special is its sincerity": the
+  negation denies the identity, not the praise;
+- ``superlative comparison``: "as powerful ... as you'll ever find": an equality comparison with "ever" is a
+  superlative claim, and "not as ... as ever" is not its negation;
+- ``no main clause`` also: an inverted predicate opening the sentence ("Rare is the comedy that ..."), and a
+  sentence that starts in lower case (a fragment whose subject was lost: "manages to be ...");
+- ``no finite verb`` also: an indefinite opening ("A smart, witty follow up") whose verb is a plain present form:
+  a noun the tagger took for a verb;
+- ``praise in a side phrase`` also: a positive word in a prepositional phrase on the main verb ("delivers a
+  terrific performance *in this fascinating portrait*"): what the phrase says of its noun is presupposed.
+
 ``perturb.build`` refuses, before any of these, an original whose mean rating is below ``MIN_RATING`` (``not
 clearly positive``).
 
@@ -103,9 +120,11 @@ RELATIVE_OUTSIDE = "relative clause outside the claim"
 RECOMMENDATION = "recommendation left standing"
 SIDE_PHRASE = "praise in a side phrase"
 REASON_CLAUSE = "reason clause"
-REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, ADVERB,
+CLEFT = "cleft sentence"
+SUPERLATIVE = "superlative comparison"
+REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, CLEFT, ADVERB,
             SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE, RECOMMENDATION, SIDE_PHRASE,
-            REASON_CLAUSE, SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
+            REASON_CLAUSE, SUPERLATIVE, SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
 # an original is clearly positive where its mean rating (-4..4) is at least this: the positive band starts above
 # 0.8; 1.5 keeps the raters' mean well inside it (score (1.5 + 4) / 8 = 0.6875 on 0..1)
 MIN_RATING = 1.5
@@ -185,10 +204,12 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_VERB)  # a bare participle or infinitive: nothing finite to negate
     if _headline_fragment(sentence, root, verb):
         return Negation(None, NO_VERB)
-    if _not_main(doc, sentence, root, verb):
+    if _not_main(doc, sentence, root, verb) or _inverted_or_lowercase(sentence, root):
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
         return Negation(None, EXISTENTIAL)
+    if cleft(root):
+        return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
            for child in root.children):
         return Negation(None, ADVERB)
@@ -208,12 +229,16 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, MIXED)
     if second_phrase(doc, root):
         return Negation(None, SECOND_PHRASE)
+    if superlative_comparison(sentence, root):
+        return Negation(None, SUPERLATIVE)
     if praise_in_subject(root, evaluative):
         return Negation(None, PRAISE_IN_SUBJECT)
     if relative_outside(doc, root):
         return Negation(None, RELATIVE_OUTSIDE)
-    if side_phrase(doc, root, evaluative):
+    if side_phrase(doc, root, evaluative) or praise_in_adjunct(doc, root, evaluative):
         return Negation(None, SIDE_PHRASE)
+    if phrase_break(doc, sentence, root):
+        return Negation(None, SECOND_PHRASE)
     if verb is not root and any(t.tag_ == "RB" and t.lower_.endswith("ly") for t in doc[verb.i + 1:root.i]):
         return Negation(None, CANNOT_PLACE)  # "has thankfully ditched": not "has not thankfully ditched"
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
@@ -263,6 +288,84 @@ def run_on_clause(doc, root) -> bool:
 _REASONS = frozenset({"because", "since", "cause"})  # not "as": "as if" is manner
 # relative pronouns of a non-restrictive relative clause
 _RELATIVES = frozenset({"which", "who", "whom", "whose"})
+
+
+# what ends a phrase inside the negated sentence: after the main verb, the claim is not plain
+_BREAKS = frozenset({",", ";", ":", "-", "--", "—", "–"})
+
+
+def cleft(root) -> bool:
+    """Whether the main clause is a cleft: "It's Quaid who anchors ..." (subject "it", a name as the complement,
+    a relative clause on it) or "What makes the movie special is ..." (a subject opening with "what")."""
+    if root.lemma_ != "be":
+        return False
+    for child in root.children:
+        if child.dep_ in ("nsubj", "csubj") and child.left_edge.lower_ == "what":
+            return True
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    if subject is not None and subject.lower_ == "it" and any(a.dep_ == "attr" and a.pos_ == "PROPN"
+                                                            for a in root.children):
+        return any(t.dep_ in ("relcl", "ccomp") and any(c.lower_ in ("who", "that") for c in t.children)
+                   for t in root.subtree)
+    return False
+
+
+def phrase_break(doc, sentence, root) -> bool:
+    """Whether, after the main verb, the negated sentence goes on past a comma, semicolon, colon or dash, or past
+    "as well as": what follows is a phrase of its own, which readers read as left standing. Not a comma inside a
+    list of adjectives before their noun ("a wonderful, sobering drama": one phrase), nor one opening a concessive
+    clause ("..., although the plot is thin": criticism there keeps the pair, praise is refused elsewhere)."""
+    rest = doc[root.i + 1:sentence.end]
+    if "as well as" in rest.text.lower():
+        return True
+    for token in rest:
+        if token.text not in _BREAKS or token.i + 1 >= sentence.end:
+            continue
+        if _in_adjective_list(doc, token.i, sentence.start):
+            continue
+        if doc[token.i + 1:].text.lower().startswith(CONCESSIVE):
+            continue
+        return True
+    return False
+
+
+def _in_adjective_list(doc, comma: int, start: int) -> bool:
+    """Whether the comma at ``comma`` separates adjectives after a determiner ("a wonderful, sobering ... drama"):
+    back to the determiner there are only adjectives, adverbs and commas."""
+    j = comma - 1
+    while j >= start and (doc[j].pos_ in ("ADJ", "ADV") or doc[j].text == ","):
+        j -= 1
+    return j >= start and j < comma - 1 and doc[j].pos_ == "DET"
+
+
+def praise_in_adjunct(doc, root, evaluative: Evaluative) -> bool:
+    """Whether a prepositional phrase after the main verb, on the verb or on its object or complement, holds a
+    positive word ("delivers a terrific performance in this fascinating portrait"): presupposed, it stands. Not
+    "of", whose phrase is the noun's own content ("a performance of great subtlety"), nor a phrase on an adjective
+    ("scary in a good way"), which the negation reaches."""
+    # not a phrase on "be" or on an adjective ("is scary in a good way"): the predicate's, negated with it
+    heads = ({root.i} if root.lemma_ != "be" else set()) | {c.i for c in root.children if c.dep_ in ("dobj", "attr")}
+    for token in doc[root.i + 1:]:
+        if token.dep_ == "prep" and token.lower_ != "of" and token.head.i in heads \
+                and any(evaluative(t) for t in token.subtree):
+            return True
+    return False
+
+
+def superlative_comparison(sentence, root) -> bool:
+    """Whether the claim is an equality comparison with "ever" ("as powerful ... as you'll ever find", "as close
+    as we'll ever come"): a superlative, which "not as ... as ever" does not negate."""
+    words = [t.lower_ for t in sentence if t.i > root.i]
+    return "as" in words and "ever" in words[words.index("as"):]
+
+
+def _inverted_or_lowercase(sentence, root) -> bool:
+    """Whether the sentence opens with its predicate ("Rare is the comedy that ...": an adjective first, then
+    "be"), in lower case, or its verb has no subject (a fragment whose subject was lost)."""
+    first = sentence[0]
+    if first.text[:1].islower() or not any(c.dep_ in _SUBJECTS | {"expl"} for c in root.children):
+        return True  # no subject: "Manages to be both ..."
+    return root.lemma_ == "be" and first.pos_ == "ADJ" and first.i + 1 == root.i
 
 
 def imperative_after(doc, root) -> bool:
@@ -412,10 +515,13 @@ def _contrasted(conjunct) -> bool:
 
 
 def _headline_fragment(sentence, root, verb) -> bool:
-    """Whether the sentence opens with an indefinite subject ("A ...") whose verb is a past form or a modal: review
-    fragments the parse reads as clauses ("A sun drenched masterpiece"), never a claim to negate."""
+    """Whether the sentence opens with an indefinite subject ("A ...") whose verb is a past form, a modal or a plain
+    present (VBP, which a singular "A ..." cannot take: "A smart, witty follow up"): review fragments the parse
+    reads as clauses ("A sun drenched masterpiece"), never a claim to negate."""
     first = sentence[0]
-    if first.lower_ not in ("a", "an") or verb.tag_ not in _PAST_OR_MODAL:
+    if first.lower_ in ("a", "an") and first.head.i == root.i:
+        return True  # the article's noun taken for the verb ("A smart, witty follow up")
+    if first.lower_ not in ("a", "an") or verb.tag_ not in _PAST_OR_MODAL | {"VBP"}:
         return False
     subject = next((child for child in root.children if child.dep_ in ("nsubj", "nsubjpass")), None)
     return subject is not None and subject.left_edge.i == first.i
