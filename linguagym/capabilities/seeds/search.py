@@ -11,6 +11,9 @@ from linguagym.capabilities.data.datasets import Example
 from linguagym.capabilities.seeds.negation import CannotNegate, clauses, is_clause, negate
 from linguagym.capabilities.seeds.specs import NEGATED_VERB, PatternElement, Search, WordCondition
 
+# words that set one part of a sentence against another: a sentence holding one says two things (``unmixed``)
+CONTRASTIVE = frozenset({"but", "yet", "although", "though", "however", "whereas", "while", "nevertheless",
+                         "nonetheless", "despite", "still"})
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
 
 
@@ -30,6 +33,11 @@ def search_match(search: Search, example: Example, analysis: Analysis) -> Match 
     if search.clauses and not all(_COMPARE[op](clauses(analysis), bound) for op, bound in search.clauses):
         return None
     if search.clause and not is_clause(analysis):
+        return None
+    if search.unmixed and any(t.lower in CONTRASTIVE for t in analysis.tokens):
+        return None
+    if search.score and (example.score is None
+                         or not all(_COMPARE[op](example.score, bound) for op, bound in search.score)):
         return None
     if not all(any(word_matches(c, t) for t in analysis.tokens) for c in search.require):
         return None

@@ -33,6 +33,7 @@ DEFAULT_TEMPLATES = "repaired"
 SLOT = re.compile(r"\{([^{}]*)\}")
 SLOT_BODY = re.compile(r"^([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?((?:\|\w+)*)$")
 _LENGTH = re.compile(r"^\s*(<=|>=|<|>|==)\s*(\d+)\s*$")
+_SCORE = re.compile(r"^\s*(<=|>=|<|>)\s*(\d*\.?\d+)\s*$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 _ID = re.compile(r"^[A-Za-z][\w-]*$")
 
@@ -66,6 +67,12 @@ class Search:
     length: tuple[tuple[str, int], ...] = ()
     clauses: tuple[tuple[str, int], ...] = ()  # finite verbs and breaks after the first (``negation.clauses``)
     clause: bool = False  # S must be a clause: a subject, then a finite verb (``negation.is_clause``)
+    # S holds no contrastive word (``CONTRASTIVE``): quoted as one opinion, a mixed sentence ("It's not a real film
+    # of Nijinsky, but at least ...") has no single label (issue 38's blind label readers)
+    unmixed: bool = False
+    # bounds on the example's graded score (0..1): LC1/LC5's neutral seeds come from the middle of the neutral band,
+    # where readers agree they are neutral; an example without a score cannot meet them
+    score: tuple[tuple[str, float], ...] = ()
     require: tuple[WordCondition, ...] = ()
     forbid: tuple[WordCondition, ...] = ()
     start: tuple[PatternElement, ...] = ()
@@ -299,11 +306,16 @@ class _Checker:
         if not isinstance(data, dict):
             self.fail(where, "a search must be a mapping (label, length, require, forbid, start)")
             return None
-        self.keys(data, where, ("label", "length", "clauses", "clause", "require", "forbid", "start"), ("label",))
+        self.keys(data, where, ("label", "length", "clauses", "clause", "unmixed", "score", "require", "forbid",
+                                "start"), ("label",))
         clause = data.get("clause", False)
         if not isinstance(clause, bool):
             self.fail(f"{where}.clause", "must be true or false")
             clause = False
+        unmixed = data.get("unmixed", False)
+        if not isinstance(unmixed, bool):
+            self.fail(f"{where}.unmixed", "must be true or false")
+            unmixed = False
         labels = self.labels(data.get("label"), f"{where}.label")
         length = self.comparisons(data.get("length", []), f"{where}.length")
         clauses = self.comparisons(data.get("clauses", []), f"{where}.clauses")
@@ -312,8 +324,19 @@ class _Checker:
         start = self.pattern(data.get("start", []), f"{where}.start")
         if labels is None:
             return None
-        return Search(labels, length=length, clauses=clauses, clause=clause, require=require, forbid=forbid,
-                      start=start)
+        return Search(labels, length=length, clauses=clauses, clause=clause, unmixed=unmixed,
+                      score=self.score_bounds(data.get("score", []), f"{where}.score"), require=require,
+                      forbid=forbid, start=start)
+
+    def score_bounds(self, raw: Any, where: str) -> tuple[tuple[str, float], ...]:
+        out = []
+        for item in [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else [raw]:
+            match = _SCORE.match(item) if isinstance(item, str) else None
+            if match is None or not 0 <= float(match.group(2)) <= 1:
+                self.fail(where, f"{item!r} is not a bound on the 0..1 score such as '>= 0.45' (<, <=, >, >=)")
+            else:
+                out.append((match.group(1), float(match.group(2))))
+        return tuple(out)
 
     def comparisons(self, raw: Any, where: str) -> tuple[tuple[str, int], ...]:
         if not isinstance(raw, str | list):
