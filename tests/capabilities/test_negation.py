@@ -176,3 +176,22 @@ def test_a_third_person_verb_gets_its_base_form_by_spelling_not_by_the_lemmatise
              "tantalizes": "tantalize", "rises": "rise"}
     assert {word: third_person_base(word) for word in cases} == cases
     assert third_person_base("is") == "be" and third_person_base("glass") is None
+
+
+def test_unmixed_and_score_bounds_refuse_mixed_sentences_and_the_edges_of_a_band(analyser):
+    """Issue 38's label readers: a quoted sentence with a contrastive word has no single label (``unmixed``), and
+    LC1/LC5's neutral seeds come from the middle of the neutral band (``score``); a dataset of labels only is not
+    bounded by score."""
+    from linguagym.capabilities.data.datasets import Example
+    from linguagym.capabilities.seeds.search import search_match
+    from linguagym.capabilities.seeds.specs import Search
+
+    unmixed = Search(frozenset({"positive"}), unmixed=True)
+    bounded = Search(frozenset({"neutral"}), score=((">=", 0.45), ("<=", 0.55)))
+    mixed, plain = "It is not a real film, but at least it is fun.", "It is a fun film."
+    analyses = dict(zip([mixed, plain], analyser.analyse([mixed, plain]), strict=True))
+    assert search_match(unmixed, Example("1", mixed, "positive"), analyses[mixed]) is None
+    assert search_match(unmixed, Example("2", plain, "positive"), analyses[plain]) is not None
+    for score, kept in ((0.42, False), (0.45, True), (0.5, True), (0.55, True), (0.58, False), (None, True)):
+        found = search_match(bounded, Example("3", plain, "neutral", score), analyses[plain])
+        assert (found is not None) is kept, score

@@ -36,8 +36,9 @@ def search_match(search: Search, example: Example, analysis: Analysis) -> Match 
         return None
     if search.unmixed and any(t.lower in CONTRASTIVE for t in analysis.tokens):
         return None
-    if search.score and (example.score is None
-                         or not all(_COMPARE[op](example.score, bound) for op, bound in search.score)):
+    # a dataset of labels only has no score to bound: its label is the evidence
+    if search.score and example.score is not None \
+            and not all(_COMPARE[op](example.score, bound) for op, bound in search.score):
         return None
     if not all(any(word_matches(c, t) for t in analysis.tokens) for c in search.require):
         return None

@@ -71,7 +71,7 @@ class Search:
     # of Nijinsky, but at least ...") has no single label (issue 38's blind label readers)
     unmixed: bool = False
     # bounds on the example's graded score (0..1): LC1/LC5's neutral seeds come from the middle of the neutral band,
-    # where readers agree they are neutral; an example without a score cannot meet them
+    # where readers agree they are neutral; an example without a score (a dataset of labels only) is not bounded
     score: tuple[tuple[str, float], ...] = ()
     require: tuple[WordCondition, ...] = ()
     forbid: tuple[WordCondition, ...] = ()
