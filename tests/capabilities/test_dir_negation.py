@@ -18,7 +18,9 @@ from linguagym.capabilities.perturb.negation import (
     NO_MAIN_CLAUSE,
     NO_VERB,
     NOT_CLEARLY_POSITIVE,
+    PRAISE_IN_RELATIVE,
     PRAISE_IN_SUBJECT,
+    QUANTIFIED_SUBJECT,
     REASON_CLAUSE,
     RECOMMENDATION,
     RELATIVE_OUTSIDE,
@@ -186,6 +188,34 @@ def test_the_plain_claim_rules_refuse_what_readers_read_as_left_standing(nlp, pr
     ("This film is as funny as the first one.", "This film is not as funny as the first one."),
 ])
 def test_the_plain_claim_rules_keep_plain_claims(nlp, praise, sentence, negated):
+    assert negate_main_clause(nlp(sentence), praise).text == negated
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    # the fifth round's rules, from the invalid pairs of the fourth blind sample (benchmarks/dir_pairs_41*), in
+    # sentences of the same shapes written anew
+    ("Everybody will be able to enjoy the lovely score.", QUANTIFIED_SUBJECT),  # "Everybody will not": scope
+    ("Few comedies this season have been as sharp.", QUANTIFIED_SUBJECT),
+    ("The sequel is sure to give you plenty of thrills.", CANNOT_PLACE),  # "is not sure to" doubts
+    ("Arguably the funniest film ever made about dentists.", NO_VERB),  # a noun phrase
+    ("The cast is superb and I expect there will be sequels.", SECOND_CLAUSE),  # a second sentence run on
+    ("It is a rousing adventure and worth the ticket.", SECOND_PHRASE),  # "not A and B": B left standing
+    ("Lin directs this elegant drama that offers a fascinating view of village life.", PRAISE_IN_RELATIVE),
+    ("Park deserves an award for making this wonderful film.", SIDE_PHRASE),  # praise deep in a phrase
+])
+def test_the_fifth_round_refuses_scope_and_praise_the_negation_misses(nlp, praise, sentence, reason):
+    negation = negate_main_clause(nlp(sentence), praise)
+    assert (negation.text, negation.refused) == (None, reason)
+
+
+@pytest.mark.parametrize(("sentence", "negated"), [
+    # and keep: a definite subject, a predicate without a conjunct, a relative clause without praise, "full of"
+    ("The score is a treat.", "The score is not a treat."),
+    ("The film is full of charm.", "The film is not full of charm."),
+    ("It is a comedy that works.", "It is not a comedy that works."),
+    ("The two leads give wonderful performances.", "The two leads do not give wonderful performances."),
+])
+def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated
 
 

@@ -122,9 +122,12 @@ SIDE_PHRASE = "praise in a side phrase"
 REASON_CLAUSE = "reason clause"
 CLEFT = "cleft sentence"
 SUPERLATIVE = "superlative comparison"
+QUANTIFIED_SUBJECT = "quantified subject"
+PRAISE_IN_RELATIVE = "praise in a relative clause"
 REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, CLEFT, ADVERB,
-            SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE, RECOMMENDATION, SIDE_PHRASE,
-            REASON_CLAUSE, SUPERLATIVE, SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
+            QUANTIFIED_SUBJECT, SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE,
+            PRAISE_IN_RELATIVE, RECOMMENDATION, SIDE_PHRASE, REASON_CLAUSE, SUPERLATIVE, SENTIMENT_OUTSIDE, MIXED,
+            CANNOT_PLACE)
 # an original is clearly positive where its mean rating (-4..4) is at least this: the positive band starts above
 # 0.8; 1.5 keeps the raters' mean well inside it (score (1.5 + 4) / 8 = 0.6875 on 0..1)
 MIN_RATING = 1.5
@@ -202,12 +205,14 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     verb = auxiliaries[0] if auxiliaries else root
     if verb is root and root.lemma_ != "be" and root.tag_ not in _FINITE:
         return Negation(None, NO_VERB)  # a bare participle or infinitive: nothing finite to negate
-    if _headline_fragment(sentence, root, verb):
+    if _headline_fragment(sentence, root, verb) or superlative_fragment(root):
         return Negation(None, NO_VERB)
     if _not_main(doc, sentence, root, verb) or _inverted_or_lowercase(sentence, root):
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
         return Negation(None, EXISTENTIAL)
+    if quantified_subject(root):
+        return Negation(None, QUANTIFIED_SUBJECT)
     if cleft(root):
         return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
@@ -227,7 +232,9 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, SENTIMENT_OUTSIDE)
     if _mixed(doc, reach):
         return Negation(None, MIXED)
-    if second_phrase(doc, root):
+    if later_clause(doc, sentence):
+        return Negation(None, SECOND_CLAUSE)
+    if second_phrase(doc, root) or coordinated_complement(root):
         return Negation(None, SECOND_PHRASE)
     if superlative_comparison(sentence, root):
         return Negation(None, SUPERLATIVE)
@@ -235,8 +242,11 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, PRAISE_IN_SUBJECT)
     if relative_outside(doc, root):
         return Negation(None, RELATIVE_OUTSIDE)
-    if side_phrase(doc, root, evaluative) or praise_in_adjunct(doc, root, evaluative):
+    if side_phrase(doc, root, evaluative) or praise_in_adjunct(doc, root, evaluative) \
+            or praise_in_nested_phrase(root, evaluative):
         return Negation(None, SIDE_PHRASE)
+    if praise_in_relative(root, evaluative):
+        return Negation(None, PRAISE_IN_RELATIVE)
     if phrase_break(doc, sentence, root):
         return Negation(None, SECOND_PHRASE)
     if verb is not root and any(t.tag_ == "RB" and t.lower_.endswith("ly") for t in doc[verb.i + 1:root.i]):
@@ -244,6 +254,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
+    if raising_predicate(root):
+        return Negation(None, CANNOT_PLACE)  # "is sure to give": "is not sure to" doubts, it does not deny
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
     try:
@@ -421,6 +433,86 @@ def side_phrase(doc, root, evaluative: Evaluative) -> bool:
         if not (participial or with_phrase or relative):
             continue
         if any(t.pos_ == "ADJ" or evaluative(t) for t in token.subtree):
+            return True
+    return False
+
+
+# a subject so quantified that "not" on its verb reads as scope ("Everyone should not ...", "Few films ... have not")
+_QUANTIFIERS = frozenset({"everyone", "everybody", "everything", "anyone", "anybody", "anything", "all", "few",
+                          "many", "most", "some", "someone", "somebody", "each", "every", "several", "both", "nobody",
+                          "fewer", "more", "any"})
+# adjectives that raise their infinitive's claim ("is sure to give you laughs"): the negation belongs on the infinitive
+_RAISING = frozenset({"sure", "certain", "bound", "likely", "guaranteed", "set", "destined", "apt", "poised"})
+
+
+def quantified_subject(root) -> bool:
+    """Whether the main clause's subject is a quantifier or has one ("Everyone should ...", "Few films this year
+    have been ..."): the negated verb then reads as "not everyone"/"few ... have not", not as the opposite claim."""
+    for child in root.children:
+        if child.dep_ in ("nsubj", "nsubjpass") and (child.lower_ in _QUANTIFIERS or any(
+                c.dep_ in ("det", "amod", "predet", "nummod") and c.lower_ in _QUANTIFIERS for c in child.children)):
+            return True
+    return False
+
+
+def raising_predicate(root) -> bool:
+    """Whether the main clause is "be" + sure/certain/bound/likely ... + an infinitive ("is sure to give you a lot
+    of laughs"): "is not sure to" states doubt, and the infinitive's praise stands."""
+    return root.lemma_ == "be" and any(
+        c.dep_ == "acomp" and c.lower_ in _RAISING and any(g.dep_ == "xcomp" for g in c.children)
+        for c in root.children)
+
+
+def superlative_fragment(root) -> bool:
+    """Whether the "verb" is a participle after "ever" on a superlative noun ("Undoubtedly the scariest movie ever
+    made about tattoos"): a noun phrase, no claim to negate."""
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and root.i > 0 and root.doc[root.i - 1].lower_ == "ever" \
+        and any(t.tag_ == "JJS" or t.lower_ == "most" for t in subject.subtree)
+
+
+def later_clause(doc, sentence) -> bool:
+    """Whether the parse found a second sentence with a finite verb after the first ("The cast is top notch and I
+    predict there will be ..."): two clauses run together; the negation reaches only the first."""
+    return any(t.tag_ in ("VBZ", "VBD", "VBP", "MD") for t in doc[sentence.end:])
+
+
+def coordinated_complement(root) -> bool:
+    """Whether the main verb's complement has a conjunct of its own ("It's a satisfying summer blockbuster and worth
+    a look"; "proves unrelentingly grim and equally engrossing"): "not A and B" leaves B to be read as standing.
+    Adjectives in a list before a noun are the noun's modifiers, not conjuncts of the complement."""
+    return any(c.dep_ in ("attr", "acomp", "oprd") and any(g.dep_ == "conj" for g in c.children)
+               for c in root.children)
+
+
+def praise_in_relative(root, evaluative: Evaluative) -> bool:
+    """Whether a relative clause in the negated clause holds a positive word ("directs this drama that presents a
+    fascinating glimpse of ...", "a fairy tale from a film culture that allows us to revel in its splendor"): what
+    it says of its noun is presupposed, and stands. Not one on the complement of "be" ("is one film that's truly
+    deserving of ..."): that clause is the claim the negation denies, unless it has no relative word and is
+    itself a copula with an adjective ("a guilty pleasure he's easy to like": a second sentence run on)."""
+    for clause in (t for t in root.subtree if t.dep_ == "relcl"):
+        if not any(evaluative(w) for w in clause.subtree):
+            continue
+        relative_word = any(c.tag_ in _SUBORDINATING or c.lower_ == "that" for c in clause.subtree
+                            if c.i < clause.i)
+        on_the_claim = root.lemma_ == "be" and clause.head.dep_ == "attr" and clause.head.head.i == root.i
+        run_on = not relative_word and clause.lemma_ == "be" and any(c.dep_ == "acomp" for c in clause.children)
+        if not on_the_claim or run_on:
+            return True
+    return False
+
+
+def praise_in_nested_phrase(root, evaluative: Evaluative) -> bool:
+    """Whether a positive adjective modifies a noun inside a prepositional phrase on a verb or a noun ("deserves an
+    award for making this wonderful film"): the phrase's noun is presupposed, its praise stands. Not inside an
+    "of" phrase (the noun's own content: "a performance of great subtlety") nor one on an adjective or on "be"
+    ("scary in a good way", "full of charm"): the predicate's, negated with it."""
+    for token in root.subtree:
+        if token.dep_ != "amod" or not evaluative(token):
+            continue
+        if any(a.dep_ == "prep" and a.lower_ != "of" and a.head.pos_ != "ADJ"
+               and not (a.head.i == root.i and root.lemma_ == "be") for a in token.ancestors):
             return True
     return False
 
