@@ -100,6 +100,23 @@ def test_determiners_agree_with_their_noun_and_its_sound(validator, text, word, 
     assert any(r.startswith("agreement:") for r in checked.reasons), checked.reasons
 
 
+@pytest.mark.parametrize(("text", "word", "tag"), [
+    # a word filled after the seed's article must take its sound (the blind sample 40: "A ultimately flawed ...")
+    ("A ultimately flawed but engrossing thriller.", "ultimately", "RB"),
+    ("It's as raw an cinematic experience as a ringside seat.", "cinematic", "JJ"),
+])
+def test_a_filled_word_takes_the_sound_of_the_article_before_it(validator, text, word, tag):
+    checked = _check(validator, text, word, tag)
+    assert any(r.startswith("agreement:") and "should be" in r for r in checked.reasons), checked.reasons
+
+
+def test_a_filled_word_that_fits_the_article_before_it_passes_the_sound_check(validator):
+    for text, word in (("An ultimately flawed but engrossing thriller.", "ultimately"),
+                       ("It's a cinematic experience like no other.", "cinematic")):
+        checked = _check(validator, text, word, "RB" if word.endswith("ly") else "JJ")
+        assert not any("should be" in r for r in checked.reasons), (text, checked.reasons)
+
+
 def test_clear_and_unclear_article_sounds(validator):
     for text in ("It is a useful film about a unique town.", "It is an honest film about a European town."):
         checked = _check(validator, text, "a" if " a " in text[:9] else "an", "DT")

@@ -137,6 +137,10 @@ def _vader_problems(tokens: Sequence, index: int, word: str, vader: VaderLexicon
 
 def _agreement_problems(tokens: Sequence, index: int, word: str, vader: VaderLexicon | None) -> list[Problem]:
     token = tokens[index]
+    before = tokens[index - 1] if index > 0 else None
+    # a word filled after the seed's "a"/"an" must take its sound ("A ultimately flawed", "an cinematic experience")
+    if before is not None and before.lower in ("a", "an") and (problem := _sound_problem(before.lower, token)):
+        return [AGREEMENT.problem(f"{before.text!r} {problem} {word!r}")]
     following = tokens[index + 1] if index + 1 < len(tokens) else None
     if following is None:
         return []
@@ -296,15 +300,23 @@ def _article_problem(token, following) -> str | None:
         return "is a preposition before the preposition"
     if token.tag in ("RB", "RBR", "RBS") and following.lower == "of":
         return "is an adverb between a noun and its"  # "a specimen once of", "an interpretation here of"
-    if word in ("a", "an") and following.text[:1].isalpha():
-        nxt = following.lower
-        if nxt.startswith(_EITHER_SOUND) or (len(nxt) > 1 and following.text.isupper()):
-            return None  # acronyms and "uni-"/"una-" words: either may be right
-        vowel = (nxt[0] in "aeiou" and not nxt.startswith(_CONSONANT_SOUND)) or nxt.startswith(_SILENT_H)
-        if word == "a" and vowel:
-            return "should be 'an' before"
-        if word == "an" and not vowel:
-            return "should be 'a' before"
+    if word in ("a", "an"):
+        return _sound_problem(word, following)
+    return None
+
+
+def _sound_problem(article: str, following) -> str | None:
+    """"a" before a vowel sound or "an" before a consonant's (clear cases only)."""
+    if not following.text[:1].isalpha():
+        return None
+    nxt = following.lower
+    if nxt.startswith(_EITHER_SOUND) or (len(nxt) > 1 and following.text.isupper()):
+        return None  # acronyms and "uni-"/"una-" words: either may be right
+    vowel = (nxt[0] in "aeiou" and not nxt.startswith(_CONSONANT_SOUND)) or nxt.startswith(_SILENT_H)
+    if article == "a" and vowel:
+        return "should be 'an' before"
+    if article == "an" and not vowel:
+        return "should be 'a' before"
     return None
 
 
