@@ -202,6 +202,10 @@ def test_the_plain_claim_rules_keep_plain_claims(nlp, praise, sentence, negated)
     ("It is a rousing adventure and worth the ticket.", SECOND_PHRASE),  # "not A and B": B left standing
     ("Lin directs this elegant drama that offers a fascinating view of village life.", PRAISE_IN_RELATIVE),
     ("Park deserves an award for making this wonderful film.", SIDE_PHRASE),  # praise deep in a phrase
+    # and from the shapes the fifth sample (benchmarks/dir_pairs_42*) was expected to fail on, read before judging
+    ("What a wonderfully strange movie this is.", NO_MAIN_CLAUSE),  # an exclamation: "... this is not."
+    ("It's the haunting images of the coast that prove most memorable.", CLEFT),  # definite focus, praise after
+    ("Seeing these actors together is both touching and pure fun.", SECOND_PHRASE),  # "not both A and B"
 ])
 def test_the_fifth_round_refuses_scope_and_praise_the_negation_misses(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -214,6 +218,9 @@ def test_the_fifth_round_refuses_scope_and_praise_the_negation_misses(nlp, prais
     ("The film is full of charm.", "The film is not full of charm."),
     ("It is a comedy that works.", "It is not a comedy that works."),
     ("The two leads give wonderful performances.", "The two leads do not give wonderful performances."),
+    ("It's the sweet love story that the first film wanted to be.",
+     "It's not the sweet love story that the first film wanted to be."),  # no praise in the relative clause
+    ("The result is something fresh and delightful.", "The result is not something fresh and delightful."),
 ])
 def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated

@@ -207,19 +207,20 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_VERB)  # a bare participle or infinitive: nothing finite to negate
     if _headline_fragment(sentence, root, verb) or superlative_fragment(root):
         return Negation(None, NO_VERB)
-    if _not_main(doc, sentence, root, verb) or _inverted_or_lowercase(sentence, root):
+    if _not_main(doc, sentence, root, verb) or _inverted_or_lowercase(sentence, root) \
+            or exclamative(sentence) or verb_before_root(sentence, root):
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
         return Negation(None, EXISTENTIAL)
     if quantified_subject(root):
         return Negation(None, QUANTIFIED_SUBJECT)
-    if cleft(root):
+    if cleft(root) or praise_cleft(root, evaluative_words("positive")):
         return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
            for child in root.children):
         return Negation(None, ADVERB)
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
-            or run_on_clause(doc, root):
+            or run_on_clause(doc, root) or aside_conjunct(root):
         return Negation(None, SECOND_CLAUSE)
     if imperative_after(doc, root):
         return Negation(None, RECOMMENDATION)
@@ -471,6 +472,48 @@ def superlative_fragment(root) -> bool:
         and any(t.tag_ == "JJS" or t.lower_ == "most" for t in subject.subtree)
 
 
+def exclamative(sentence) -> bool:
+    """Whether the sentence is an exclamation ("What a bewilderingly brilliant movie this is."; "How funny it
+    is."): no claim "not" can deny ("... this is not.")."""
+    words = [t.lower_ for t in sentence[:2]]
+    return words[:1] == ["how"] and len(sentence) > 1 and sentence[1].pos_ in ("ADJ", "ADV") \
+        or words[:2] in (["what", "a"], ["what", "an"])
+
+
+def verb_before_root(sentence, root) -> bool:
+    """Whether a finite verb before the main verb heads no clause of the subject's own (a relative or a subject
+    clause) but a subject or a conjunct ("The film hinges on its performances, and both leads are ..." parsed
+    with "hinges" as the subject): the parse has lost the main clause, and "not" would land in the second."""
+    return any(t.tag_ in ("VBZ", "VBD", "VBP") and t.dep_ in ("nsubj", "nsubjpass", "conj", "parataxis", "dep")
+               for t in sentence if t.i < root.i)
+
+
+def aside_conjunct(root) -> bool:
+    """Whether a finite verb is coordinated with a parenthetical or loose clause on the main verb ("takes a
+    concept (aliens come to Earth) and infuses it into ..."): the second predicate, out of the negation's
+    reach, stands."""
+    return any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBD", "VBP") and t.head.dep_ in ("parataxis", "dep")
+               and t.head.head.i == root.i for t in root.subtree)
+
+
+def praise_cleft(root, evaluative: Evaluative) -> bool:
+    """Whether the main clause is "it is the NP that ..." with a definite focus and a relative clause in it that
+    praises or predicates an adjective ("It's the unsettling images of a war ravaged land that prove more potent
+    and riveting than ..."): a cleft, whose relative clause is presupposed; "It's not the images that prove ..."
+    leaves it standing. An indefinite focus ("It's a film that rewards patience") is a plain claim."""
+    if root.lemma_ != "be" or not any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children):
+        return False
+    for attr in (c for c in root.children if c.dep_ == "attr"):
+        if not any(c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an") for c in attr.children):
+            continue
+        for clause in (t for t in attr.subtree if t.dep_ == "relcl"):
+            if not any(w.lower_ in ("that", "who", "which") for w in clause.subtree if w.i < clause.i):
+                continue
+            if any(evaluative(w) or (w.pos_ == "ADJ" and w.dep_ in ("acomp", "oprd")) for w in clause.subtree):
+                return True
+    return False
+
+
 def later_clause(doc, sentence) -> bool:
     """Whether the parse found a second sentence with a finite verb after the first ("The cast is top notch and I
     predict there will be ..."): two clauses run together; the negation reaches only the first."""
@@ -479,10 +522,18 @@ def later_clause(doc, sentence) -> bool:
 
 def coordinated_complement(root) -> bool:
     """Whether the main verb's complement has a conjunct of its own ("It's a satisfying summer blockbuster and worth
-    a look"; "proves unrelentingly grim and equally engrossing"): "not A and B" leaves B to be read as standing.
+    a look"; "proves unrelentingly grim and equally engrossing"; "is both inspiring and pure joy": the parse may
+    hang the "both ... and" on a modifier): "not A and B" leaves B to be read as standing.
     Adjectives in a list before a noun are the noun's modifiers, not conjuncts of the complement."""
-    return any(c.dep_ in ("attr", "acomp", "oprd") and any(g.dep_ == "conj" for g in c.children)
-               for c in root.children)
+    return any(c.dep_ in ("attr", "acomp", "oprd") and (any(g.dep_ == "conj" for g in c.children) or any(
+        _both(t) for t in c.subtree)) for c in root.children)
+
+
+def _both(token) -> bool:
+    """ "both"/"either" opening a coordination: a preconjunct, or a determiner the parse put on a singular noun
+    ("both touching and pure fun")."""
+    return token.lower_ in ("both", "either") and (
+        token.dep_ == "preconj" or (token.dep_ == "det" and token.head.tag_ in ("NN", "NNP")))
 
 
 def praise_in_relative(root, evaluative: Evaluative) -> bool:
@@ -507,12 +558,16 @@ def praise_in_nested_phrase(root, evaluative: Evaluative) -> bool:
     """Whether a positive adjective modifies a noun inside a prepositional phrase on a verb or a noun ("deserves an
     award for making this wonderful film"): the phrase's noun is presupposed, its praise stands. Not inside an
     "of" phrase (the noun's own content: "a performance of great subtlety") nor one on an adjective or on "be"
-    ("scary in a good way", "full of charm"): the predicate's, negated with it."""
+    ("scary in a good way", "full of charm"): the predicate's, negated with it; unless the noun is "this" or
+    "these" one ("emphatic in this properly intense tale"): the film itself, praised whatever the negation."""
     for token in root.subtree:
         if token.dep_ != "amod" or not evaluative(token):
             continue
-        if any(a.dep_ == "prep" and a.lower_ != "of" and a.head.pos_ != "ADJ"
-               and not (a.head.i == root.i and root.lemma_ == "be") for a in token.ancestors):
+        # "in this properly intense, claustrophobic tale": praise of the film itself, whatever the phrase is on
+        demonstrative = any(c.dep_ == "det" and c.lower_ in ("this", "these") for c in token.head.children)
+        if any(a.dep_ == "prep" and (demonstrative or (a.lower_ != "of" and a.head.pos_ != "ADJ"
+                                                       and not (a.head.i == root.i and root.lemma_ == "be")))
+               for a in token.ancestors):
             return True
     return False
 
