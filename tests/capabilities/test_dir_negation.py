@@ -29,6 +29,7 @@ from linguagym.capabilities.perturb.negation import (
     SENTIMENT_OUTSIDE,
     SIDE_PHRASE,
     SUPERLATIVE,
+    UNIVERSAL_IN_SCOPE,
     negate_main_clause,
     unreached_sentiment,
 )
@@ -206,6 +207,10 @@ def test_the_plain_claim_rules_keep_plain_claims(nlp, praise, sentence, negated)
     ("What a wonderfully strange movie this is.", NO_MAIN_CLAUSE),  # an exclamation: "... this is not."
     ("It's the haunting images of the coast that prove most memorable.", CLEFT),  # definite focus, praise after
     ("Seeing these actors together is both touching and pure fun.", SECOND_PHRASE),  # "not both A and B"
+    # and from the sample 42's verdicts: a universal the negation makes partial, the film itself described
+    ("I enjoyed every scene of this movie.", UNIVERSAL_IN_SCOPE),  # "did not enjoy every scene": most, then
+    ("Lee captures both the humour and the sadness of the town.", UNIVERSAL_IN_SCOPE),
+    ("The score is quietly effective in this tense, intimate thriller.", SIDE_PHRASE),  # "this ... thriller" stands
 ])
 def test_the_fifth_round_refuses_scope_and_praise_the_negation_misses(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -221,6 +226,7 @@ def test_the_fifth_round_refuses_scope_and_praise_the_negation_misses(nlp, prais
     ("It's the sweet love story that the first film wanted to be.",
      "It's not the sweet love story that the first film wanted to be."),  # no praise in the relative clause
     ("The result is something fresh and delightful.", "The result is not something fresh and delightful."),
+    ("It's a fine comedy for viewers of all ages.", "It's not a fine comedy for viewers of all ages."),
 ])
 def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated

@@ -124,8 +124,9 @@ CLEFT = "cleft sentence"
 SUPERLATIVE = "superlative comparison"
 QUANTIFIED_SUBJECT = "quantified subject"
 PRAISE_IN_RELATIVE = "praise in a relative clause"
+UNIVERSAL_IN_SCOPE = "universal in the negation's scope"
 REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, CLEFT, ADVERB,
-            QUANTIFIED_SUBJECT, SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE,
+            QUANTIFIED_SUBJECT, UNIVERSAL_IN_SCOPE, SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE,
             PRAISE_IN_RELATIVE, RECOMMENDATION, SIDE_PHRASE, REASON_CLAUSE, SUPERLATIVE, SENTIMENT_OUTSIDE, MIXED,
             CANNOT_PLACE)
 # an original is clearly positive where its mean rating (-4..4) is at least this: the positive band starts above
@@ -237,6 +238,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, SECOND_CLAUSE)
     if second_phrase(doc, root) or coordinated_complement(root):
         return Negation(None, SECOND_PHRASE)
+    if universal_in_scope(root):
+        return Negation(None, UNIVERSAL_IN_SCOPE)
     if superlative_comparison(sentence, root):
         return Negation(None, SUPERLATIVE)
     if praise_in_subject(root, evaluative):
@@ -456,6 +459,23 @@ def quantified_subject(root) -> bool:
     return False
 
 
+# universal words whose negation is partial: "does not nail both", "did not love every minute", "is not always"
+_UNIVERSALS = frozenset({"both", "every", "all", "each", "always", "everything", "everyone", "everybody"})
+
+
+def universal_in_scope(root) -> bool:
+    """Whether a universal word follows the main verb in its clause ("nails both the glad handing and ...", "loved
+    every minute of this film"): "not both"/"not every" denies only the whole, and leaves most of the praise
+    standing ("did not love every minute" still loved most)."""
+    for token in root.subtree:
+        if token.i < root.i or token.lower_ not in _UNIVERSALS or any(a.dep_ == "prep" for a in token.ancestors):
+            continue  # "for kids (of all ages)": inside a phrase, not what is claimed
+        on_claim = token.head.i == root.i or (token.head.head.i == root.i and token.head.dep_ in _COMPLEMENTS)
+        if token.dep_ == "preconj" or on_claim:
+            return True
+    return False
+
+
 def raising_predicate(root) -> bool:
     """Whether the main clause is "be" + sure/certain/bound/likely ... + an infinitive ("is sure to give you a lot
     of laughs"): "is not sure to" states doubt, and the infinitive's praise stands."""
@@ -560,16 +580,26 @@ def praise_in_nested_phrase(root, evaluative: Evaluative) -> bool:
     "of" phrase (the noun's own content: "a performance of great subtlety") nor one on an adjective or on "be"
     ("scary in a good way", "full of charm"): the predicate's, negated with it; unless the noun is "this" or
     "these" one ("emphatic in this properly intense tale"): the film itself, praised whatever the negation."""
+    negative = evaluative_words("negative")
     for token in root.subtree:
+        # a "this"/"these" noun in a phrase ("in this properly intense, claustrophobic tale") is the film itself:
+        # any description of it not negative stands, rated or not
+        if token.dep_ == "amod" and token.pos_ == "ADJ" and _this_one(token.head) and not negative(token) \
+                and any(a.dep_ == "prep" for a in token.ancestors):
+            return True
         if token.dep_ != "amod" or not evaluative(token):
             continue
         # "in this properly intense, claustrophobic tale": praise of the film itself, whatever the phrase is on
-        demonstrative = any(c.dep_ == "det" and c.lower_ in ("this", "these") for c in token.head.children)
+        demonstrative = _this_one(token.head)
         if any(a.dep_ == "prep" and (demonstrative or (a.lower_ != "of" and a.head.pos_ != "ADJ"
                                                        and not (a.head.i == root.i and root.lemma_ == "be")))
                for a in token.ancestors):
             return True
     return False
+
+
+def _this_one(noun) -> bool:
+    return any(c.dep_ == "det" and c.lower_ in ("this", "these") for c in noun.children)
 
 
 def second_phrase(doc, root) -> bool:
