@@ -14,6 +14,7 @@ from linguagym.capabilities.perturb.negation import (
     CANNOT_PLACE,
     CLEFT,
     EXISTENTIAL,
+    FRONTED,
     MIXED,
     NO_MAIN_CLAUSE,
     NO_VERB,
@@ -64,7 +65,7 @@ def praise():
     ('"The Ring" is scary in a good way.', '"The Ring" is not scary in a good way.'),
     ("I loved this film.", "I did not love this film."),
     # the base form by spelling ("shin" was spaCy's lemma); an indefinite subject with a present verb is a clause
-    ("Canada's arctic light shines bright on this film.", "Canada's arctic light does not shine bright on this film."),
+    ("Canada's light shines bright on this film.", "Canada's light does not shine bright on this film."),
     ("A film like this makes you think.", "A film like this does not make you think."),
 ])
 def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
@@ -104,8 +105,8 @@ def test_a_sentence_is_refused_where_the_negation_would_miss_its_sentiment(nlp, 
     ("These are lives worth watching, paths worth following.", SECOND_PHRASE),
     ("This is one of the most moving epics in recent memory, and in spite of its flaws, Scorsese's best in a "
      "decade.", SECOND_PHRASE),
-    ("Canada's arctic light shines bright on this soap opera that breathes extraordinary life into the Inuit "
-     "people.", RELATIVE_OUTSIDE),
+    ("Canada's light shines bright on this soap opera that breathes extraordinary life into the Inuit people.",
+     RELATIVE_OUTSIDE),
     ("It's rare for any movie to be as subtle and touching as The Son's Room.", SENTIMENT_OUTSIDE),
     ("The format gets used best ... to capture the dizzying heights.", ADVERB),  # a superlative adverb
 ])
@@ -229,6 +230,32 @@ def test_the_fifth_round_refuses_scope_and_praise_the_negation_misses(nlp, prais
     ("It's a fine comedy for viewers of all ages.", "It's not a fine comedy for viewers of all ages."),
 ])
 def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
+    assert negate_main_clause(nlp(sentence), praise).text == negated
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    # the sixth round, from the sample 43's verdicts (benchmarks/dir_pairs_43*: every positive sentence's pool):
+    # words before the subject, and a subject described in words VADER does not rate
+    ("A wild ride into the future, the sequel is a lively adventure.", FRONTED),  # a fronted appositive
+    ("As a thoughtful study of grief, the film is a success.", FRONTED),
+    ("Even when it drags, the film is gripping.", FRONTED),
+    ("Rarely does such talent serve such material.", FRONTED),  # an inverted clause
+    ("Although it is beautifully shot, the film is a triumph.", FRONTED),  # praise conceded stands
+    ("This cheery, down to earth film is a treat.", PRAISE_IN_SUBJECT),  # "cheery": unrated by VADER
+    ("The hypnotic imagery does explore the place.", PRAISE_IN_SUBJECT),
+])
+def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, praise, sentence, reason):
+    negation = negate_main_clause(nlp(sentence), praise)
+    assert (negation.text, negation.refused) == (None, reason)
+
+
+@pytest.mark.parametrize(("sentence", "negated"), [
+    # and keep: criticism conceded before the subject, a subject an adjective only picks out
+    ("Although the plot is thin, the film is a delight.", "Although the plot is thin, the film is not a delight."),
+    ("The new film is a delight.", "The new film is not a delight."),
+    ("The second half is a triumph.", "The second half is not a triumph."),
+])
+def test_the_sixth_round_keeps_plain_subjects(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated
 
 

@@ -125,10 +125,11 @@ SUPERLATIVE = "superlative comparison"
 QUANTIFIED_SUBJECT = "quantified subject"
 PRAISE_IN_RELATIVE = "praise in a relative clause"
 UNIVERSAL_IN_SCOPE = "universal in the negation's scope"
+FRONTED = "words before the subject"
 REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, CLEFT, ADVERB,
-            QUANTIFIED_SUBJECT, UNIVERSAL_IN_SCOPE, SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT, RELATIVE_OUTSIDE,
-            PRAISE_IN_RELATIVE, RECOMMENDATION, SIDE_PHRASE, REASON_CLAUSE, SUPERLATIVE, SENTIMENT_OUTSIDE, MIXED,
-            CANNOT_PLACE)
+            FRONTED, QUANTIFIED_SUBJECT, UNIVERSAL_IN_SCOPE, SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT,
+            RELATIVE_OUTSIDE, PRAISE_IN_RELATIVE, RECOMMENDATION, SIDE_PHRASE, REASON_CLAUSE, SUPERLATIVE,
+            SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
 # an original is clearly positive where its mean rating (-4..4) is at least this: the positive band starts above
 # 0.8; 1.5 keeps the raters' mean well inside it (score (1.5 + 4) / 8 = 0.6875 on 0..1)
 MIN_RATING = 1.5
@@ -213,6 +214,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
         return Negation(None, EXISTENTIAL)
+    if fronted(sentence, root):
+        return Negation(None, FRONTED)
     if quantified_subject(root):
         return Negation(None, QUANTIFIED_SUBJECT)
     if cleft(root) or praise_cleft(root, evaluative_words("positive")):
@@ -617,14 +620,53 @@ def second_phrase(doc, root) -> bool:
     return False
 
 
+# adjectives in a subject that only pick the thing out ("The first half", "The new film"), never praise
+_PLAIN_ADJECTIVES = frozenset({"first", "second", "third", "last", "next", "other", "same", "whole", "entire", "new",
+                               "latest", "original", "final", "previous", "own", "only", "main", "early", "late"})
+
+
 def praise_in_subject(root, evaluative: Evaluative) -> bool:
-    """Whether a modifier in the main clause's subject is evaluative ("Its engaging simplicity is driven by ..."):
-    the subject's praise is presupposed, and stands when the predicate is negated."""
+    """Whether the main clause's subject describes its noun in words that may praise ("Its engaging simplicity is
+    driven by ...", "This cheery, down to earth film is ...", "The hypnotic imagery ... do"): an evaluative word
+    anywhere in it, or an adjective VADER does not rate negative (VADER rates few of a review's adjectives:
+    "hypnotic", "cheery", "engrossing" are unrated) other than the plain ones that only pick the thing out. The
+    subject's description is presupposed, and stands when the predicate is negated."""
+    negative = evaluative_words("negative")
     for child in root.children:
-        if child.dep_ in _SUBJECTS and any(t.dep_ in ("amod", "advmod", "compound") and evaluative(t)
-                                           for t in child.subtree):
-            return True
+        if child.dep_ not in _SUBJECTS:
+            continue
+        for token in child.subtree:
+            # the head too ("Its charm lies in ...", "This cheery (NN), down to earth film"), but not a title's word
+            # (a name, or the sentence's first word: "Promises is one film that's ...")
+            if evaluative(token) and token.pos_ != "PROPN" and token.i != child.sent.start:
+                return True
+            if token.pos_ == "ADJ" and token.dep_ in ("amod", "conj") and token.lower_ not in _PLAIN_ADJECTIVES \
+                    and token.tag_ != "CD" and not negative(token):
+                return True
     return False
+
+
+# one-word concessive subordinators ("even though", "in spite of" open with a word of their own below)
+CONCESSIVE_OPENERS = frozenset({"although", "though", "while", "whereas", "despite"})
+
+
+def fronted(sentence, root) -> bool:
+    """Whether words come before the main clause's subject ("A hip ride into hyper time, Clockstoppers is ...",
+    "As a thoughtful ... examination, ...", "Even when it drags, we are ...", "At its best (...) ...", "Rarely does
+    ..."): a fronted appositive, adjunct or clause says its own thing, often praise, which the negation leaves
+    standing, or inverts the clause. A plain claim opens with its subject (an opening quotation mark aside), or
+    after a concessive clause without praise."""
+    subjects = [c for c in root.children if c.dep_ in _SUBJECTS | {"expl"}]
+    if not subjects:
+        return False  # no subject: ``_inverted_or_lowercase`` refuses it
+    start = min(s.left_edge.i for s in subjects)
+    before = [t for t in sentence if t.i < start and not t.is_punct]
+    if before and before[0].lower_ in CONCESSIVE_OPENERS:
+        # "Although the plot is thin, the film is a delight": criticism conceded keeps the negated text negative;
+        # praise conceded ("Although it is beautifully shot, ...") stands
+        praise = evaluative_words("positive")
+        return any(praise(t) for t in before)
+    return bool(before)
 
 
 def relative_outside(doc, root) -> bool:
