@@ -43,35 +43,56 @@ def estimate(accepted: int, judged: int) -> float:
 
 @dataclass(frozen=True)
 class ReaderLexicon:
-    """Per lower-cased word: (rows accepted, rows judged) by blind readers, and the samples they come from."""
+    """Per lower-cased word: (rows accepted, rows judged) by blind readers, and the samples they come from; and,
+    where the counts have them, the same per (word, lower-cased lemma of the word it modified) pair."""
 
     words: dict[str, tuple[int, int]]
     sources: tuple[str, ...] = ()
+    pairs: dict[tuple[str, str], tuple[int, int]] | None = None  # None: the word alone decides
 
     @classmethod
     def load(cls, path: Path = LEXICON_FILE) -> ReaderLexicon:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
         words = {w: (int(c["accepted"]), int(c["judged"])) for w, c in document["words"].items()}
-        return cls(words, tuple(document.get("sources", ())))
+        pairs = None
+        if "pairs" in document:
+            pairs = {tuple(key.split(" ", 1)): (int(c["accepted"]), int(c["judged"]))
+                     for key, c in document["pairs"].items()}
+        return cls(words, tuple(document.get("sources", ())), pairs)
 
-    def counts(self, word: str) -> tuple[int, int]:
+    def counts(self, word: str, head: str | None = None) -> tuple[int, int]:
+        """The word's counts, or with ``head`` (and pair counts) the pair's."""
+        if head is not None and self.pairs is not None:
+            return self.pairs.get((word.lower(), head.lower()), (0, 0))
         return self.words.get(word.lower(), (0, 0))
 
-    def accepts(self, word: str) -> bool:
-        """Whether ``word`` may be inserted: judged at least ``MIN_JUDGED`` times, estimated acceptable at least
-        ``MIN_ESTIMATE``."""
-        accepted, judged = self.counts(word)
+    def accepts(self, word: str, head: str | None = None) -> bool:
+        """Whether ``word`` may be inserted (before ``head``, the lemma of the word it modifies, where the counts
+        are by pair): judged at least ``MIN_JUDGED`` times, estimated acceptable at least ``MIN_ESTIMATE``. With
+        pair counts a word with no head found is never inserted: no reader judged it there."""
+        if self.pairs is not None and head is None:
+            return False
+        accepted, judged = self.counts(word, head)
         return judged >= MIN_JUDGED and estimate(accepted, judged) >= MIN_ESTIMATE
+
+    def accepts_anywhere(self, word: str) -> bool:
+        """Whether ``word`` is kept before some head (by pair), or kept (by word)."""
+        if self.pairs is None:
+            return self.accepts(word)
+        return any(w == word.lower() and self.accepts(w, h) for w, h in self.pairs)
 
     @property
     def kept(self) -> tuple[str, ...]:
+        """The words kept, or with pair counts the pairs kept ("word head")."""
+        if self.pairs is not None:
+            return tuple(sorted(f"{w} {h}" for w, h in self.pairs if self.accepts(w, h)))
         return tuple(sorted(w for w in self.words if self.accepts(w)))
 
     @property
     def identity(self) -> dict:
-        """What the test file records: the rule, the samples, the words kept."""
+        """What the test file records: the rule, the samples, the words (or word-head pairs) kept."""
         return {"min_estimate": MIN_ESTIMATE, "min_judged": MIN_JUDGED, "sources": list(self.sources),
-                "kept": list(self.kept)}
+                "by": "pair" if self.pairs is not None else "word", "kept": list(self.kept)}
 
 
 @lru_cache(maxsize=1)
@@ -81,16 +102,24 @@ def default_lexicon() -> ReaderLexicon:
 
 def unvalidated_problems(vocabulary, tokens: Sequence, i: int) -> list[Problem]:
     """The ``unvalidated`` refusal of the inserted word ``tokens[i]``: an adjective or adverb the reader lexicon
-    does not keep. ``vocabulary``: ``domain.DomainVocabulary``; no refusal where its ``lexicon`` is None (off) or
-    the dataset is too small for the usage checks (as ``attested``: a test's toy corpus)."""
+    does not keep (before the word it modifies, ``attested.head``, where the counts are by pair).
+    ``vocabulary``: ``domain.DomainVocabulary``; no refusal where its ``lexicon`` is None (off) or the dataset is
+    too small for the usage checks (as ``attested``: a test's toy corpus)."""
+    from linguagym.capabilities.expansion.attested import head as modified_word
+
     lexicon = vocabulary.lexicon
     token = tokens[i]
-    if (lexicon is None or not vocabulary.checks_words or token.tag not in _MODIFIER_TAGS
-            or lexicon.accepts(token.lower)):
+    if lexicon is None or not vocabulary.checks_words or token.tag not in _MODIFIER_TAGS:
         return []
-    accepted, judged = lexicon.counts(token.lower)
-    why = (f"blind readers accepted it in {accepted} of {judged} judged rows" if judged
-           else "no blind reader has judged it")
+    j = modified_word(tokens, i) if lexicon.pairs is not None else None
+    head = tokens[j].lemma.lower() if j is not None else None
+    if lexicon.accepts(token.lower, head):
+        return []
+    accepted, judged = lexicon.counts(token.lower, head)
+    where = f" before {head!r}" if head is not None else (" (it modifies no word the rule can find)"
+                                                           if lexicon.pairs is not None else "")
+    why = (f"blind readers accepted it{where} in {accepted} of {judged} judged rows" if judged
+           else f"no blind reader has judged it{where}")
     return [UNVALIDATED.problem(f"the inserted {token.text!r} is not in the reader lexicon: {why} (needs at least "
                                 f"{MIN_JUDGED} rows and an estimate of {MIN_ESTIMATE})")]
 
