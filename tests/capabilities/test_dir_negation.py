@@ -80,7 +80,7 @@ def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
     ('"It works beautifully."', NO_MAIN_CLAUSE),  # the whole sentence a quotation
     ("It is funny and it is moving.", SECOND_CLAUSE),
     ("It's a great film. I loved the ending.", SENTIMENT_OUTSIDE),  # a second sentence left standing
-    ("The cast, a wonderful ensemble, makes it work.", SENTIMENT_OUTSIDE),  # a positive appositive left standing
+    ("The cast, a wonderful ensemble, makes it work.", FRONTED),  # a positive appositive: an aside before the verb
     # the blind reader's invalid pairs of the first 40-pair sample (benchmarks/dir_pairs_judged_first.jsonl)
     ("A sun drenched masterpiece, part parlor game, part droll social satire.", NO_VERB),  # a fragment
     ("A backstage must see for true fans of comedy.", NO_VERB),
@@ -241,8 +241,18 @@ def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("Even when it drags, the film is gripping.", FRONTED),
     ("Rarely does such talent serve such material.", FRONTED),  # an inverted clause
     ("Although it is beautifully shot, the film is a triumph.", FRONTED),  # praise conceded stands
-    ("This cheery, down to earth film is a treat.", PRAISE_IN_SUBJECT),  # "cheery": unrated by VADER
+    ("This cheery little film is a treat.", PRAISE_IN_SUBJECT),  # "cheery": unrated by VADER
     ("The hypnotic imagery does explore the place.", PRAISE_IN_SUBJECT),
+    # the seventh round, from the sample 44's verdicts: an aside before the verb, a specifying subject, "some"
+    # under the negation, a comparison clause, a participle in the subject, a definite cleft, anything after
+    ("Branagh, in his most forceful performance, grounds the film.", FRONTED),
+    ("Hayes (in her debut) carries the film.", FRONTED),
+    ("The reason to see the film is its cinematography.", CLEFT),
+    ("The film packs some serious suspense.", CANNOT_PLACE),
+    ("Gere puts in a fine performance as does Lane.", CANNOT_PLACE),
+    ("Piccoli's moving performance is the film's reason for being.", PRAISE_IN_SUBJECT),
+    ("It is Scott's portrayal of the cad that gives the film its life.", CLEFT),
+    ("The film grows on you. And how.", SECOND_CLAUSE),
 ])
 def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

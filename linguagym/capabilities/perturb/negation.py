@@ -146,7 +146,7 @@ CONCESSIVE = ("although", "though", "even if", "even though", "while", "whereas"
 # adverbs on the verb under whose scope a negation does not reverse the claim ("sometimes does not descend")
 CLAIM_ADVERBS = frozenset({"sometimes", "often", "usually", "always", "occasionally", "rarely", "seldom",
                            "mostly", "largely", "partly", "only", "even", "merely", "frequently", "generally",
-                           "typically", "mainly", "almost", "nearly", "hardly", "barely", "scarcely"})
+                           "typically", "mainly", "almost", "nearly", "hardly", "barely", "scarcely", "still"})
 # dependents whose words the negation of the head verb does not reach
 _OUT_OF_SCOPE = frozenset({"appos", "parataxis", "advcl", "dep", "meta"})
 _CONTRASTIVE = frozenset({"but", "yet", "though", "although", "whereas", "while"})
@@ -214,11 +214,11 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
         return Negation(None, EXISTENTIAL)
-    if fronted(sentence, root):
+    if fronted(sentence, root, verb):
         return Negation(None, FRONTED)
     if quantified_subject(root):
         return Negation(None, QUANTIFIED_SUBJECT)
-    if cleft(root) or praise_cleft(root, evaluative_words("positive")):
+    if cleft(root) or praise_cleft(root, evaluative_words("positive")) or specificational(root):
         return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
            for child in root.children):
@@ -261,7 +261,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
-    if raising_predicate(root):
+    if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root):
         return Negation(None, CANNOT_PLACE)  # "is sure to give": "is not sure to" doubts, it does not deny
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
@@ -310,7 +310,7 @@ _RELATIVES = frozenset({"which", "who", "whom", "whose"})
 
 
 # what ends a phrase inside the negated sentence: after the main verb, the claim is not plain
-_BREAKS = frozenset({",", ";", ":", "-", "--", "—", "–"})
+_BREAKS = frozenset({",", ";", ":", "-", "--", "—", "–", "...", "…"})
 
 
 def cleft(root) -> bool:
@@ -523,7 +523,8 @@ def praise_cleft(root, evaluative: Evaluative) -> bool:
     """Whether the main clause is "it is the NP that ..." with a definite focus and a relative clause in it that
     praises or predicates an adjective ("It's the unsettling images of a war ravaged land that prove more potent
     and riveting than ..."): a cleft, whose relative clause is presupposed; "It's not the images that prove ..."
-    leaves it standing. An indefinite focus ("It's a film that rewards patience") is a plain claim."""
+    leaves it standing; so is one whose relative word is its subject. An indefinite focus ("It's a film that rewards
+    patience") is a plain claim."""
     if root.lemma_ != "be" or not any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children):
         return False
     for attr in (c for c in root.children if c.dep_ == "attr"):
@@ -534,13 +535,18 @@ def praise_cleft(root, evaluative: Evaluative) -> bool:
                 continue
             if any(evaluative(w) or (w.pos_ == "ADJ" and w.dep_ in ("acomp", "oprd")) for w in clause.subtree):
                 return True
+            # the relative word its subject ("It is Scott's convincing portrayal ... that really gives the film its
+            # oomph"): the focus is what does it, the doing presupposed; not "the story that X wanted to be"
+            if any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in ("that", "who", "which") for c in clause.children):
+                return True
     return False
 
 
 def later_clause(doc, sentence) -> bool:
-    """Whether the parse found a second sentence with a finite verb after the first ("The cast is top notch and I
-    predict there will be ..."): two clauses run together; the negation reaches only the first."""
-    return any(t.tag_ in ("VBZ", "VBD", "VBP", "MD") for t in doc[sentence.end:])
+    """Whether the parse found a second sentence after the first ("The cast is top notch and I predict there will
+    be ...", "The film grows on you. And how."): the negation reaches only the first; the rest stands, or no
+    longer follows."""
+    return any(not t.is_punct and not t.is_space for t in doc[sentence.end:])
 
 
 def coordinated_complement(root) -> bool:
@@ -640,7 +646,8 @@ def praise_in_subject(root, evaluative: Evaluative) -> bool:
             # (a name, or the sentence's first word: "Promises is one film that's ...")
             if evaluative(token) and token.pos_ != "PROPN" and token.i != child.sent.start:
                 return True
-            if token.pos_ == "ADJ" and token.dep_ in ("amod", "conj") and token.lower_ not in _PLAIN_ADJECTIVES \
+            adjective = token.pos_ == "ADJ" or (token.tag_ in ("VBG", "VBN") and token.dep_ == "amod")  # "moving"
+            if adjective and token.dep_ in ("amod", "conj") and token.lower_ not in _PLAIN_ADJECTIVES \
                     and token.tag_ != "CD" and not negative(token):
                 return True
     return False
@@ -650,23 +657,58 @@ def praise_in_subject(root, evaluative: Evaluative) -> bool:
 CONCESSIVE_OPENERS = frozenset({"although", "though", "while", "whereas", "despite"})
 
 
-def fronted(sentence, root) -> bool:
+# marks of an aside before the main verb ("Branagh, in his most forceful ... performance, grounds ...",
+# "(Broomfield) uncovers ...", "Ryan Gosling ... is ...")
+_ASIDE_MARKS = frozenset({",", "(", ")", "...", "…", "--", "—", "–", ":", ";"})
+
+
+def fronted(sentence, root, verb) -> bool:
     """Whether words come before the main clause's subject ("A hip ride into hyper time, Clockstoppers is ...",
     "As a thoughtful ... examination, ...", "Even when it drags, we are ...", "At its best (...) ...", "Rarely does
-    ..."): a fronted appositive, adjunct or clause says its own thing, often praise, which the negation leaves
-    standing, or inverts the clause. A plain claim opens with its subject (an opening quotation mark aside), or
-    after a concessive clause without praise."""
+    ...") or an aside comes between the sentence's start and its verb ("Branagh, in his most forceful ...
+    performance, grounds ..."; the parse may take a fronted phrase into the subject): it says its own thing, often
+    praise, which the negation leaves standing, or inverts the clause. A plain claim opens with its subject (an
+    opening quotation mark aside) and goes straight to its verb, or follows a concessive clause without praise."""
     subjects = [c for c in root.children if c.dep_ in _SUBJECTS | {"expl"}]
     if not subjects:
         return False  # no subject: ``_inverted_or_lowercase`` refuses it
     start = min(s.left_edge.i for s in subjects)
     before = [t for t in sentence if t.i < start and not t.is_punct]
+    first = sentence.start
     if before and before[0].lower_ in CONCESSIVE_OPENERS:
         # "Although the plot is thin, the film is a delight": criticism conceded keeps the negated text negative;
         # praise conceded ("Although it is beautifully shot, ...") stands
-        praise = evaluative_words("positive")
-        return any(praise(t) for t in before)
-    return bool(before)
+        if any(evaluative_words("positive")(t) for t in before):
+            return True
+        first = start
+    elif before:
+        return True
+    return any(t.text in _ASIDE_MARKS for t in sentence if first <= t.i < verb.i)
+
+
+# subjects that name what the claim picks out ("The reason to see X is ...", "The draw ... is ..."): "is not" keeps
+# the presupposition that there is one, and the praise of what is picked out
+_SPECIFYING = frozenset({"reason", "draw", "point", "appeal", "attraction", "highlight", "strength", "secret", "key"})
+
+
+def specificational(root) -> bool:
+    """Whether the main clause specifies what its subject picks out ("The reason to go see "Blue Crush" is the
+    phenomenal ... cinematography", "The draw (for ...) is a solid performance by ..."): a cleft in all but form."""
+    return any(c.dep_ in _SUBJECTS and c.lemma_.lower() in _SPECIFYING for c in root.children)
+
+
+def some_in_scope(doc, verb) -> bool:
+    """Whether "some" follows the verb ("packs some serious suspense"): under a negation it becomes "any" ("does
+    not pack any ..."), which the insertion of "not" alone does not make."""
+    return any(t.lower_ == "some" and t.dep_ == "det" for t in doc[verb.i + 1:])
+
+
+def comparison_clause(doc, root) -> bool:
+    """Whether an "as does X" comparison follows the main verb ("put in fine performances as does ... Martinez"):
+    "did not ... as does" no longer compares."""
+    words = [t.lower_ for t in doc[root.i + 1:]]
+    return any(a == "as" and b in ("does", "did", "do", "has", "have", "had", "is", "are", "was", "were")
+               for a, b in zip(words, words[1:], strict=False))
 
 
 def relative_outside(doc, root) -> bool:
