@@ -1,0 +1,80 @@
+"""A fresh pool for the DIR negation rule (#38) once every negatable positive sentence of the default dataset has
+been judged: the other two sentence sets of the same paper (Hutto & Gilbert 2014), shipped in the same
+vaderSentiment source distribution as the default dataset: Amazon product-review snippets and New York Times
+editorial snippets, each with a mean human rating (-4..4).
+
+    pip download --no-deps --no-binary :all: vaderSentiment==3.3.2 -d /tmp/vs
+    tar xzf /tmp/vs/vaderSentiment-3.3.2.tar.gz -C /tmp/vs
+    tar xzf /tmp/vs/vaderSentiment-3.3.2/additional_resources/hutto_ICWSM_2014.tar.gz -C /tmp/vs
+    PYTHONPATH=. python benchmarks/dir_pool_other.py /tmp/vs/hutto_ICWSM_2014 --n 50 --seed 45 \
+        --out benchmarks/dir_pairs_45
+
+Every sentence rated at least ``negation.MIN_RATING`` (clearly positive, as the DIR tests' originals) is negated
+by ``negate_main_clause``; the Amazon snippets are in lower case, so their first letter and a lone "i" are
+capitalised first (a lower-case sentence is refused as a fragment). Prints how many were negated and why the others
+were refused; writes ``OUT.tsv`` (id, original, negated: the texts only, for a blind reader) and ``OUT_key.jsonl``
+(per id: the file, the sentence's id, its rating). The population is not film reviews: the figure measures the rule
+on sentences nobody tuned it on, not the default run's pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+FILES = ("amazonReviewSnippets_GroundTruth.txt", "nytEditorialSnippets_GroundTruth.txt")
+
+
+def positive_sentences(folder: Path, min_rating: float) -> list[tuple[str, str, float, str]]:
+    """(file, id, rating, text) of every sentence rated at least ``min_rating``, its case repaired."""
+    out = []
+    for name in FILES:
+        for line in (folder / name).read_text(encoding="utf-8", errors="replace").splitlines():
+            fields = line.rstrip("\r").split("\t")
+            if len(fields) != 3:
+                continue
+            rating = float(fields[1])
+            if rating >= min_rating:
+                text = re.sub(r"\bi\b", "I", fields[2].strip())
+                out.append((name, fields[0], rating, text[:1].upper() + text[1:]))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="the unpacked hutto_ICWSM_2014 folder")
+    parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=45)
+    parser.add_argument("--out", required=True, help="write OUT.tsv and OUT_key.jsonl")
+    args = parser.parse_args()
+    from linguagym.capabilities.perturb.build import load_perturbation_pipeline
+    from linguagym.capabilities.perturb.negation import MIN_RATING, negate_main_clause
+
+    nlp = load_perturbation_pipeline()
+    sentences = positive_sentences(args.folder, MIN_RATING)
+    made, refused = [], Counter()
+    for (name, sid, rating, text), doc in zip(sentences, nlp.pipe(s[3] for s in sentences), strict=True):
+        negation = negate_main_clause(doc)
+        if negation.text is None:
+            refused[negation.refused] += 1
+        else:
+            made.append((name, sid, rating, text, negation.text))
+    print(f"{len(made)} negated of {len(sentences)} sentences rated >= {MIN_RATING}; refused: "
+          + ", ".join(f"{n} {reason}" for reason, n in refused.most_common()))
+    sample = random.Random(args.seed).sample(made, min(args.n, len(made)))
+    with open(f"{args.out}.tsv", "w", encoding="utf-8") as tsv, open(f"{args.out}_key.jsonl", "w",
+                                                                       encoding="utf-8") as key:
+        tsv.write("id\toriginal\tnegated\n")
+        for i, (name, sid, rating, text, negated) in enumerate(sample, 1):
+            tsv.write(f"{i:02d}\t{text}\t{negated}\n")
+            key.write(json.dumps({"id": f"{i:02d}", "file": name, "sentence": sid, "rating": rating,
+                                  "original": text, "negated": negated}, ensure_ascii=False) + "\n")
+    print(f"wrote {len(sample)} pairs to {args.out}.tsv and {args.out}_key.jsonl")
+
+
+if __name__ == "__main__":
+    main()
