@@ -253,6 +253,12 @@ def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("Piccoli's moving performance is the film's reason for being.", PRAISE_IN_SUBJECT),
     ("It is Scott's portrayal of the cad that gives the film its life.", CLEFT),
     ("The film grows on you. And how.", SECOND_CLAUSE),
+    # the eighth round, from reading the sample 45 (benchmarks/dir_pairs_45*: Amazon and NYT snippets) before its
+    # verdicts: a second clause hung on the first's words, a deontic modal, a phrase of reason, "than ... ever"
+    ("Navigation is smooth and finding files is a cinch.", SECOND_CLAUSE),
+    ("I should say I have been very happy with it.", CANNOT_PLACE),  # "should not say": forbids
+    ("The camera gets five stars because of its price.", REASON_CLAUSE),
+    ("The speakerphone works better than any I've ever had.", SUPERLATIVE),
 ])
 def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

@@ -224,7 +224,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
            for child in root.children):
         return Negation(None, ADVERB)
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
-            or run_on_clause(doc, root) or aside_conjunct(root):
+            or run_on_clause(doc, root) or aside_conjunct(root) or conjoined_clause(root):
         return Negation(None, SECOND_CLAUSE)
     if imperative_after(doc, root):
         return Negation(None, RECOMMENDATION)
@@ -261,7 +261,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
-    if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root):
+    if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root) \
+            or verb.lower_ in _DEONTIC:
         return Negation(None, CANNOT_PLACE)  # "is sure to give": "is not sure to" doubts, it does not deny
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
@@ -372,10 +373,10 @@ def praise_in_adjunct(doc, root, evaluative: Evaluative) -> bool:
 
 
 def superlative_comparison(sentence, root) -> bool:
-    """Whether the claim is an equality comparison with "ever" ("as powerful ... as you'll ever find", "as close
-    as we'll ever come"): a superlative, which "not as ... as ever" does not negate."""
+    """Whether the claim is a comparison with "ever" ("as powerful ... as you'll ever find", "works better than any
+    I've ever had"): a superlative, which "not as ... as ever" does not negate."""
     words = [t.lower_ for t in sentence if t.i > root.i]
-    return "as" in words and "ever" in words[words.index("as"):]
+    return any(w in words and "ever" in words[words.index(w):] for w in ("as", "than"))
 
 
 def _inverted_or_lowercase(sentence, root) -> bool:
@@ -418,7 +419,9 @@ def reason_clause(root) -> bool:
         if child.dep_ == "advcl" and child.i > root.i and any(
                 c.dep_ == "mark" and c.lower_ in _REASONS for c in child.children):
             return True
-    return False
+    # or a phrase of reason ("gets five stars because of its affordability", "thanks to ...", "due to ...")
+    text = " ".join(t.lower_ for t in root.doc[root.i + 1:root.sent.end])
+    return any(phrase in text for phrase in ("because of", "thanks to", "due to", "owing to"))
 
 
 def side_phrase(doc, root, evaluative: Evaluative) -> bool:
@@ -479,6 +482,10 @@ def universal_in_scope(root) -> bool:
     return False
 
 
+# modals whose negation forbids rather than denies ("I should not say I have been very happy")
+_DEONTIC = frozenset({"should", "must", "ought", "shall"})
+
+
 def raising_predicate(root) -> bool:
     """Whether the main clause is "be" + sure/certain/bound/likely ... + an infinitive ("is sure to give you a lot
     of laughs"): "is not sure to" states doubt, and the infinitive's praise stands."""
@@ -509,6 +516,24 @@ def verb_before_root(sentence, root) -> bool:
     with "hinges" as the subject): the parse has lost the main clause, and "not" would land in the second."""
     return any(t.tag_ in ("VBZ", "VBD", "VBP") and t.dep_ in ("nsubj", "nsubjpass", "conj", "parataxis", "dep")
                for t in sentence if t.i < root.i)
+
+
+def conjoined_clause(root) -> bool:
+    """Whether a finite verb with a subject of its own is a conjunct anywhere in the main clause ("Navigation is
+    smooth and finding files is a cinch", the second "is" hung on "smooth"): a second clause, left standing."""
+    for t in root.subtree:
+        if t.tag_ not in ("VBZ", "VBD", "VBP", "MD") or not any(c.dep_ in _SUBJECTS | {"expl"} for c in t.children):
+            continue
+        if t.dep_ == "conj":
+            return True
+        # "be" takes no bare clause: a finite complement of it with no "that" is a second sentence run on
+        # (joined by "and"/"but"/"or"/"so": a lone participle the tagger took for a verb, "a heart felt drama", is
+        # not a clause)
+        if t.dep_ == "ccomp" and t.head.i == root.i and root.lemma_ == "be" and t.i > root.i and not any(
+                c.dep_ == "mark" or c.lower_ == "that" for c in t.children) and any(
+                w.lower_ in ("and", "but", "or", "so") for w in root.doc[root.i + 1:t.i]):
+            return True
+    return False
 
 
 def aside_conjunct(root) -> bool:
