@@ -8,6 +8,8 @@ editorial snippets, each with a mean human rating (-4..4).
     tar xzf /tmp/vs/vaderSentiment-3.3.2/additional_resources/hutto_ICWSM_2014.tar.gz -C /tmp/vs
     PYTHONPATH=. python benchmarks/dir_pool_other.py /tmp/vs/hutto_ICWSM_2014 --n 50 --seed 45 \
         --out benchmarks/dir_pairs_45
+    PYTHONPATH=. python benchmarks/dir_pool_other.py /tmp/vs/hutto_ICWSM_2014 --n 50 --seed 46 \
+        --exclude benchmarks/dir_pairs_45_key.jsonl --out benchmarks/dir_pairs_46
 
 Every sentence rated at least ``negation.MIN_RATING`` (clearly positive, as the DIR tests' originals) is negated
 by ``negate_main_clause``; the Amazon snippets are in lower case, so their first letter and a lone "i" are
@@ -50,6 +52,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=45)
     parser.add_argument("--out", required=True, help="write OUT.tsv and OUT_key.jsonl")
+    parser.add_argument("--exclude", type=Path, nargs="*", default=[],
+                        help="keys of earlier samples: their sentences are not drawn again")
     args = parser.parse_args()
     from linguagym.capabilities.perturb.build import load_perturbation_pipeline
     from linguagym.capabilities.perturb.negation import MIN_RATING, negate_main_clause
@@ -65,7 +69,11 @@ def main() -> None:
             made.append((name, sid, rating, text, negation.text))
     print(f"{len(made)} negated of {len(sentences)} sentences rated >= {MIN_RATING}; refused: "
           + ", ".join(f"{n} {reason}" for reason, n in refused.most_common()))
-    sample = random.Random(args.seed).sample(made, min(args.n, len(made)))
+    seen = {json.loads(line)["original"] for key in args.exclude
+            for line in key.read_text(encoding="utf-8").splitlines() if line.strip()}
+    fresh = [pair for pair in made if pair[3] not in seen]
+    print(f"{len(fresh)} of them not in an earlier sample")
+    sample = random.Random(args.seed).sample(fresh, min(args.n, len(fresh)))
     with open(f"{args.out}.tsv", "w", encoding="utf-8") as tsv, open(f"{args.out}_key.jsonl", "w",
                                                                        encoding="utf-8") as key:
         tsv.write("id\toriginal\tnegated\n")

@@ -210,7 +210,7 @@ def test_the_plain_claim_rules_keep_plain_claims(nlp, praise, sentence, negated)
     ("Seeing these actors together is both touching and pure fun.", SECOND_PHRASE),  # "not both A and B"
     # and from the sample 42's verdicts: a universal the negation makes partial, the film itself described
     ("I enjoyed every scene of this movie.", UNIVERSAL_IN_SCOPE),  # "did not enjoy every scene": most, then
-    ("Lee captures both the humour and the sadness of the town.", UNIVERSAL_IN_SCOPE),
+    ("Lee captures every mood of the town.", UNIVERSAL_IN_SCOPE),
     ("The score is quietly effective in this tense, intimate thriller.", SIDE_PHRASE),  # "this ... thriller" stands
 ])
 def test_the_fifth_round_refuses_scope_and_praise_the_negation_misses(nlp, praise, sentence, reason):
@@ -259,6 +259,12 @@ def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("I should say I have been very happy with it.", CANNOT_PLACE),  # "should not say": forbids
     ("The camera gets five stars because of its price.", REASON_CLAUSE),
     ("The speakerphone works better than any I've ever had.", SUPERLATIVE),
+    # the ninth round, from the sample 45's verdicts: an additive "too", a presupposed degree, coordinated objects,
+    # an adjective VADER does not rate in a relative clause not on the claim
+    ("The service was very good too.", CANNOT_PLACE),  # "not very good too": "either"
+    ("I am impressed with how easy this camera is to use.", SIDE_PHRASE),
+    ("I love the controls and easy menus.", SECOND_PHRASE),
+    ("We want you to have a good time in this museum that we are very proudful of.", PRAISE_IN_RELATIVE),
 ])
 def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

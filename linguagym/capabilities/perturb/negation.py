@@ -250,7 +250,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if relative_outside(doc, root):
         return Negation(None, RELATIVE_OUTSIDE)
     if side_phrase(doc, root, evaluative) or praise_in_adjunct(doc, root, evaluative) \
-            or praise_in_nested_phrase(root, evaluative):
+            or praise_in_nested_phrase(root, evaluative) or degree_clause(doc, root):
         return Negation(None, SIDE_PHRASE)
     if praise_in_relative(root, evaluative):
         return Negation(None, PRAISE_IN_RELATIVE)
@@ -262,7 +262,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
     if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root) \
-            or verb.lower_ in _DEONTIC:
+            or verb.lower_ in _DEONTIC or additive_too(sentence):
         return Negation(None, CANNOT_PLACE)  # "is sure to give": "is not sure to" doubts, it does not deny
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
@@ -577,9 +577,10 @@ def later_clause(doc, sentence) -> bool:
 def coordinated_complement(root) -> bool:
     """Whether the main verb's complement has a conjunct of its own ("It's a satisfying summer blockbuster and worth
     a look"; "proves unrelentingly grim and equally engrossing"; "is both inspiring and pure joy": the parse may
-    hang the "both ... and" on a modifier): "not A and B" leaves B to be read as standing.
+    hang the "both ... and" on a modifier), or its object ("loves the controls and easy menus"): "not A and B"
+    leaves B to be read as standing.
     Adjectives in a list before a noun are the noun's modifiers, not conjuncts of the complement."""
-    return any(c.dep_ in ("attr", "acomp", "oprd") and (any(g.dep_ == "conj" for g in c.children) or any(
+    return any(c.dep_ in ("attr", "acomp", "oprd", "dobj") and (any(g.dep_ == "conj" for g in c.children) or any(
         _both(t) for t in c.subtree)) for c in root.children)
 
 
@@ -596,12 +597,22 @@ def praise_in_relative(root, evaluative: Evaluative) -> bool:
     it says of its noun is presupposed, and stands. Not one on the complement of "be" ("is one film that's truly
     deserving of ..."): that clause is the claim the negation denies, unless it has no relative word and is
     itself a copula with an adjective ("a guilty pleasure he's easy to like": a second sentence run on)."""
-    for clause in (t for t in root.subtree if t.dep_ == "relcl"):
-        if not any(evaluative(w) for w in clause.subtree):
+    negative = evaluative_words("negative")
+    # a "that" clause the parse hung on a verb below the main one counts as well ("a good time in this museum that
+    # we are very proudful of", with "are" a ccomp of "have")
+    for clause in (t for t in root.subtree if t.dep_ == "relcl" or (t.dep_ == "ccomp" and t.head.i != root.i)):
+        # an adjective VADER does not rate negative counts too ("a museum that we are very proudful of")
+        if not any(evaluative(w) or (w.pos_ == "ADJ" and w.lower_ not in _PLAIN_ADJECTIVES and not negative(w))
+                   for w in clause.subtree):
             continue
         relative_word = any(c.tag_ in _SUBORDINATING or c.lower_ == "that" for c in clause.subtree
                             if c.i < clause.i)
-        on_the_claim = root.lemma_ == "be" and clause.head.dep_ == "attr" and clause.head.head.i == root.i
+        # on the claim: on the complement of "be", or on the main verb's object with "a"/"an" ("gives a performance
+        # that is masterly": the whole phrase is what is denied); "this drama that ..." is presupposed
+        noun = clause.head
+        indefinite = any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children)
+        on_the_claim = noun.head.i == root.i and (
+            (root.lemma_ == "be" and noun.dep_ == "attr") or (noun.dep_ == "dobj" and indefinite))
         run_on = not relative_word and clause.lemma_ == "be" and any(c.dep_ == "acomp" for c in clause.children)
         if not on_the_claim or run_on:
             return True
@@ -726,6 +737,20 @@ def some_in_scope(doc, verb) -> bool:
     """Whether "some" follows the verb ("packs some serious suspense"): under a negation it becomes "any" ("does
     not pack any ..."), which the insertion of "not" alone does not make."""
     return any(t.lower_ == "some" and t.dep_ == "det" for t in doc[verb.i + 1:])
+
+
+def additive_too(sentence) -> bool:
+    """Whether the sentence ends on an additive "too" ("The service was very good too"): under a negation it
+    becomes "either"."""
+    words = [t for t in sentence if not t.is_punct]
+    return bool(words) and words[-1].lower_ == "too"
+
+
+def degree_clause(doc, root) -> bool:
+    """Whether "how" + an adjective or adverb follows the main verb ("impressed with how easy this camera is to
+    use"): the degree is presupposed, and stands under the negation."""
+    return any(t.lower_ == "how" and t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("ADJ", "ADV")
+               for t in doc[root.i + 1:root.sent.end])
 
 
 def comparison_clause(doc, root) -> bool:
