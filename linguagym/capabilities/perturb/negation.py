@@ -81,6 +81,27 @@ claim, and these rules were written from its invalid pairs (so a fourth sample, 
 - ``praise in a side phrase`` also: a positive word in a prepositional phrase on the main verb ("delivers a
   terrific performance *in this fascinating portrait*"): what the phrase says of its noun is presupposed.
 
+Five more rounds, each written from one fresh blind sample's invalid pairs and measured on the next
+(``benchmarks/dir_pairs_41*`` to ``_46*``; docs/capabilities.md, "Rounds five to eight"), added:
+
+- ``quantified subject`` ("Everyone should not", "Few films ... have not been") and ``universal in the negation's
+  scope`` ("did not love every minute", "does not nail both"): the negation reads as partial;
+- ``words before the subject``: a fronted appositive, adjunct or clause, an inverted clause, or an aside between
+  the sentence's start and its verb ("Branagh, in his most forceful performance, grounds ..."); a concessive clause
+  of criticism is allowed;
+- ``praise in a relative clause`` not on the claim ("directs this drama that presents a fascinating glimpse");
+  ``praise in the subject`` and in a relative clause counting any adjective VADER does not rate negative; praise on
+  an adjective deep in a prepositional phrase or on a "this" noun in one, and a presupposed degree ("how easy"),
+  as a side phrase;
+- ``cleft sentence`` also: a definite focus with praise or a subject relative after it, and a specifying subject
+  ("The reason to see X is ...");
+- ``second clause``/``second phrase`` also: a second sentence or anything after the first, a clause hung on a
+  word of the first, a coordinated complement or object, "both ... and", an ellipsis;
+- ``cannot place the negation`` also: "is sure/bound to", "some" (it wants "any"), an "as does X" comparison, a
+  deontic modal ("should not say"), an additive "too"; ``no main clause`` also: exclamations, a finite verb the
+  parse put before the main one; ``reason clause`` also "because of", "thanks to"; ``superlative comparison``
+  also "than ... ever".
+
 ``perturb.build`` refuses, before any of these, an original whose mean rating is below ``MIN_RATING`` (``not
 clearly positive``).
 
@@ -263,7 +284,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
     if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root) \
             or verb.lower_ in _DEONTIC or additive_too(sentence):
-        return Negation(None, CANNOT_PLACE)  # "is sure to give": "is not sure to" doubts, it does not deny
+        return Negation(None, CANNOT_PLACE)  # "is not sure to" doubts, "should not say" forbids, "not some" wants "any"
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
     try:
