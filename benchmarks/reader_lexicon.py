@@ -78,7 +78,7 @@ def judged_texts(tags: list[str]) -> list[tuple[str, dict, bool]]:
 def inserted_heads(original: str, expansion: str, tag) -> list[tuple[str, str | None]]:
     """(inserted word lower-cased, lower-cased lemma of the word it modifies or None) for every modifier the
     expansion adds, the texts tagged by ``tag`` (text -> tokens, as the pipeline's analyser gives them)."""
-    from linguagym.capabilities.expansion.attested import head
+    from linguagym.capabilities.expansion.attested import ADJECTIVE_TAGS, ADVERB_TAGS, head
 
     before, after = tag(original), tag(expansion)
     matcher = difflib.SequenceMatcher(a=[t.lower for t in before], b=[t.lower for t in after], autojunk=False)
@@ -87,13 +87,10 @@ def inserted_heads(original: str, expansion: str, tag) -> list[tuple[str, str | 
         if op not in ("insert", "replace"):
             continue
         for i in range(j1, j2):
-            if after[i].tag in MODIFIER_TAGS:
+            if after[i].tag in ADJECTIVE_TAGS or after[i].tag in ADVERB_TAGS:
                 j = head(after, i)
                 out.append((after[i].lower, after[j].lemma.lower() if j is not None else None))
     return out
-
-
-MODIFIER_TAGS = ("JJ", "JJR", "JJS", "RB", "RBR", "RBS")
 
 
 def tagger():

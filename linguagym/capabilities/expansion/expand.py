@@ -280,9 +280,8 @@ class Expander:
                 if accept is not None:  # the filler's own early test (a word that cannot be neutral): never a fill
                     found = tuple(w for w in found if accept(w, mask.tag))
                 if domain.lexicon is not None:  # a word the reader lexicon refuses could not pass either
-                    lemma = tokens[j].lemma.lower() if j is not None else None
-                    found = tuple(w for w in found if domain.lexicon.accepts(w, lemma if domain.lexicon.pairs
-                                                                             is not None else None))
+                    lemma = tokens[j].lemma.lower() if j is not None else None  # by pair where it counts pairs
+                    found = tuple(w for w in found if domain.lexicon.accepts(w, lemma))
                 forms.append(found if modifier else None)
             if any(f is not None and not f for f in forms):
                 self.report.rejections[ATTESTED.name] = self.report.rejections.get(ATTESTED.name, 0) + 1

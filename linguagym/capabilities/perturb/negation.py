@@ -213,9 +213,11 @@ def add_negation(doc, evaluative: Evaluative | None = None) -> str | None:
 
 def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     """``doc`` with its first sentence's main-clause verb negated, or the reason it is refused. ``evaluative``:
-    which tokens outside the negated clause refuse it (default ``evaluative_words("positive")``: praise left
-    standing keeps a negated positive sentence positive; criticism there, "Although it drags, ...", does not)."""
+    which tokens outside the negated clause refuse it, in a concessive opening or a cleft's relative clause too
+    (default ``evaluative_words("positive")``: praise left standing keeps a negated positive sentence positive;
+    criticism there, "Although it drags, ...", does not)."""
     text = doc.text
+    evaluative = evaluative if evaluative is not None else evaluative_words("positive")
     if NEGATION_WORDS.search(text):
         return Negation(None, ALREADY_NEGATED)
     if "?" in text:
@@ -235,11 +237,11 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
         return Negation(None, EXISTENTIAL)
-    if fronted(sentence, root, verb):
+    if fronted(sentence, root, verb, evaluative):
         return Negation(None, FRONTED)
     if quantified_subject(root):
         return Negation(None, QUANTIFIED_SUBJECT)
-    if cleft(root) or praise_cleft(root, evaluative_words("positive")) or specificational(root):
+    if cleft(root) or praise_cleft(root, evaluative) or specificational(root):
         return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
            for child in root.children):
@@ -251,7 +253,6 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, RECOMMENDATION)
     if reason_clause(root):
         return Negation(None, REASON_CLAUSE)
-    evaluative = evaluative if evaluative is not None else evaluative_words("positive")
     reach = negated_clause(sentence, root)
     if any(evaluative(token) for token in doc if token.i not in reach and not token.is_punct) \
             or predicate_outside(doc, reach):
@@ -623,8 +624,7 @@ def praise_in_relative(root, evaluative: Evaluative) -> bool:
     # we are very proudful of", with "are" a ccomp of "have")
     for clause in (t for t in root.subtree if t.dep_ == "relcl" or (t.dep_ == "ccomp" and t.head.i != root.i)):
         # an adjective VADER does not rate negative counts too ("a museum that we are very proudful of")
-        if not any(evaluative(w) or (w.pos_ == "ADJ" and w.lower_ not in _PLAIN_ADJECTIVES and not negative(w))
-                   for w in clause.subtree):
+        if not any(evaluative(w) or (w.pos_ == "ADJ" and _may_praise(w, negative)) for w in clause.subtree):
             continue
         relative_word = any(c.tag_ in _SUBORDINATING or c.lower_ == "that" for c in clause.subtree
                             if c.i < clause.i)
@@ -688,6 +688,12 @@ _PLAIN_ADJECTIVES = frozenset({"first", "second", "third", "last", "next", "othe
                                "latest", "original", "final", "previous", "own", "only", "main", "early", "late"})
 
 
+def _may_praise(adjective, negative: Evaluative) -> bool:
+    """Whether an adjective may praise: not a plain one that only picks its noun out, not rated negative by VADER
+    (which rates few of a review's adjectives: "hypnotic", "cheery", "engrossing" are unrated)."""
+    return adjective.lower_ not in _PLAIN_ADJECTIVES and not negative(adjective)
+
+
 def praise_in_subject(root, evaluative: Evaluative) -> bool:
     """Whether the main clause's subject describes its noun in words that may praise ("Its engaging simplicity is
     driven by ...", "This cheery, down to earth film is ...", "The hypnotic imagery ... do"): an evaluative word
@@ -704,14 +710,13 @@ def praise_in_subject(root, evaluative: Evaluative) -> bool:
             if evaluative(token) and token.pos_ != "PROPN" and token.i != child.sent.start:
                 return True
             adjective = token.pos_ == "ADJ" or (token.tag_ in ("VBG", "VBN") and token.dep_ == "amod")  # "moving"
-            if adjective and token.dep_ in ("amod", "conj") and token.lower_ not in _PLAIN_ADJECTIVES \
-                    and token.tag_ != "CD" and not negative(token):
+            if adjective and token.dep_ in ("amod", "conj") and token.tag_ != "CD" and _may_praise(token, negative):
                 return True
     return False
 
 
 # one-word concessive subordinators ("even though", "in spite of" open with a word of their own below)
-CONCESSIVE_OPENERS = frozenset({"although", "though", "while", "whereas", "despite"})
+CONCESSIVE_OPENERS = frozenset(word for word in CONCESSIVE if " " not in word)
 
 
 # marks of an aside before the main verb ("Branagh, in his most forceful ... performance, grounds ...",
@@ -719,7 +724,7 @@ CONCESSIVE_OPENERS = frozenset({"although", "though", "while", "whereas", "despi
 _ASIDE_MARKS = frozenset({",", "(", ")", "...", "…", "--", "—", "–", ":", ";"})
 
 
-def fronted(sentence, root, verb) -> bool:
+def fronted(sentence, root, verb, evaluative: Evaluative) -> bool:
     """Whether words come before the main clause's subject ("A hip ride into hyper time, Clockstoppers is ...",
     "As a thoughtful ... examination, ...", "Even when it drags, we are ...", "At its best (...) ...", "Rarely does
     ...") or an aside comes between the sentence's start and its verb ("Branagh, in his most forceful ...
@@ -735,7 +740,7 @@ def fronted(sentence, root, verb) -> bool:
     if before and before[0].lower_ in CONCESSIVE_OPENERS:
         # "Although the plot is thin, the film is a delight": criticism conceded keeps the negated text negative;
         # praise conceded ("Although it is beautifully shot, ...") stands
-        if any(evaluative_words("positive")(t) for t in before):
+        if any(evaluative(t) for t in before):
             return True
         first = start
     elif before:
