@@ -167,7 +167,8 @@ CONCESSIVE = ("although", "though", "even if", "even though", "while", "whereas"
 # adverbs on the verb under whose scope a negation does not reverse the claim ("sometimes does not descend")
 CLAIM_ADVERBS = frozenset({"sometimes", "often", "usually", "always", "occasionally", "rarely", "seldom",
                            "mostly", "largely", "partly", "only", "even", "merely", "frequently", "generally",
-                           "typically", "mainly", "almost", "nearly", "hardly", "barely", "scarcely", "still"})
+                           "typically", "mainly", "almost", "nearly", "hardly", "barely", "scarcely", "still",
+                           "already"})  # "already does not": under a negation "already" wants "yet"
 # dependents whose words the negation of the head verb does not reach
 _OUT_OF_SCOPE = frozenset({"appos", "parataxis", "advcl", "dep", "meta"})
 _CONTRASTIVE = frozenset({"but", "yet", "though", "although", "whereas", "while"})
@@ -247,8 +248,11 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
            for child in root.children):
         return Negation(None, ADVERB)
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
-            or run_on_clause(doc, root) or aside_conjunct(root) or conjoined_clause(root):
+            or run_on_clause(doc, root) or aside_conjunct(root) or conjoined_clause(root) \
+            or finite_conjunct(root):
         return Negation(None, SECOND_CLAUSE)
+    if conjoined_predicate(root):
+        return Negation(None, SECOND_PHRASE)
     if imperative_after(doc, root):
         return Negation(None, RECOMMENDATION)
     if reason_clause(root):
@@ -271,7 +275,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, PRAISE_IN_SUBJECT)
     if relative_outside(doc, root):
         return Negation(None, RELATIVE_OUTSIDE)
-    if side_phrase(doc, root, evaluative) or praise_in_adjunct(doc, root, evaluative) \
+    if side_phrase(doc, root, evaluative) or praise_in_adjunct(doc, root, evaluative) or extraposed(root, evaluative) \
             or praise_in_nested_phrase(root, evaluative) or degree_clause(doc, root):
         return Negation(None, SIDE_PHRASE)
     if praise_in_relative(root, evaluative):
@@ -284,7 +288,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
     if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root) \
-            or verb.lower_ in _DEONTIC or additive_too(sentence):
+            or verb.lower_ in _DEONTIC or additive_too(sentence) or counterfactual(doc, verb):
         return Negation(None, CANNOT_PLACE)  # "is not sure to" doubts, "should not say" forbids, "not some" wants "any"
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
@@ -407,7 +411,12 @@ def _inverted_or_lowercase(sentence, root) -> bool:
     first = sentence[0]
     if first.text[:1].islower() or not any(c.dep_ in _SUBJECTS | {"expl"} for c in root.children):
         return True  # no subject: "Manages to be both ..."
-    return root.lemma_ == "be" and first.pos_ == "ADJ" and first.i + 1 == root.i
+    # the parse may take the fronted word for a name ("Rare is the 'urban comedy' that ...", "Rare" a PROPN)
+    return root.lemma_ == "be" and first.i + 1 == root.i and (first.pos_ == "ADJ" or first.lower_ in _INVERTING)
+
+
+# words that open an inverted "be" clause ("Rare is the comedy that ...", "Few are the ...", "Such is ...")
+_INVERTING = frozenset({"rare", "few", "scarce", "such", "gone", "seldom", "rarely", "never", "little"})
 
 
 def imperative_after(doc, root) -> bool:
@@ -558,6 +567,36 @@ def conjoined_clause(root) -> bool:
     return False
 
 
+def finite_conjunct(root) -> bool:
+    """Whether a finite verb is a conjunct of a non-finite one in the main clause ("I chose to keep the ipod and am
+    very happy with the purchase", "am" hung on "keep"): a second predicate of the main subject, left standing.
+    Not inside a relative, adverbial or complement clause, whose conjuncts are that clause's."""
+    for t in root.subtree:
+        if t.dep_ != "conj" or t.tag_ not in ("VBZ", "VBD", "VBP", "MD") or t.head.i == root.i:
+            continue
+        if not any(a.dep_ in ("relcl", "advcl", "ccomp", "acl", "pcomp") for a in t.head.ancestors) \
+                and t.head.dep_ not in ("relcl", "advcl", "ccomp", "acl", "pcomp"):
+            return True
+    return False
+
+
+def conjoined_predicate(root) -> bool:
+    """Whether the main verb itself has a conjunct that is not a verb ("It is a fantastic camera and well worth the
+    price": "worth" hung on "is"; "... and simply the best family film of the year"): a second predicate, which
+    "is not A and B" leaves to be read as standing. Not one after a contrastive "but"/"yet"."""
+    return any(c.dep_ == "conj" and c.pos_ not in ("VERB", "AUX") and not _contrasted(c) for c in root.children)
+
+
+# modals that with "have" + a participle speak of what did not happen ("I would have liked to give it 5 stars"):
+# "would not have liked" is another claim, not the denial of this one
+_COUNTERFACTUAL = frozenset({"would", "could", "might", "should"})
+
+
+def counterfactual(doc, verb) -> bool:
+    """Whether the verb to negate is a modal followed by "have" ("would have liked", "could have been")."""
+    return verb.lower_ in _COUNTERFACTUAL and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ == "have"
+
+
 def aside_conjunct(root) -> bool:
     """Whether a finite verb is coordinated with a parenthetical or loose clause on the main verb ("takes a
     concept (aliens come to Earth) and infuses it into ..."): the second predicate, out of the negation's
@@ -632,7 +671,10 @@ def praise_in_relative(root, evaluative: Evaluative) -> bool:
         # that is masterly": the whole phrase is what is denied); "this drama that ..." is presupposed
         noun = clause.head
         indefinite = any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children)
-        on_the_claim = noun.head.i == root.i and (
+        # and right after its noun's phrase: a "which" clause after other words ("plays a wide range of formats as
+        # advertised which is very nice") comments on the whole sentence
+        contiguous = all(t.i in {w.i for w in noun.subtree} for t in root.doc[noun.i:clause.left_edge.i])
+        on_the_claim = contiguous and noun.head.i == root.i and (
             (root.lemma_ == "be" and noun.dep_ == "attr") or (noun.dep_ == "dobj" and indefinite))
         run_on = not relative_word and clause.lemma_ == "be" and any(c.dep_ == "acomp" for c in clause.children)
         if not on_the_claim or run_on:
@@ -651,7 +693,7 @@ def praise_in_nested_phrase(root, evaluative: Evaluative) -> bool:
         # a "this"/"these" noun in a phrase ("in this properly intense, claustrophobic tale") is the film itself:
         # any description of it not negative stands, rated or not
         if token.dep_ == "amod" and token.pos_ == "ADJ" and _this_one(token.head) and not negative(token) \
-                and any(a.dep_ == "prep" for a in token.ancestors):
+                and (any(a.dep_ == "prep" for a in token.ancestors) or token.i > root.i):
             return True
         if token.dep_ != "amod" or not evaluative(token):
             continue
@@ -750,13 +792,33 @@ def fronted(sentence, root, verb, evaluative: Evaluative) -> bool:
 
 # subjects that name what the claim picks out ("The reason to see X is ...", "The draw ... is ..."): "is not" keeps
 # the presupposition that there is one, and the praise of what is picked out
-_SPECIFYING = frozenset({"reason", "draw", "point", "appeal", "attraction", "highlight", "strength", "secret", "key"})
+_SPECIFYING = frozenset({"reason", "draw", "point", "appeal", "attraction", "highlight", "strength", "secret", "key",
+                         "plus", "pluses", "plusses", "pro", "pros", "advantage", "benefit", "bonus", "upside",
+                         "favorite", "favourite", "best"})
 
 
 def specificational(root) -> bool:
     """Whether the main clause specifies what its subject picks out ("The reason to go see "Blue Crush" is the
     phenomenal ... cinematography", "The draw (for ...) is a solid performance by ..."): a cleft in all but form."""
-    return any(c.dep_ in _SUBJECTS and c.lemma_.lower() in _SPECIFYING for c in root.children)
+    return any(c.dep_ in _SUBJECTS and (c.lemma_.lower() in _SPECIFYING or c.lower_ in _SPECIFYING)
+               for c in root.children)
+
+
+def extraposed(root, evaluative: Evaluative) -> bool:
+    """Whether the main clause is "it is ADJ to ..." and the infinitive's phrase describes its object in words that
+    may praise ("It's refreshing to see a romance this smart"): the negation denies the adjective ("not
+    refreshing"), the description of what is seen stands."""
+    if root.lemma_ != "be" or not any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children) \
+            or not any(c.dep_ == "acomp" for c in root.children):
+        return False
+    negative = evaluative_words("negative")
+    for clause in (c for c in root.children if c.dep_ == "xcomp"):
+        for t in clause.subtree:
+            # a degree phrase ("this clever", "so smart") whatever the tagger made of its word
+            degree = t.i > 0 and t.doc[t.i - 1].lower_ in ("this", "that", "so") and t.dep_ in ("advmod", "amod")
+            if evaluative(t) or ((t.pos_ == "ADJ" or degree) and _may_praise(t, negative)):
+                return True
+    return False
 
 
 def some_in_scope(doc, verb) -> bool:
