@@ -10,13 +10,18 @@ editorial snippets, each with a mean human rating (-4..4).
         --out benchmarks/dir_pairs_45
     PYTHONPATH=. python benchmarks/dir_pool_other.py /tmp/vs/hutto_ICWSM_2014 --n 50 --seed 46 \
         --exclude benchmarks/dir_pairs_45_key.jsonl --out benchmarks/dir_pairs_46
+    PYTHONPATH=. python benchmarks/dir_pool_other.py /tmp/vs/hutto_ICWSM_2014 --n 50 --seed 47 \
+        --sets amazon nyt tweets movies --exclude benchmarks/dir_pairs_judged.jsonl \
+        benchmarks/dir_pairs_{39,40,41,42,43,44,45,46}_key.jsonl --out benchmarks/dir_pairs_47
 
-Every sentence rated at least ``negation.MIN_RATING`` (clearly positive, as the DIR tests' originals) is negated
-by ``negate_main_clause``; the Amazon snippets are in lower case, so their first letter and a lone "i" are
-capitalised first (a lower-case sentence is refused as a fragment). Prints how many were negated and why the others
-were refused; writes ``OUT.tsv`` (id, original, negated: the texts only, for a blind reader) and ``OUT_key.jsonl``
-(per id: the file, the sentence's id, its rating). The population is not film reviews: the figure measures the rule
-on sentences nobody tuned it on, not the default run's pairs.
+``--sets`` picks the sentence sets (default the Amazon and NYT ones; ``tweets`` and ``movies``, the default dataset's
+own sentences, once those ran short: with ``--exclude`` naming every earlier sample, only the sentences no reader has
+judged are drawn). Every sentence rated at least ``negation.MIN_RATING`` (clearly positive, as the DIR tests'
+originals) is negated by ``negate_main_clause``; the Amazon snippets are in lower case, so their first letter and a
+lone "i" are capitalised first (a lower-case sentence is refused as a fragment). Prints how many were negated and why
+the others were refused; writes ``OUT.tsv`` (id, original, negated: the texts only, for a blind reader) and
+``OUT_key.jsonl`` (per id: the file, the sentence's id, its rating). The population is not film reviews: the figure
+measures the rule on sentences nobody tuned it on, not the default run's pairs.
 """
 
 from __future__ import annotations
@@ -28,13 +33,15 @@ import re
 from collections import Counter
 from pathlib import Path
 
-FILES = ("amazonReviewSnippets_GroundTruth.txt", "nytEditorialSnippets_GroundTruth.txt")
+SETS = {"amazon": "amazonReviewSnippets_GroundTruth.txt", "nyt": "nytEditorialSnippets_GroundTruth.txt",
+        "tweets": "tweets_GroundTruth.txt", "movies": "movieReviewSnippets_GroundTruth.txt"}
 
 
-def positive_sentences(folder: Path, min_rating: float) -> list[tuple[str, str, float, str]]:
+def positive_sentences(folder: Path, min_rating: float,
+                       sets: tuple[str, ...] = ("amazon", "nyt")) -> list[tuple[str, str, float, str]]:
     """(file, id, rating, text) of every sentence rated at least ``min_rating``, its case repaired."""
     out = []
-    for name in FILES:
+    for name in (SETS[key] for key in sets):
         for line in (folder / name).read_text(encoding="utf-8", errors="replace").splitlines():
             fields = line.rstrip("\r").split("\t")
             if len(fields) != 3:
@@ -46,12 +53,18 @@ def positive_sentences(folder: Path, min_rating: float) -> list[tuple[str, str, 
     return out
 
 
+def _letters(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="the unpacked hutto_ICWSM_2014 folder")
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=45)
     parser.add_argument("--out", required=True, help="write OUT.tsv and OUT_key.jsonl")
+    parser.add_argument("--sets", nargs="+", choices=sorted(SETS), default=["amazon", "nyt"],
+                        help="the sentence sets to draw from (default: amazon nyt)")
     parser.add_argument("--exclude", type=Path, nargs="*", default=[],
                         help="keys of earlier samples: their sentences are not drawn again")
     args = parser.parse_args()
@@ -59,7 +72,7 @@ def main() -> None:
     from linguagym.capabilities.perturb.negation import MIN_RATING, negate_main_clause
 
     nlp = load_perturbation_pipeline()
-    sentences = positive_sentences(args.folder, MIN_RATING)
+    sentences = positive_sentences(args.folder, MIN_RATING, tuple(args.sets))
     made, refused = [], Counter()
     for (name, sid, rating, text), doc in zip(sentences, nlp.pipe(s[3] for s in sentences), strict=True):
         negation = negate_main_clause(doc)
@@ -69,9 +82,10 @@ def main() -> None:
             made.append((name, sid, rating, text, negation.text))
     print(f"{len(made)} negated of {len(sentences)} sentences rated >= {MIN_RATING}; refused: "
           + ", ".join(f"{n} {reason}" for reason, n in refused.most_common()))
-    seen = {json.loads(line)["original"] for key in args.exclude
+    # compared by letters and digits only: the default dataset's loader writes some quotes and dashes otherwise
+    seen = {_letters(json.loads(line)["original"]) for key in args.exclude
             for line in key.read_text(encoding="utf-8").splitlines() if line.strip()}
-    fresh = [pair for pair in made if pair[3] not in seen]
+    fresh = [pair for pair in made if _letters(pair[3]) not in seen]
     print(f"{len(fresh)} of them not in an earlier sample")
     sample = random.Random(args.seed).sample(fresh, min(args.n, len(fresh)))
     with open(f"{args.out}.tsv", "w", encoding="utf-8") as tsv, open(f"{args.out}_key.jsonl", "w",

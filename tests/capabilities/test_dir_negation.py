@@ -283,6 +283,16 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("Rare is the comedy that respects its audience.", NO_MAIN_CLAUSE),
     ("It's nice to see a thriller this clever.", SIDE_PHRASE),
     ("The score makes this lovely film a joy.", SIDE_PHRASE),  # the film itself, praised whatever is denied
+    # the eleventh round, from the sample 47's verdicts (benchmarks/dir_pairs_47*): a tweet's markup and emoticons,
+    # "quite"/"simply"/"just" on the verb, a contraction without its apostrophe, a list item's dash, "one of" a
+    # superlative in a verb's object
+    ("I love this camera :D", SENTIMENT_OUTSIDE),
+    ("@someone loved your shop.", NO_MAIN_CLAUSE),
+    ("The lens in #mycamera is sharp.", NO_MAIN_CLAUSE),
+    ("This is quite simply the best lens.", ADVERB),
+    ("Im a happier person now.", CANNOT_PLACE),
+    ("- the unit is easy to use.", NO_MAIN_CLAUSE),
+    ("The agency runs one of the city's loveliest parks.", SIDE_PHRASE),
 ])
 def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -295,9 +305,14 @@ def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, prais
     ("The film is long but it is worth it.", None),  # a second clause: refused as before
     ("I would recommend this camera.", "I would not recommend this camera."),
     ("It is a bag worth the money.", "It is not a bag worth the money."),
+    ("It's a healthy step toward sound nutrition.", "It's not a healthy step toward sound nutrition."),
+    ("It is one of the best films of the year.", "It is not one of the best films of the year."),
+    ("The film is the #1 hit this week.", "The film is not the #1 hit this week."),
 ])
 def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
-    assert negate_main_clause(nlp(sentence), praise).text == negated
+    negation = negate_main_clause(nlp(sentence), praise)
+    assert negation.text == negated
+    assert negation.refused != CANNOT_PLACE  # "It's": an apostrophe's contraction is placed
 
 
 @pytest.mark.parametrize(("sentence", "negated"), [
@@ -422,3 +437,18 @@ def test_the_pipelines_lc4_lc5_check_refuses_a_second_evaluative_phrase_after_th
     assert check(dir_negation._analysis(nlp(wreck)), wreck.index(" is") + 1) == UNREACHED
     plain = "This is a train wreck of an action film."
     assert check(dir_negation._analysis(nlp(plain)), plain.index(" is") + 1) is None
+
+
+def test_the_fresh_pool_reads_the_sets_asked_for_and_knows_a_judged_sentence_by_its_letters(tmp_path):
+    # benchmarks/dir_pool_other.py draws DIR samples 45-47: a sentence judged before is not drawn again, though the
+    # default dataset's loader writes its quotes otherwise than the paper's file
+    from tests.benchmark_scripts import load_benchmark
+
+    script = load_benchmark("dir_pool_other")
+    (tmp_path / script.SETS["amazon"]).write_text("1_1\t2.5\ti love it\r\n1_2\t0.5\tit is ok\r\n", encoding="utf-8")
+    (tmp_path / script.SETS["tweets"]).write_text("7\t3.0\tGreat day!\n", encoding="utf-8")
+    assert script.positive_sentences(tmp_path, 1.5, ("amazon",)) == [
+        (script.SETS["amazon"], "1_1", 2.5, "I love it")]  # case repaired, the weak one left out
+    assert [s[3] for s in script.positive_sentences(tmp_path, 1.5, ("amazon", "tweets"))] == ["I love it",
+                                                                                             "Great day!"]
+    assert script._letters("The ``Blue Crush'' is fun.") == script._letters('The "Blue Crush" is fun')

@@ -164,15 +164,18 @@ EVALUATIVE_VALENCE = 0.8  # VADER's mean rating (-4..4): "good" 1.9, "well" 1.1,
 # particle do not)
 _CONTENT = frozenset({"ADJ", "ADV", "VERB", "NOUN", "INTJ"})
 CONCESSIVE = ("although", "though", "even if", "even though", "while", "whereas", "despite", "in spite of")
-# adverbs on the verb under whose scope a negation does not reverse the claim ("sometimes does not descend")
+# adverbs on the verb under whose scope a negation does not reverse the claim ("sometimes does not descend"), or
+# with which it makes another claim ("already does not": "yet"; "not quite", "not simply", "not just")
 CLAIM_ADVERBS = frozenset({"sometimes", "often", "usually", "always", "occasionally", "rarely", "seldom",
                            "mostly", "largely", "partly", "only", "even", "merely", "frequently", "generally",
                            "typically", "mainly", "almost", "nearly", "hardly", "barely", "scarcely", "still",
-                           "already"})  # "already does not": under a negation "already" wants "yet"
+                           "already", "quite", "simply", "just"})
 # dependents whose words the negation of the head verb does not reach
 _OUT_OF_SCOPE = frozenset({"appos", "parataxis", "advcl", "dep", "meta"})
 _CONTRASTIVE = frozenset({"but", "yet", "though", "although", "whereas", "while"})
 _QUOTES = "\"“”"
+_TWEET_MARKUP = re.compile(r"(?:^|\s)[@#][A-Za-z_]")
+_EMOTICON = re.compile(r"(?:^|\s)(?:[:;=8][-']?[)(DPpO3\]\[/\\|*]|<3|\^_?\^|[xX][Dd])(?=\s|$|[!.,])")
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,10 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, ALREADY_NEGATED)
     if "?" in text:
         return Negation(None, QUESTION)
+    if _TWEET_MARKUP.search(text):
+        return Negation(None, NO_MAIN_CLAUSE)  # "@someone", "#tag": a tweet's markup, not a sentence's words
+    if _EMOTICON.search(text):
+        return Negation(None, SENTIMENT_OUTSIDE)  # ":D" after "I do not love this feeling" still smiles
     sentence = next(iter(doc.sents), None)
     if sentence is None or len(sentence) < 2 or sentence.root.pos_ not in ("VERB", "AUX"):
         return Negation(None, NO_VERB)
@@ -276,6 +283,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if relative_outside(doc, root):
         return Negation(None, RELATIVE_OUTSIDE)
     if side_phrase(doc, root, evaluative) or praise_in_adjunct(doc, root, evaluative) or extraposed(root, evaluative) \
+            or one_of_the_best(root, evaluative) \
             or praise_in_nested_phrase(root, evaluative) or degree_clause(doc, root):
         return Negation(None, SIDE_PHRASE)
     if praise_in_relative(root, evaluative):
@@ -290,6 +298,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root) \
             or verb.lower_ in _DEONTIC or additive_too(sentence) or counterfactual(doc, verb):
         return Negation(None, CANNOT_PLACE)  # "is not sure to" doubts, "should not say" forbids, "not some" wants "any"
+    if verb.idx > 0 and text[verb.idx - 1].isalpha() and verb.text[:1].isalpha():
+        return Negation(None, CANNOT_PLACE)  # a contraction without its apostrophe ("Im a happier person")
     if verb.lemma_ == "have" and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in _HAVE_OBJECTS:
         return Negation(None, CANNOT_PLACE)  # "have enough ..." is a main verb's: "do not have", not "have not"
     try:
@@ -409,6 +419,9 @@ def _inverted_or_lowercase(sentence, root) -> bool:
     """Whether the sentence opens with its predicate ("Rare is the comedy that ...": an adjective first, then
     "be"), in lower case, or its verb has no subject (a fragment whose subject was lost)."""
     first = sentence[0]
+    # opening punctuation other than a quote or a bracket ("- the unit is easy to use"): a list item, a fragment
+    if first.is_punct and first.text not in _QUOTES + "'‘(":
+        return True
     if first.text[:1].islower() or not any(c.dep_ in _SUBJECTS | {"expl"} for c in root.children):
         return True  # no subject: "Manages to be both ..."
     # the parse may take the fronted word for a name ("Rare is the 'urban comedy' that ...", "Rare" a PROPN)
@@ -819,6 +832,16 @@ def extraposed(root, evaluative: Evaluative) -> bool:
             if evaluative(t) or ((t.pos_ == "ADJ" or degree) and _may_praise(t, negative)):
                 return True
     return False
+
+
+def one_of_the_best(root, evaluative: Evaluative) -> bool:
+    """Whether the object of a main verb other than "be" is "one of" a superlative or praised set ("governs one of
+    the region's loveliest roads"): the ranking is presupposed; "does not govern" leaves it standing. After "be"
+    ("is one of the best films") the ranking is the claim."""
+    if root.lemma_ == "be":
+        return False
+    return any(c.dep_ == "dobj" and c.lower_ == "one" and any(
+        t.tag_ == "JJS" or evaluative(t) for t in c.subtree) for c in root.children)
 
 
 def some_in_scope(doc, verb) -> bool:
