@@ -240,7 +240,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_VERB)  # a bare participle or infinitive: nothing finite to negate
     if _headline_fragment(sentence, root, verb) or superlative_fragment(root):
         return Negation(None, NO_VERB)
-    if _not_main(doc, sentence, root, verb) or _inverted_or_lowercase(sentence, root) \
+    if _not_main(doc, sentence, root, verb) or _inverted_or_lowercase(sentence, root) or _lost_parse(root) \
             or exclamative(sentence) or verb_before_root(sentence, root):
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
@@ -252,7 +252,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if cleft(root) or praise_cleft(root, evaluative) or specificational(root):
         return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
-           for child in root.children):
+           for child in root.children) or frequency(root):
         return Negation(None, ADVERB)
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
             or run_on_clause(doc, root) or aside_conjunct(root) or conjoined_clause(root) \
@@ -977,6 +977,22 @@ def _not_main(doc, sentence, root, verb) -> bool:
             if before.text not in _QUOTES and before.text not in (":", "(", "—", "-", "--"):
                 return True
     return False
+
+
+def frequency(root) -> bool:
+    """Whether a count of times qualifies the main verb or a verb under it ("will break your heart many times
+    over", "makes you laugh three times"): "not ... many times" counts them, it does not deny the claim."""
+    return any(t.dep_ == "npadvmod" and t.lemma_.lower() == "time" and t.head.pos_ in ("VERB", "AUX")
+               for t in root.subtree)
+
+
+def _lost_parse(root) -> bool:
+    """Whether the main verb's complement is a lower-case word the tagger took for a name ("The script is smart and
+    dark hallelujah for small favors", "hallelujah" a PROPN, no article): a sign the parse lost the sentence's
+    shape."""
+    return any(c.dep_ in _COMPLEMENTS and c.pos_ == "PROPN" and c.text[:1].islower()
+               and not any(d.dep_ == "det" for d in c.children)  # "a bold biographical fantasia" is a noun's phrase
+               for c in root.children)
 
 
 def _quoted(text: str, at: int) -> bool:
