@@ -6,6 +6,8 @@ parsed by the real spaCy model (skipped where the [lct] extra is not installed).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from linguagym.capabilities.perturb import negation as dir_negation
@@ -459,3 +461,19 @@ def test_the_fresh_pool_reads_the_sets_asked_for_and_knows_a_judged_sentence_by_
     assert [s[3] for s in script.positive_sentences(tmp_path, 1.5, ("amazon", "tweets"))] == ["I love it",
                                                                                              "Great day!"]
     assert script._letters("The ``Blue Crush'' is fun.") == script._letters('The "Blue Crush" is fun')
+
+
+def test_a_runs_dir_pairs_are_looked_up_among_the_blind_verdicts(tmp_path):
+    # benchmarks/dir_verdicts.py: each negated text once, found by its letters whatever the quotes
+    from tests.benchmark_scripts import load_benchmark
+
+    script = load_benchmark("dir_verdicts")
+    known = script.verdicts()
+    assert known[script.letters("The film is not a verbal duel between two gifted performers.")] == (
+        "dir_pairs_39", False)
+    assert sum(1 for _, ok in known.values() if ok) >= 400 and len(known) >= 540  # samples 38-47: 550 pairs
+    tests = [{"id": f"LC{n}/1/1/dir-negation", "type": "DIR", "text": "It is not ``great''."} for n in (2, 3)]
+    tests.append({"id": "LC2/1/1", "type": "MFT", "text": "It is great."})
+    path = tmp_path / "tests.json"
+    path.write_text(json.dumps({"tests": tests}), encoding="utf-8")
+    assert script.dir_pairs([path]) == {"itisnotgreat": "It is not ``great''."}
