@@ -20,8 +20,15 @@ judged are drawn). Every sentence rated at least ``negation.MIN_RATING`` (clearl
 originals) is negated by ``negate_main_clause``; the Amazon snippets are in lower case, so their first letter and a
 lone "i" are capitalised first (a lower-case sentence is refused as a fragment). Prints how many were negated and why
 the others were refused; writes ``OUT.tsv`` (id, original, negated: the texts only, for a blind reader) and
-``OUT_key.jsonl`` (per id: the file, the sentence's id, its rating). The population is not film reviews: the figure
-measures the rule on sentences nobody tuned it on, not the default run's pairs.
+``OUT_key.jsonl`` (per id: the file, the sentence's id, its rating). The population is not film reviews alone: the
+figure measures the rule on sentences nobody tuned it on, not the default run's pairs.
+
+``--written FILE`` adds sentences written for a sample, once every real positive sentence here had been judged
+(sample 48: 320 film- and product-review sentences a helper wrote without seeing the rules or any sample; ``--sets``
+with no name leaves the real ones out):
+
+    PYTHONPATH=. python benchmarks/dir_pool_other.py /tmp/vs/hutto_ICWSM_2014 --sets --written \
+        benchmarks/dir_pool_written_48.txt --n 50 --seed 48 --out benchmarks/dir_pairs_48
 """
 
 from __future__ import annotations
@@ -53,6 +60,12 @@ def positive_sentences(folder: Path, min_rating: float,
     return out
 
 
+def written_sentences(path: Path) -> list[tuple[str, str, float, str]]:
+    """(file name, line number, 4.0, text) of every non-empty line of ``path``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [(path.name, str(number), 4.0, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
+
+
 def _letters(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.lower())
 
@@ -60,11 +73,15 @@ def _letters(text: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="the unpacked hutto_ICWSM_2014 folder")
+    # "--sets" with no name draws from --written alone
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=45)
     parser.add_argument("--out", required=True, help="write OUT.tsv and OUT_key.jsonl")
-    parser.add_argument("--sets", nargs="+", choices=sorted(SETS), default=["amazon", "nyt"],
+    parser.add_argument("--sets", nargs="*", choices=sorted(SETS), default=["amazon", "nyt"],
                         help="the sentence sets to draw from (default: amazon nyt)")
+    parser.add_argument("--written", type=Path, default=None,
+                        help="also a file of positive sentences, one a line, written for a sample by someone who "
+                             "never saw the rules (no rating: each is taken as clearly positive)")
     parser.add_argument("--exclude", type=Path, nargs="*", default=[],
                         help="keys of earlier samples: their sentences are not drawn again")
     args = parser.parse_args()
@@ -72,7 +89,9 @@ def main() -> None:
     from linguagym.capabilities.perturb.negation import MIN_RATING, negate_main_clause
 
     nlp = load_perturbation_pipeline()
-    sentences = positive_sentences(args.folder, MIN_RATING, tuple(args.sets))
+    sentences = positive_sentences(args.folder, MIN_RATING, tuple(args.sets)) if args.sets else []
+    if args.written is not None:
+        sentences += written_sentences(args.written)
     made, refused = [], Counter()
     for (name, sid, rating, text), doc in zip(sentences, nlp.pipe(s[3] for s in sentences), strict=True):
         negation = negate_main_clause(doc)

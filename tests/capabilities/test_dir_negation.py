@@ -461,6 +461,10 @@ def test_the_fresh_pool_reads_the_sets_asked_for_and_knows_a_judged_sentence_by_
     assert [s[3] for s in script.positive_sentences(tmp_path, 1.5, ("amazon", "tweets"))] == ["I love it",
                                                                                              "Great day!"]
     assert script._letters("The ``Blue Crush'' is fun.") == script._letters('The "Blue Crush" is fun')
+    written = tmp_path / "written.txt"
+    written.write_text("The acting is superb.\n\n  This blender works great.\n", encoding="utf-8")
+    assert script.written_sentences(written) == [("written.txt", "1", 4.0, "The acting is superb."),
+                                                 ("written.txt", "3", 4.0, "This blender works great.")]
 
 
 def test_a_runs_dir_pairs_are_looked_up_among_the_blind_verdicts(tmp_path):
