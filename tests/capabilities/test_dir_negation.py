@@ -13,8 +13,10 @@ import pytest
 from linguagym.capabilities.perturb import negation as dir_negation
 from linguagym.capabilities.perturb.negation import (
     ADVERB,
+    ALREADY_NEGATED,
     CANNOT_PLACE,
     CLEFT,
+    CONCESSION,
     EXISTENTIAL,
     FRONTED,
     MIXED,
@@ -58,11 +60,6 @@ def praise():
 
 
 @pytest.mark.parametrize(("sentence", "negated"), [
-    # the main clause, not the concessive one, before or after it
-    ("Although the plot is thin, the film is a delight.", "Although the plot is thin, the film is not a delight."),
-    ("The film is a delight, although the plot is thin.", "The film is not a delight, although the plot is thin."),
-    ("Although it sometimes descends into farce, the film works.",  # criticism outside it keeps the pair valid
-     "Although it sometimes descends into farce, the film does not work."),
     # a quoted title as the subject: the verb after it
     ('"The Ring" is scary in a good way.', '"The Ring" is not scary in a good way.'),
     ("I loved this film.", "I did not love this film."),
@@ -72,6 +69,20 @@ def praise():
 ])
 def test_the_main_clause_takes_the_negation(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated
+
+
+@pytest.mark.parametrize("sentence", [
+    # a concession, before or after the main clause, in criticism or in praise: refused since sample 48 (a reader
+    # found "Although it's a bit pricey, this knife is not worth every penny" muddled: the concession no longer
+    # contrasts); before, the main clause took the negation and the concession was left as it was
+    "Although the plot is thin, the film is a delight.",
+    "The film is a delight, although the plot is thin.",
+    "Although it sometimes descends into farce, the film works.",
+    "Although it is beautifully shot, the film is a triumph.",
+    "This is one of the most moving epics, and in spite of its flaws, Scorsese's best in a decade.",
+])
+def test_a_concession_is_refused_and_never_negated(nlp, praise, sentence):
+    assert negate_main_clause(nlp(sentence), praise) == dir_negation.Negation(None, CONCESSION)
 
 
 @pytest.mark.parametrize(("sentence", "reason"), [
@@ -106,7 +117,7 @@ def test_a_sentence_is_refused_where_the_negation_would_miss_its_sentiment(nlp, 
     ("It's crafty, energetic and smart the kid is sort of like a young Ferris Bueller.", SECOND_CLAUSE),  # run-on
     ("These are lives worth watching, paths worth following.", SECOND_PHRASE),
     ("This is one of the most moving epics in recent memory, and in spite of its flaws, Scorsese's best in a "
-     "decade.", SECOND_PHRASE),
+     "decade.", CONCESSION),  # a second phrase too
     ("Canada's light shines bright on this soap opera that breathes extraordinary life into the Inuit people.",
      RELATIVE_OUTSIDE),
     ("It's rare for any movie to be as subtle and touching as The Son's Room.", SENTIMENT_OUTSIDE),
@@ -242,7 +253,6 @@ def test_the_fifth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("As a thoughtful study of grief, the film is a success.", FRONTED),
     ("Even when it drags, the film is gripping.", FRONTED),
     ("Rarely does such talent serve such material.", FRONTED),  # an inverted clause
-    ("Although it is beautifully shot, the film is a triumph.", FRONTED),  # praise conceded stands
     ("This cheery little film is a treat.", PRAISE_IN_SUBJECT),  # "cheery": unrated by VADER
     ("The hypnotic imagery does explore the place.", PRAISE_IN_SUBJECT),
     # the seventh round, from the sample 44's verdicts: an aside before the verb, a specifying subject, "some"
@@ -300,6 +310,17 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("It will warm your heart many times over.", ADVERB),
     ("It will make you laugh many times over.", ADVERB),
     ("The script is smart and dark hallelujah for small favors.", NO_MAIN_CLAUSE),
+    # the twelfth round, from the sample 48's verdicts (benchmarks/dir_pairs_48*: review sentences written for it):
+    # a concession anywhere (the negated claim no longer contrasts with it), "anything but", a focus or scale word
+    # the negation takes for its own, an "it is a NOUN to ..." whose infinitive praises what it sees
+    ("Although it is a bit pricey, this lamp is worth every penny.", CONCESSION),
+    ("The lamp is worth every penny, though it is a bit pricey.", CONCESSION),
+    ("While the cable could be longer, the sound is superb.", CONCESSION),
+    ("The ending is anything but predictable.", ALREADY_NEGATED),
+    ("It's easily the best show of the season.", CANNOT_PLACE),
+    ("It looks even better on the shelf than online.", CANNOT_PLACE),
+    ("Her wit is matched only by her warmth.", CANNOT_PLACE),
+    ("It's a joy to watch such gifted comedians at work.", SIDE_PHRASE),
 ])
 def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -317,6 +338,9 @@ def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, prais
     ("The film is the #1 hit this week.", "The film is not the #1 hit this week."),
     ("The directors have put together a bold biographical fantasia.",
      "The directors have not put together a bold biographical fantasia."),
+    ("The lid goes on easily.", "The lid does not go on easily."),
+    ("I am very pleased so far.", "I am not very pleased so far."),
+    ("We watched it while the rain fell.", "We did not watch it while the rain fell."),  # "while" inside: a time
 ])
 def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -325,8 +349,7 @@ def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
 
 
 @pytest.mark.parametrize(("sentence", "negated"), [
-    # and keep: criticism conceded before the subject, a subject an adjective only picks out
-    ("Although the plot is thin, the film is a delight.", "Although the plot is thin, the film is not a delight."),
+    # and keep: a subject an adjective only picks out
     ("The new film is a delight.", "The new film is not a delight."),
     ("The second half is a triumph.", "The second half is not a triumph."),
 ])

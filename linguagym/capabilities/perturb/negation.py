@@ -120,7 +120,8 @@ from typing import Any
 from linguagym.capabilities.data.analysis import Analysis, Token
 from linguagym.capabilities.seeds.negation import CannotNegate, negate
 
-NEGATION_WORDS = re.compile(r"\b(not|no|never|nothing|nobody|none|neither|nor|without|cannot)\b|n[’']t\b",
+NEGATION_WORDS = re.compile(r"\b(not|no|never|nothing|nobody|none|neither|nor|without|cannot|anything but)\b"
+                            r"|n[’']t\b",
                             re.IGNORECASE)
 _FINITE = frozenset({"VBD", "VBZ", "VBP"})
 
@@ -147,10 +148,11 @@ QUANTIFIED_SUBJECT = "quantified subject"
 PRAISE_IN_RELATIVE = "praise in a relative clause"
 UNIVERSAL_IN_SCOPE = "universal in the negation's scope"
 FRONTED = "words before the subject"
+CONCESSION = "a concession beside the claim"
 REFUSALS = (NOT_CLEARLY_POSITIVE, ALREADY_NEGATED, QUESTION, NO_VERB, NO_MAIN_CLAUSE, EXISTENTIAL, CLEFT, ADVERB,
             FRONTED, QUANTIFIED_SUBJECT, UNIVERSAL_IN_SCOPE, SECOND_CLAUSE, SECOND_PHRASE, PRAISE_IN_SUBJECT,
             RELATIVE_OUTSIDE, PRAISE_IN_RELATIVE, RECOMMENDATION, SIDE_PHRASE, REASON_CLAUSE, SUPERLATIVE,
-            SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE)
+            SENTIMENT_OUTSIDE, MIXED, CANNOT_PLACE, CONCESSION)
 # an original is clearly positive where its mean rating (-4..4) is at least this: the positive band starts above
 # 0.8; 1.5 keeps the raters' mean well inside it (score (1.5 + 4) / 8 = 0.6875 on 0..1)
 MIN_RATING = 1.5
@@ -174,6 +176,10 @@ CLAIM_ADVERBS = frozenset({"sometimes", "often", "usually", "always", "occasiona
 _OUT_OF_SCOPE = frozenset({"appos", "parataxis", "advcl", "dep", "meta"})
 _CONTRASTIVE = frozenset({"but", "yet", "though", "although", "whereas", "while"})
 _QUOTES = "\"“”"
+# a concessive subordinator or adverb anywhere ("while" only opening the sentence or after a comma: "while
+# watching" is a time)
+_CONCESSION = re.compile(r"\b(?:although|though|even if|even though|whereas|despite|in spite of|albeit)\b"
+                         r"|(?:^|[,;:(—–-]\s*)while\b", re.IGNORECASE)
 _TWEET_MARKUP = re.compile(r"(?:^|\s)[@#][A-Za-z_]")
 _EMOTICON = re.compile(r"(?:^|\s)(?:[:;=8][-']?[)(DPpO3\]\[/\\|*]|<3|\^_?\^|[xX][Dd])(?=\s|$|[!.,])")
 
@@ -226,6 +232,9 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, ALREADY_NEGATED)
     if "?" in text:
         return Negation(None, QUESTION)
+    if _CONCESSION.search(text):
+        # "Although it's a bit pricey, this knife is not worth every penny": the concession no longer contrasts
+        return Negation(None, CONCESSION)
     if _TWEET_MARKUP.search(text):
         return Negation(None, NO_MAIN_CLAUSE)  # "@someone", "#tag": a tweet's markup, not a sentence's words
     if _EMOTICON.search(text):
@@ -295,7 +304,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
-    if raising_predicate(root) or some_in_scope(doc, verb) or comparison_clause(doc, root) \
+    if scalar_focus(doc, root) or raising_predicate(root) or some_in_scope(doc, verb) \
+            or comparison_clause(doc, root) \
             or verb.lower_ in _DEONTIC or additive_too(sentence) or counterfactual(doc, verb):
         return Negation(None, CANNOT_PLACE)  # "is not sure to" doubts, "should not say" forbids, "not some" wants "any"
     if verb.idx > 0 and text[verb.idx - 1].isalpha() and verb.text[:1].isalpha():
@@ -818,20 +828,43 @@ def specificational(root) -> bool:
 
 
 def extraposed(root, evaluative: Evaluative) -> bool:
-    """Whether the main clause is "it is ADJ to ..." and the infinitive's phrase describes its object in words that
-    may praise ("It's refreshing to see a romance this smart"): the negation denies the adjective ("not
-    refreshing"), the description of what is seen stands."""
+    """Whether the main clause is "it is ADJ to ..." or "it is a NOUN to ..." and the infinitive's phrase describes
+    its object in words that may praise ("It's refreshing to see a romance this smart", "It's a delight to watch
+    such seasoned actors ..."): the negation denies the adjective or noun ("not refreshing"), the description of
+    what is seen stands."""
     if root.lemma_ != "be" or not any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children) \
-            or not any(c.dep_ == "acomp" for c in root.children):
+            or not any(c.dep_ in ("acomp", "attr") for c in root.children):
         return False
     negative = evaluative_words("negative")
-    for clause in (c for c in root.children if c.dep_ == "xcomp"):
+    # the infinitive on "be" ("It's refreshing to see ...") or on its noun ("It's a delight to watch ...")
+    clauses = [c for c in root.children if c.dep_ == "xcomp"] + [
+        g for c in root.children if c.dep_ == "attr" for g in c.children
+        if g.dep_ in ("acl", "relcl") and any(a.lower_ == "to" and a.dep_ == "aux" for a in g.children)]
+    for clause in clauses:
         for t in clause.subtree:
             # a degree phrase ("this clever", "so smart") whatever the tagger made of its word
             degree = t.i > 0 and t.doc[t.i - 1].lower_ in ("this", "that", "so") and t.dep_ in ("advmod", "amod")
             if evaluative(t) or ((t.pos_ == "ADJ" or degree) and _may_praise(t, negative)):
                 return True
     return False
+
+
+# focus words a negation takes for its own ("not even better", "not matched only by"): the negated text then says
+# another thing, often still praise
+_FOCUS = frozenset({"even", "only"})
+
+
+def scalar_focus(doc, root) -> bool:
+    """Whether, after the main verb and within its clause, a focus word (``_FOCUS``) stands, or an adverb grades a
+    comparative or superlative ("looks even better", "by far the best"), or "easily" puts a superlative
+    ("It's easily the best film": "not easily the best" still ranks it)."""
+    for t in doc[root.i + 1:root.sent.end]:
+        if t.pos_ != "ADV" or t.dep_ not in ("advmod", "npadvmod"):
+            continue
+        if t.lower_ in _FOCUS or (t.head.tag_ in ("JJS", "JJR", "RBS", "RBR") and t.lower_ not in ("more", "most")):
+            return True
+    return any(c.dep_ == "advmod" and c.lower_ == "easily" and c.i > root.i for c in root.children) and any(
+        t.tag_ == "JJS" for t in doc[root.i + 1:root.sent.end])
 
 
 def one_of_the_best(root, evaluative: Evaluative) -> bool:
