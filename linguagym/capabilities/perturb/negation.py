@@ -176,10 +176,10 @@ CLAIM_ADVERBS = frozenset({"sometimes", "often", "usually", "always", "occasiona
 _OUT_OF_SCOPE = frozenset({"appos", "parataxis", "advcl", "dep", "meta"})
 _CONTRASTIVE = frozenset({"but", "yet", "though", "although", "whereas", "while"})
 _QUOTES = "\"“”"
-# a concessive subordinator or adverb anywhere ("while" only opening the sentence or after a comma: "while
-# watching" is a time)
-_CONCESSION = re.compile(r"\b(?:although|though|even if|even though|whereas|despite|in spite of|albeit)\b"
-                         r"|(?:^|[,;:(—–-]\s*)while\b", re.IGNORECASE)
+# a concessive subordinator or adverb anywhere ("while" too: in reviews it mostly contrasts, "honors the original while
+# bringing it into the present", and a time clause left standing is as likely to praise)
+_CONCESSION = re.compile(r"\b(?:although|though|even if|even though|whereas|despite|in spite of|albeit|while)\b",
+                         re.IGNORECASE)
 _TWEET_MARKUP = re.compile(r"(?:^|\s)[@#][A-Za-z_]")
 _EMOTICON = re.compile(r"(?:^|\s)(?:[:;=8][-']?[)(DPpO3\]\[/\\|*]|<3|\^_?\^|[xX][Dd])(?=\s|$|[!.,])")
 
@@ -281,7 +281,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, MIXED)
     if later_clause(doc, sentence):
         return Negation(None, SECOND_CLAUSE)
-    if second_phrase(doc, root) or coordinated_complement(root):
+    if second_phrase(doc, root) or coordinated_complement(root) or contrast_after(doc, root):
         return Negation(None, SECOND_PHRASE)
     if universal_in_scope(root):
         return Negation(None, UNIVERSAL_IN_SCOPE)
@@ -299,12 +299,14 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, PRAISE_IN_RELATIVE)
     if phrase_break(doc, sentence, root):
         return Negation(None, SECOND_PHRASE)
-    if verb is not root and any(t.tag_ == "RB" and t.lower_.endswith("ly") for t in doc[verb.i + 1:root.i]):
-        return Negation(None, CANNOT_PLACE)  # "has thankfully ditched": not "has not thankfully ditched"
+    if verb is not root and any(t.pos_ == "ADV" and t.lower_ not in ("really", "ever")
+                                for t in doc[verb.i + 1:root.i]):
+        return Negation(None, CANNOT_PLACE)  # "has thankfully ditched", "may well be": not "may not well be"
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
-    if scalar_focus(doc, root) or raising_predicate(root) or some_in_scope(doc, verb) \
+    if scalar_focus(doc, root) or result_clause(doc, root) or ambiguous_past(root, verb) \
+            or extraposed_claim(root) or raising_predicate(root) or some_in_scope(doc, verb) \
             or comparison_clause(doc, root) \
             or verb.lower_ in _DEONTIC or additive_too(sentence) or counterfactual(doc, verb):
         return Negation(None, CANNOT_PLACE)  # "is not sure to" doubts, "should not say" forbids, "not some" wants "any"
@@ -865,6 +867,45 @@ def scalar_focus(doc, root) -> bool:
             return True
     return any(c.dep_ == "advmod" and c.lower_ == "easily" and c.i > root.i for c in root.children) and any(
         t.tag_ == "JJS" for t in doc[root.i + 1:root.sent.end])
+
+
+def result_clause(doc, root) -> bool:
+    """Whether "so"/"such" after the main verb is followed by a "that" clause ("so comfortable that we asked where to
+    buy the mattress"): "not so X that Y" keeps Y, which happened, and reads muddled."""
+    words = [t.lower_ for t in doc[root.i + 1:root.sent.end]]
+    return any(w in ("so", "such") and "that" in words[i + 1:] for i, w in enumerate(words))
+
+
+# verbs whose past is spelled as their present: the tagger's VBP may be the writer's past ("I read it in one sitting")
+_SAME_PAST = frozenset({"read", "put", "set", "cut", "hit", "let", "cost", "hurt", "quit", "spread", "shut", "bet",
+                        "burst", "cast", "upset", "fit"})
+
+
+def ambiguous_past(root, verb) -> bool:
+    """Whether the main verb, with no auxiliary, is one whose past and present are spelled alike: "do not read" may
+    change the tense the writer meant."""
+    return verb is root and root.lower_ in _SAME_PAST and root.tag_ in ("VBP", "VB")
+
+
+# adjectives of rarity and difficulty: "it is rare that X" praises X by its rarity; "it is not rare that X" keeps X
+_RARITY = frozenset({"rare", "unusual", "uncommon", "hard", "difficult", "impossible", "tough", "scarce"})
+
+
+def extraposed_claim(root) -> bool:
+    """Whether the main clause is "it is rare/hard ... that/to ..." ("It is rare that a comedy this silly turns out
+    to be this smart"): the praise is in the clause, which "not rare" leaves standing."""
+    if root.lemma_ != "be" or not any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children):
+        return False
+    return any(c.dep_ == "acomp" and c.lower_ in _RARITY for c in root.children)
+
+
+def contrast_after(doc, root) -> bool:
+    """Whether "but" or "yet" follows the main verb within its sentence ("powerful enough for professionals yet easy
+    enough for beginners"): what follows the contrast stands whatever the parse hung it on."""
+    words = doc[root.i + 1:root.sent.end]
+    # not "his best film yet": a "yet" that ends the clause is time, not contrast
+    return any(t.lower_ in ("but", "yet") and t.dep_ in ("cc", "advmod") and t.i + 1 < root.sent.end
+               and not doc[t.i + 1].is_punct for t in words)
 
 
 def one_of_the_best(root, evaluative: Evaluative) -> bool:
