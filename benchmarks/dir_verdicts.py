@@ -28,26 +28,35 @@ def letters(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.lower())
 
 
-def verdicts(folder: Path = HERE) -> dict[str, tuple[str, bool]]:
-    """Negated text's letters -> (the sample it was judged in, valid), the first verdict where judged twice."""
-    out: dict[str, tuple[str, bool]] = {}
+def judged_pairs(folder: Path = HERE) -> list[tuple[str, str, str, bool]]:
+    """(sample, original, negated, valid) of every blind verdict kept in ``folder``, the first sample first."""
+    out = []
     first = folder / "dir_pairs_judged.jsonl"  # the first sample: texts and verdicts in one file
     if first.exists():
         for line in first.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                out.setdefault(letters(row["negated"]), (first.stem, bool(row["valid"])))
+                out.append((first.stem, row["original"], row["negated"], bool(row["valid"])))
     for judged in sorted(folder.glob("dir_pairs_[0-9]*_judged.jsonl")):
         sample = judged.name[:-len("_judged.jsonl")]
         keys = {}
         for line in (folder / f"{sample}_key.jsonl").read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                keys[row["id"]] = row["negated"]
+                keys[row["id"]] = row
         for line in judged.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                out.setdefault(letters(keys[row["id"]]), (sample, bool(row["valid"])))
+                key = keys[row["id"]]
+                out.append((sample, key["original"], key["negated"], bool(row["valid"])))
+    return out
+
+
+def verdicts(folder: Path = HERE) -> dict[str, tuple[str, bool]]:
+    """Negated text's letters -> (the sample it was judged in, valid), the first verdict where judged twice."""
+    out: dict[str, tuple[str, bool]] = {}
+    for sample, _, negated, valid in judged_pairs(folder):
+        out.setdefault(letters(negated), (sample, valid))
     return out
 
 
