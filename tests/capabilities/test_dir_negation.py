@@ -330,6 +330,11 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("This may well be the finest album of the decade.", CANNOT_PLACE),  # "may not well be"
     ("The remake honors the original while making it new.", CONCESSION),
     ("The app is powerful enough for experts yet simple enough for children.", SECOND_PHRASE),
+    # the fourteenth round, from the sample 50's verdicts (benchmarks/dir_pairs_50*): a number the negation would
+    # count, praise built on "un-" ("not unreal": a double negative)
+    ("Assembly takes ten minutes.", CANNOT_PLACE),
+    ("I give it 10 stars!", CANNOT_PLACE),
+    ("The drum fills on this album are unreal.", CANNOT_PLACE),
 ])
 def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -351,6 +356,8 @@ def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, prais
     ("I am very pleased so far.", "I am not very pleased so far."),
     ("It is his best film yet.", "It is not his best film yet."),  # a "yet" ending the clause is time
     ("It is very simple to set up.", "It is not very simple to set up."),
+    ("This is one of the year's best films.", "This is not one of the year's best films."),  # "one" counts nothing
+    ("The soundtrack is unique.", "The soundtrack is not unique."),
 ])
 def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     negation = negate_main_clause(nlp(sentence), praise)

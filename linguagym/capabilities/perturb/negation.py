@@ -306,6 +306,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
     if scalar_focus(doc, root) or result_clause(doc, root) or ambiguous_past(root, verb) \
+            or negative_prefix(root) or counted_claim(doc, root) \
             or extraposed_claim(root) or raising_predicate(root) or some_in_scope(doc, verb) \
             or comparison_clause(doc, root) \
             or verb.lower_ in _DEONTIC or additive_too(sentence) or counterfactual(doc, verb):
@@ -906,6 +907,30 @@ def contrast_after(doc, root) -> bool:
     # not "his best film yet": a "yet" that ends the clause is time, not contrast
     return any(t.lower_ in ("but", "yet") and t.dep_ in ("cc", "advmod") and t.i + 1 < root.sent.end
                and not doc[t.i + 1].is_punct for t in words)
+
+
+def negative_prefix(root) -> bool:
+    """Whether the complement of "be" is a praising adjective built on "un-" ("The bass lines are unreal", "is
+    refreshingly undogmatic"): "not unreal" reads as a double negative."""
+    negative = evaluative_words("negative")
+    return root.lemma_ == "be" and any(
+        c.dep_ == "acomp" and c.lower_.startswith("un") and c.lower_ not in _NOT_PREFIXED and not negative(c)
+        for c in root.children)
+
+
+# adjectives opening with "un" that are no negations
+_NOT_PREFIXED = frozenset({"unique", "universal", "understated", "uplifting", "upbeat", "unified"})
+
+
+def counted_claim(doc, root) -> bool:
+    """Whether a number above one counts what the main verb claims ("Setup takes two minutes", "I give it 10 stars",
+    "occupied for 72 minutes"): "does not take two minutes" may mean fewer or more. Only the verb's own object,
+    complement or adverbial phrase; not "one of the best", nor a number inside a relative clause."""
+    phrases = [c for c in root.children if c.dep_ in ("dobj", "attr", "oprd", "npadvmod", "acomp")]
+    phrases += [g for c in root.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+    return any(t.tag_ == "CD" and t.lower_ != "one" and (t.i == p.i or t.head.i == p.i)
+               and not (t.i > 0 and t.doc[t.i - 1].text == "#")  # "the #1 hit": a rank
+               for p in phrases for t in p.subtree)
 
 
 def one_of_the_best(root, evaluative: Evaluative) -> bool:
