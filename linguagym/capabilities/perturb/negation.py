@@ -299,8 +299,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, PRAISE_IN_RELATIVE)
     if phrase_break(doc, sentence, root):
         return Negation(None, SECOND_PHRASE)
-    if verb is not root and any(t.pos_ == "ADV" and t.lower_ not in ("really", "ever")
-                                for t in doc[verb.i + 1:root.i]):
+    if verb is not root and any(t.pos_ == "ADV" and t.lower_ != "ever" for t in doc[verb.i + 1:root.i]):
         return Negation(None, CANNOT_PLACE)  # "has thankfully ditched", "may well be": not "may not well be"
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
