@@ -335,6 +335,9 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("Assembly takes ten minutes.", CANNOT_PLACE),
     ("I give it 10 stars!", CANNOT_PLACE),
     ("The drum fills on this album are unreal.", CANNOT_PLACE),
+    # after the last measured sample (51), from its verdicts: "only" before the verb, "and then some"
+    ("Only Hanks could make this role so warm.", CANNOT_PLACE),
+    ("The sequel gives fans what they want and then some.", CANNOT_PLACE),
 ])
 def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
