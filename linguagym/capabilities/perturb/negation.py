@@ -877,12 +877,15 @@ def scalar_focus(doc, root) -> bool:
     """Whether, after the main verb and within its clause, a focus word (``_FOCUS``) stands, or an adverb grades a
     comparative or superlative ("looks even better", "by far the best"), or "easily" puts a superlative
     ("It's easily the best film": "not easily the best" still ranks it); or "only" before the verb, or "and then
-    some" after it."""
+    some" after it, or a superlative with "yet" ("his best film yet")."""
     # "only" on the subject too ("Only Pryce could make a villain this magnetic": "only ... could not" is nonsense)
     if any(t.lower_ == "only" for t in doc[root.sent.start:root.i]):
         return True
     if "and then some" in doc[root.i:root.sent.end].text.lower():
         return True  # "delivers what it promises and then some": the idiom does not survive "does not"
+    if any(t.lower_ == "yet" for t in doc[root.i + 1:root.sent.end]) and any(
+            t.tag_ in ("JJS", "RBS") for t in doc[root.i + 1:root.sent.end]):
+        return True  # "has not made his best film yet": under the negation "yet" puts the best still to come
     for t in doc[root.i + 1:root.sent.end]:
         if t.pos_ != "ADV" or t.dep_ not in ("advmod", "npadvmod"):
             continue
