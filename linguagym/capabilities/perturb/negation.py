@@ -102,7 +102,7 @@ Five more rounds, each written from one fresh blind sample's invalid pairs and m
   parse put before the main one; ``reason clause`` also "because of", "thanks to"; ``superlative comparison``
   also "than ... ever".
 
-Five more (``benchmarks/dir_pairs_47*`` to ``_51*``, the last four on review sentences written for the samples;
+Five more (``benchmarks/dir_pairs_47*`` to ``_52*``, the last five on review sentences written for the samples;
 docs/capabilities.md, rounds ten to fourteen) added:
 
 - ``a concession beside the claim``: any concessive word (although, though, while, despite, ...), criticism or
@@ -112,12 +112,12 @@ docs/capabilities.md, rounds ten to fourteen) added:
   infinitive, "but"/"yet" after the verb; ``praise in a side phrase`` also: "it is ADJ/a NOUN to ..." describing
   what it sees, "this" + praise after the verb, "one of" a superlative in a verb's object;
 - ``cannot place the negation`` also: "would/could have", a focus word or graded comparative ("not even better",
-  "not easily the best", "only", "and then some"), "so/such ... that", a verb whose past is spelled as its present
-  ("I read it"), "it is rare that", any adverb between the auxiliary and the verb, a number the negation would
-  count, praise built on "un-", a contraction without its apostrophe; ``adverb keeps the claim`` also: already,
-  quite, simply, just, "many times"; ``no main clause`` also: a tweet's @name or #tag, a list item's dash, an
-  inverted "Rare is", a lower-case word tagged as a name; ``sentiment outside`` also: an emoticon; "anything but" is
-  a negation already.
+  "not easily the best", "only", "and then some", "his best film yet"), "so/such ... that", a verb whose past is
+  spelled as its present ("I read it"), "it is rare that", any adverb between the auxiliary and the verb, a number
+  the negation would count, praise built on "un-", a contraction without its apostrophe; ``adverb keeps the claim``
+  also: already, quite, simply, just, "many times"; ``no main clause`` also: a tweet's @name or #tag, a list item's
+  dash, an inverted "Rare is", a lower-case word tagged as a name; ``sentiment outside`` also: an emoticon;
+  "anything but" is a negation already.
 
 ``perturb.build`` refuses, before any of these, an original whose mean rating is below ``MIN_RATING`` (``not
 clearly positive``).
