@@ -195,8 +195,7 @@ _CONTRASTIVE = frozenset({"but", "yet", "though", "although", "whereas", "while"
 _QUOTES = "\"“”"
 # a concessive subordinator or adverb anywhere ("while" too: in reviews it mostly contrasts, "honors the original while
 # bringing it into the present", and a time clause left standing is as likely to praise)
-_CONCESSION = re.compile(r"\b(?:although|though|even if|even though|whereas|despite|in spite of|albeit|while)\b",
-                         re.IGNORECASE)
+_CONCESSION = re.compile(r"\b(?:" + "|".join(CONCESSIVE + ("albeit",)) + r")\b", re.IGNORECASE)
 _TWEET_MARKUP = re.compile(r"(?:^|\s)[@#][A-Za-z_]")
 _EMOTICON = re.compile(r"(?:^|\s)(?:[:;=8][-']?[)(DPpO3\]\[/\\|*]|<3|\^_?\^|[xX][Dd])(?=\s|$|[!.,])")
 
@@ -271,7 +270,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, NO_MAIN_CLAUSE)
     if existential(root):
         return Negation(None, EXISTENTIAL)
-    if fronted(sentence, root, verb, evaluative):
+    if fronted(sentence, root, verb):
         return Negation(None, FRONTED)
     if quantified_subject(root):
         return Negation(None, QUANTIFIED_SUBJECT)
@@ -398,8 +397,8 @@ def cleft(root) -> bool:
 def phrase_break(doc, sentence, root) -> bool:
     """Whether, after the main verb, the negated sentence goes on past a comma, semicolon, colon or dash, or past
     "as well as": what follows is a phrase of its own, which readers read as left standing. Not a comma inside a
-    list of adjectives before their noun ("a wonderful, sobering drama": one phrase), nor one opening a concessive
-    clause ("..., although the plot is thin": criticism there keeps the pair, praise is refused elsewhere)."""
+    list of adjectives before their noun ("a wonderful, sobering drama": one phrase). (A concessive clause never
+    gets here: ``negate_main_clause`` refuses it first.)"""
     rest = doc[root.i + 1:sentence.end]
     if "as well as" in rest.text.lower():
         return True
@@ -407,8 +406,6 @@ def phrase_break(doc, sentence, root) -> bool:
         if token.text not in _BREAKS or token.i + 1 >= sentence.end:
             continue
         if _in_adjective_list(doc, token.i, sentence.start):
-            continue
-        if doc[token.i + 1:].text.lower().startswith(CONCESSIVE):
             continue
         return True
     return False
@@ -799,37 +796,25 @@ def praise_in_subject(root, evaluative: Evaluative) -> bool:
     return False
 
 
-# one-word concessive subordinators ("even though", "in spite of" open with a word of their own below)
-CONCESSIVE_OPENERS = frozenset(word for word in CONCESSIVE if " " not in word)
-
-
 # marks of an aside before the main verb ("Branagh, in his most forceful ... performance, grounds ...",
 # "(Broomfield) uncovers ...", "Ryan Gosling ... is ...")
 _ASIDE_MARKS = frozenset({",", "(", ")", "...", "…", "--", "—", "–", ":", ";"})
 
 
-def fronted(sentence, root, verb, evaluative: Evaluative) -> bool:
+def fronted(sentence, root, verb) -> bool:
     """Whether words come before the main clause's subject ("A hip ride into hyper time, Clockstoppers is ...",
     "As a thoughtful ... examination, ...", "Even when it drags, we are ...", "At its best (...) ...", "Rarely does
     ...") or an aside comes between the sentence's start and its verb ("Branagh, in his most forceful ...
     performance, grounds ..."; the parse may take a fronted phrase into the subject): it says its own thing, often
     praise, which the negation leaves standing, or inverts the clause. A plain claim opens with its subject (an
-    opening quotation mark aside) and goes straight to its verb, or follows a concessive clause without praise."""
+    opening quotation mark aside) and goes straight to its verb. (A concessive opening is refused before this.)"""
     subjects = [c for c in root.children if c.dep_ in _SUBJECTS | {"expl"}]
     if not subjects:
         return False  # no subject: ``_inverted_or_lowercase`` refuses it
     start = min(s.left_edge.i for s in subjects)
-    before = [t for t in sentence if t.i < start and not t.is_punct]
-    first = sentence.start
-    if before and before[0].lower_ in CONCESSIVE_OPENERS:
-        # "Although the plot is thin, the film is a delight": criticism conceded keeps the negated text negative;
-        # praise conceded ("Although it is beautifully shot, ...") stands
-        if any(evaluative(t) for t in before):
-            return True
-        first = start
-    elif before:
+    if any(not t.is_punct for t in sentence if t.i < start):
         return True
-    return any(t.text in _ASIDE_MARKS for t in sentence if first <= t.i < verb.i)
+    return any(t.text in _ASIDE_MARKS for t in sentence if t.i < verb.i)
 
 
 # subjects that name what the claim picks out ("The reason to see X is ...", "The draw ... is ..."): "is not" keeps
