@@ -66,10 +66,6 @@ def written_sentences(path: Path) -> list[tuple[str, str, float, str]]:
     return [(path.name, str(number), 4.0, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
 
 
-def _letters(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.lower())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="the unpacked hutto_ICWSM_2014 folder")
@@ -85,6 +81,8 @@ def main() -> None:
     parser.add_argument("--exclude", type=Path, nargs="*", default=[],
                         help="keys of earlier samples: their sentences are not drawn again")
     args = parser.parse_args()
+    from dir_verdicts import letters  # benchmarks/ is the script's folder, first on sys.path
+
     from linguagym.capabilities.perturb.build import load_perturbation_pipeline
     from linguagym.capabilities.perturb.negation import MIN_RATING, negate_main_clause
 
@@ -102,9 +100,9 @@ def main() -> None:
     print(f"{len(made)} negated of {len(sentences)} sentences rated >= {MIN_RATING}; refused: "
           + ", ".join(f"{n} {reason}" for reason, n in refused.most_common()))
     # compared by letters and digits only: the default dataset's loader writes some quotes and dashes otherwise
-    seen = {_letters(json.loads(line)["original"]) for key in args.exclude
+    seen = {letters(json.loads(line)["original"]) for key in args.exclude
             for line in key.read_text(encoding="utf-8").splitlines() if line.strip()}
-    fresh = [pair for pair in made if _letters(pair[3]) not in seen]
+    fresh = [pair for pair in made if letters(pair[3]) not in seen]
     print(f"{len(fresh)} of them not in an earlier sample")
     sample = random.Random(args.seed).sample(fresh, min(args.n, len(fresh)))
     with open(f"{args.out}.tsv", "w", encoding="utf-8") as tsv, open(f"{args.out}_key.jsonl", "w",

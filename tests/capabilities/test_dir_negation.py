@@ -505,7 +505,8 @@ def test_the_fresh_pool_reads_the_sets_asked_for_and_knows_a_judged_sentence_by_
         (script.SETS["amazon"], "1_1", 2.5, "I love it")]  # case repaired, the weak one left out
     assert [s[3] for s in script.positive_sentences(tmp_path, 1.5, ("amazon", "tweets"))] == ["I love it",
                                                                                              "Great day!"]
-    assert script._letters("The ``Blue Crush'' is fun.") == script._letters('The "Blue Crush" is fun')
+    letters = load_benchmark("dir_verdicts").letters  # what the exclusion compares
+    assert letters("The ``Blue Crush'' is fun.") == letters('The "Blue Crush" is fun')
     written = tmp_path / "written.txt"
     written.write_text("The acting is superb.\n\n  This blender works great.\n", encoding="utf-8")
     assert script.written_sentences(written) == [("written.txt", "1", 4.0, "The acting is superb."),
