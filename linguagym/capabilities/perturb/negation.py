@@ -999,11 +999,10 @@ def _finite_clause(verb) -> bool:
 
 def predicate_outside(doc, reach: set[int]) -> bool:
     """Whether a predicative adjective ("to be as subtle and touching") stands in a clause outside the negation's
-    reach, unless VADER rates it negative or it is in a concessive clause (criticism there, "Although the plot is
-    thin, ...", only makes the negated text more negative)."""
+    reach, unless VADER rates it negative (criticism left standing only makes the negated text more negative)."""
     negative = evaluative_words("negative")
     for token in doc:
-        if token.i in reach or token.pos_ != "ADJ" or _in_concessive(doc.text, token.idx):
+        if token.i in reach or token.pos_ != "ADJ":
             continue
         predicative = token.dep_ in ("acomp", "oprd") or (token.dep_ == "conj" and token.head.dep_ in ("acomp", "oprd"))
         if predicative and not negative(token):
@@ -1073,13 +1072,13 @@ def _mixed(doc, reach: set[int]) -> bool:
 def _not_main(doc, sentence, root, verb) -> bool:
     """Whether the verb to negate is not a main clause's: the head carries a subordinator, or follows a clause the
     parse put under it ("..., so we believe ..."), or the verb stands in a quotation, a title (capitalised inside
-    the sentence), or a concessive clause."""
+    the sentence); a concessive clause is refused before (``CONCESSION``)."""
     if any(child.dep_ == "mark" for child in root.children):
         return True
     if any(child.dep_ == "ccomp" and child.i < root.i for child in root.children):
         return True
     for token in {root, verb}:
-        if _quoted(doc.text, token.idx) or _in_concessive(doc.text, token.idx):
+        if _quoted(doc.text, token.idx):
             return True
         if token.i != sentence.start and token.text[:1].isupper() and token.text != "I":
             before = doc[token.i - 1]
@@ -1107,16 +1106,6 @@ def _lost_parse(root) -> bool:
 def _quoted(text: str, at: int) -> bool:
     """Whether character ``at`` lies between an opening and a closing double quote."""
     return sum(text[:at].count(q) for q in _QUOTES) % 2 == 1
-
-
-def _in_concessive(text: str, at: int) -> bool:
-    """Whether character ``at`` lies after a concessive subordinator and before the comma that ends its clause."""
-    before = text[:at].lower()
-    for word in CONCESSIVE:
-        for found in re.finditer(rf"\b{word}\b", before):
-            if "," not in before[found.end():]:
-                return True
-    return False
 
 
 def _analysis(doc) -> Analysis:
