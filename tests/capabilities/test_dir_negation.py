@@ -304,7 +304,7 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("This is quite simply the best lens.", ADVERB),
     ("Im a happier person now.", CANNOT_PLACE),
     ("- the unit is easy to use.", NO_MAIN_CLAUSE),
-    ("The agency runs one of the city's loveliest parks.", SIDE_PHRASE),
+    ("The agency runs one of the city's lovely parks.", SIDE_PHRASE),  # a superlative is refused before
     # and from the default run's pairs judged invalid in the earlier samples: a frequency that "not" would count,
     # a lower-case word the tagger took for a name as the complement (the parse lost the sentence)
     ("It will warm your heart many times over.", ADVERB),
@@ -317,7 +317,7 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("The lamp is worth every penny, though it is a bit pricey.", CONCESSION),
     ("While the cable could be longer, the sound is superb.", CONCESSION),
     ("The ending is anything but predictable.", ALREADY_NEGATED),
-    ("It's easily the best show of the season.", CANNOT_PLACE),
+    ("It's easily a great show.", ADVERB),  # since the fifteenth round, any "-ly" adverb after the verb
     ("It looks even better on the shelf than online.", CANNOT_PLACE),
     ("Her wit is matched only by her warmth.", CANNOT_PLACE),
     ("It's a joy to watch such gifted comedians at work.", SIDE_PHRASE),
@@ -325,9 +325,9 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     # a verb whose past is spelled as its present, "it is rare that", an adverb between the modal and the verb,
     # "while" anywhere, a contrast after the verb whatever the parse hung it on
     ("The seats are so soft that we asked where to buy them.", CANNOT_PLACE),
-    ("I read the whole series in a week.", CANNOT_PLACE),  # "do not read": the tense may change
+    ("I read the series in a week.", CANNOT_PLACE),  # "do not read": the tense may change
     ("It is rare that a sequel this loud turns out to be this clever.", CANNOT_PLACE),
-    ("This may well be the finest album of the decade.", CANNOT_PLACE),  # "may not well be"
+    ("This may well be a fine album.", CANNOT_PLACE),  # "may not well be"
     ("The remake honors the original while making it new.", CONCESSION),
     ("The app is powerful enough for experts yet simple enough for children.", SECOND_PHRASE),
     # the fourteenth round, from the sample 50's verdicts (benchmarks/dir_pairs_50*): a number the negation would
@@ -339,7 +339,7 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("Only Hanks could make this role so warm.", CANNOT_PLACE),
     ("The sequel gives fans what they want and then some.", CANNOT_PLACE),
     # and from the sample 52's: "yet" with a superlative ("has not made his best film yet": the best still to come)
-    ("She has given her finest performance yet.", CANNOT_PLACE),
+    ("She has given her finest performance yet.", SUPERLATIVE),  # now any superlative (below)
 ])
 def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -353,21 +353,61 @@ def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, prais
     ("I would recommend this camera.", "I would not recommend this camera."),
     ("It is a bag worth the money.", "It is not a bag worth the money."),
     ("It's a healthy step toward sound nutrition.", "It's not a healthy step toward sound nutrition."),
-    ("It is one of the best films of the year.", "It is not one of the best films of the year."),
     ("The film is the #1 hit this week.", "The film is not the #1 hit this week."),
     ("The directors have put together a bold biographical fantasia.",
      "The directors have not put together a bold biographical fantasia."),
-    ("The lid goes on easily.", "The lid does not go on easily."),
     ("I am very pleased so far.", "I am not very pleased so far."),
     ("It is a bold film yet a tender one.", None),  # a contrast: refused (a "yet" ending the clause is below)
     ("It is very simple to set up.", "It is not very simple to set up."),
-    ("This is one of the year's best films.", "This is not one of the year's best films."),  # "one" counts nothing
+    ("This is one of the year's great films.", "This is not one of the year's great films."),  # "one" counts nothing
     ("The soundtrack is unique.", "The soundtrack is not unique."),
 ])
 def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     negation = negate_main_clause(nlp(sentence), praise)
     assert negation.text == negated
     assert negation.refused != CANNOT_PLACE  # "It's": an apostrophe's contraction is placed
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    # the fifteenth round, from the sample 53's two readers and the sample 51's second (benchmarks/dir_pairs_53*,
+    # dir_pairs_51_judged_second.jsonl): a negation that denies only the top of a scale leaves the praise below it
+    # standing. A universal or completive word after the verb, inside a phrase too
+    ("Her voice soars on every track.", UNIVERSAL_IN_SCOPE),
+    ("The crowd sang along to every word.", UNIVERSAL_IN_SCOPE),
+    ("I was on the edge of my seat for the entire final act.", UNIVERSAL_IN_SCOPE),
+    ("The walking tour was the highlight of our entire trip.", UNIVERSAL_IN_SCOPE),
+    ("The sound design immerses you completely in the jungle.", ADVERB),  # an "-ly" adverb, below
+    ("I read the whole series in a week.", UNIVERSAL_IN_SCOPE),
+    # a superlative or a peak after the verb, "be" too ("is not the best" still allows very good)
+    ("It is one of the best films of the year.", SUPERLATIVE),
+    ("This is one of the year's best films.", SUPERLATIVE),
+    ("\"Rivers of Gold\" is the most exciting new musical I have seen in years.", SUPERLATIVE),
+    ("The concierge found us the best table in town.", SUPERLATIVE),
+    ("\"Paper Kingdoms\" is animated filmmaking at its most imaginative.", SUPERLATIVE),
+    ("Hugo Brannigan delivers the performance of his career.", SUPERLATIVE),
+    ("It's the best show of the season.", SUPERLATIVE),
+    ("It's as fun as movies get.", SUPERLATIVE),
+    ("It is funnier than anything else at the festival.", SUPERLATIVE),
+    # an "-ly" adverb after the verb takes the negation's focus ("does not capture it beautifully" captures it)
+    ("The adaptation captures the spirit of the novel beautifully.", ADVERB),
+    ("The lid goes on easily.", ADVERB),
+    # "not ... until" denies the extent, or reads as "only began when"; a result clause without its "that"
+    ("I laughed until my sides ached.", CANNOT_PLACE),
+    ("The performances are so natural they feel like documentary.", CANNOT_PLACE),
+])
+def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason):
+    negation = negate_main_clause(nlp(sentence), praise)
+    assert (negation.text, negation.refused) == (None, reason)
+
+
+@pytest.mark.parametrize(("sentence", "negated"), [
+    # and keeps: "of all ages" counts nothing, a superlative that ranks by age, a plain claim
+    ("It's a fine comedy for viewers of all ages.", "It's not a fine comedy for viewers of all ages."),
+    ("The movie made me want to call my oldest friend.", "The movie did not make me want to call my oldest friend."),
+    ("The screenplay crackles with wit.", "The screenplay does not crackle with wit."),
+])
+def test_the_fifteenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
+    assert negate_main_clause(nlp(sentence), praise).text == negated
 
 
 @pytest.mark.parametrize(("sentence", "negated"), [

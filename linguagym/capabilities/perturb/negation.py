@@ -277,7 +277,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if cleft(root) or praise_cleft(root, evaluative) or specificational(root):
         return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
-           for child in root.children) or frequency(root):
+           for child in root.children) or frequency(root) or manner_after(root):
         return Negation(None, ADVERB)
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
             or run_on_clause(doc, root) or aside_conjunct(root) or conjoined_clause(root) \
@@ -301,7 +301,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
         return Negation(None, SECOND_PHRASE)
     if universal_in_scope(root):
         return Negation(None, UNIVERSAL_IN_SCOPE)
-    if superlative_comparison(sentence, root):
+    if superlative_comparison(sentence, root) or superlative_claim(root):
         return Negation(None, SUPERLATIVE)
     if praise_in_subject(root, evaluative):
         return Negation(None, PRAISE_IN_SUBJECT)
@@ -320,7 +320,7 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if verb is root and root.i > sentence.start and doc[root.i - 1].dep_ == "advmod" \
             and doc[root.i - 1].lower_.endswith("ly"):
         return Negation(None, CANNOT_PLACE)  # "rapidly develops": "rapidly does not develop" misplaces the adverb
-    if scalar_focus(doc, root) or result_clause(doc, root) or ambiguous_past(root, verb) \
+    if scalar_focus(doc, root) or extent_until(doc, root) or result_clause(doc, root) or ambiguous_past(root, verb) \
             or negative_prefix(root) or counted_claim(doc, root) \
             or extraposed_claim(root) or raising_predicate(root) or some_in_scope(doc, verb) \
             or comparison_clause(doc, root) \
@@ -436,9 +436,36 @@ def praise_in_adjunct(doc, root, evaluative: Evaluative) -> bool:
 
 def superlative_comparison(sentence, root) -> bool:
     """Whether the claim is a comparison with "ever" ("as powerful ... as you'll ever find", "works better than any
-    I've ever had"): a superlative, which "not as ... as ever" does not negate."""
+    I've ever had") or with everything there is ("as fun as movies get", "as good as it comes", "moved me more than
+    anything else"): a superlative, which "not as ... as ever" does not negate."""
     words = [t.lower_ for t in sentence if t.i > root.i]
-    return any(w in words and "ever" in words[words.index(w):] for w in ("as", "than"))
+    if any(w in words and "ever" in words[words.index(w):] for w in ("as", "than")):
+        return True
+    after_as = set(words[words.index("as") + 1:]) if "as" in words else set()
+    after_than = set(words[words.index("than") + 1:]) if "than" in words else set()
+    return bool(after_as & {"get", "gets", "come", "comes", "possible"}
+                or after_than & {"any", "anything", "anyone", "anybody"})
+
+
+# superlatives that rank by age or time, not by merit ("my oldest friend", "the latest model")
+_PLAIN_SUPERLATIVES = frozenset({"oldest", "eldest", "youngest", "latest", "earliest", "newest"})
+# nouns that put the claim at the top of a scale ("the performance of her career", "at the height of its powers")
+_PEAKS = frozenset({"career", "height", "peak", "pinnacle", "zenith"})
+
+
+def superlative_claim(root) -> bool:
+    """Whether the main verb's clause ranks at the top of a scale after the verb: a superlative ("is the best film
+    of the decade", "at its most imaginative") or a peak ("the performance of his career"). "Not the best" denies
+    only the top, and leaves the praise below it standing: sample 53's two readers and sample 51's second rejected
+    every such pair (earlier readers had accepted them; the rule follows the stricter reading, as for "not
+    every")."""
+    for token in root.subtree:
+        if token.i < root.i:
+            continue
+        superlative = token.tag_ in ("JJS", "RBS") and token.lower_ not in _PLAIN_SUPERLATIVES
+        if superlative or token.lemma_.lower() in _PEAKS:
+            return True
+    return False
 
 
 def _inverted_or_lowercase(sentence, root) -> bool:
@@ -536,19 +563,22 @@ def quantified_subject(root) -> bool:
 
 
 # universal words whose negation is partial: "does not nail both", "did not love every minute", "is not always"
-_UNIVERSALS = frozenset({"both", "every", "all", "each", "always", "everything", "everyone", "everybody"})
+_UNIVERSALS = frozenset({"both", "every", "all", "each", "always", "everything", "everyone", "everybody",
+                         "entire", "whole", "completely", "entirely", "fully", "totally"})
 
 
 def universal_in_scope(root) -> bool:
-    """Whether a universal word follows the main verb in its clause ("nails both the glad handing and ...", "loved
-    every minute of this film"): "not both"/"not every" denies only the whole, and leaves most of the praise
-    standing ("did not love every minute" still loved most)."""
+    """Whether a universal or completive word follows the main verb in its clause, inside a phrase too ("nails both
+    the glad handing and ...", "loved every minute of this film", "soars on every track", "immerses you completely",
+    "for the entire final act"): "not every"/"not completely" denies only the whole, and leaves most of the praise
+    standing ("did not love every minute" still loved most). Sample 53's two readers rejected all eleven such
+    pairs. Not "of all ages", a fixed phrase that counts nothing ("a comedy for viewers of all ages")."""
     for token in root.subtree:
-        if token.i < root.i or token.lower_ not in _UNIVERSALS or any(a.dep_ == "prep" for a in token.ancestors):
-            continue  # "for kids (of all ages)": inside a phrase, not what is claimed
-        on_claim = token.head.i == root.i or (token.head.head.i == root.i and token.head.dep_ in _COMPLEMENTS)
-        if token.dep_ == "preconj" or on_claim:
-            return True
+        if token.i < root.i or token.lower_ not in _UNIVERSALS:
+            continue
+        if token.lower_ == "all" and token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "ages":
+            continue
+        return True
     return False
 
 
@@ -882,9 +912,14 @@ def scalar_focus(doc, root) -> bool:
 
 def result_clause(doc, root) -> bool:
     """Whether "so"/"such" after the main verb is followed by a "that" clause ("so comfortable that we asked where to
-    buy the mattress"): "not so X that Y" keeps Y, which happened, and reads muddled."""
+    buy the mattress"), or by a clause without its "that" ("so natural they feel like documentary"): "not so X that
+    Y" keeps Y, which happened, and reads muddled."""
     words = [t.lower_ for t in doc[root.i + 1:root.sent.end]]
-    return any(w in ("so", "such") and "that" in words[i + 1:] for i, w in enumerate(words))
+    if any(w in ("so", "such") and "that" in words[i + 1:] for i, w in enumerate(words)):
+        return True
+    # the "that" left out: "so natural they feel like documentary", a clause on the adjective "so" grades
+    return any(t.lower_ in ("so", "such") and any(c.dep_ in ("ccomp", "advcl") and c.i > t.i for c in t.head.children)
+               for t in doc[root.i + 1:root.sent.end])
 
 
 # verbs whose past is spelled as their present: the tagger's VBP may be the writer's past ("I read it in one sitting")
@@ -1085,6 +1120,20 @@ def _not_main(doc, sentence, root, verb) -> bool:
             if before.text not in _QUOTES and before.text not in (":", "(", "—", "-", "--"):
                 return True
     return False
+
+
+def manner_after(root) -> bool:
+    """Whether an "-ly" adverb after the main verb qualifies it ("captures the spirit of the novel beautifully",
+    "works perfectly", "immerses you completely"): the negation takes the adverb for its focus, and "does not
+    capture it beautifully" still says it captures it. Sample 53's readers rejected such pairs."""
+    return any(c.dep_ == "advmod" and c.i > root.i and c.pos_ == "ADV" and c.lower_.endswith("ly")
+               for c in root.children)
+
+
+def extent_until(doc, root) -> bool:
+    """Whether "until"/"till" follows the main verb ("I laughed until my sides ached", "keeps the tension tight
+    until the final act"): "did not laugh until" reads as "only began to laugh when", or denies only the extent."""
+    return any(t.lower_ in ("until", "till") for t in doc[root.i + 1:root.sent.end])
 
 
 def frequency(root) -> bool:
