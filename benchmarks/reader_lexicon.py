@@ -62,17 +62,27 @@ def judged_rows(tags: list[str]) -> list[tuple[str, list[tuple[str, str]], bool]
 
 
 def judged_texts(tags: list[str]) -> list[tuple[str, dict, bool]]:
-    """(sample tag, the row's texts, acceptable) per judged row of the samples ``tags``."""
+    """(sample tag, the row's texts, acceptable) per judged row of the samples ``tags``. A sample judged by more
+    than one reader (``_judged.jsonl`` and each ``_judged_<name>.jsonl`` beside it) gives a row the verdict of
+    most of its readers, a tie counting as not acceptable ("if in doubt, no")."""
     rows = []
     for tag in tags:
         with open(HERE / f"expansion_blind_{tag}.tsv", encoding="utf-8", newline="") as f:
             texts = {int(r["id"]): r for r in csv.DictReader(f, delimiter="\t")}
-        for line in (HERE / f"expansion_blind_{tag}_judged.jsonl").read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            verdict = json.loads(line)
-            rows.append((tag, texts[int(verdict["id"])], bool(verdict["acceptable"])))
+        votes: dict[int, list[bool]] = {}
+        for path in reader_files(tag):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    verdict = json.loads(line)
+                    votes.setdefault(int(verdict["id"]), []).append(bool(verdict["acceptable"]))
+        rows += [(tag, texts[i], 2 * sum(v) > len(v)) for i, v in votes.items()]
     return rows
+
+
+def reader_files(tag: str) -> list[Path]:
+    """The verdict files of the blind sample ``tag``: its first reader's, then any later reader's."""
+    return [HERE / f"expansion_blind_{tag}_judged.jsonl",
+            *sorted(HERE.glob(f"expansion_blind_{tag}_judged_*.jsonl"))]
 
 
 def inserted_heads(original: str, expansion: str, tag) -> list[tuple[str, str | None]]:
@@ -144,7 +154,8 @@ def main() -> None:
     rows = judged_rows(tags)
     if args.mode == "build":
         document = {"about": "blind readers' verdicts on inserted words (benchmarks/reader_lexicon.py build)",
-                    "sources": [f"benchmarks/expansion_blind_{t}" for t in tags], "rows": len(rows),
+                    "sources": [f"benchmarks/expansion_blind_{t}" for t in tags],
+                    "readers": {t: len(reader_files(t)) for t in tags}, "rows": len(rows),
                     "words": counts(rows), "pairs": pair_counts(judged_texts(tags), tagger())}
         args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
         print(f"{len(document['words'])} words, {len(document['pairs'])} pairs from {len(rows)} rows of "
