@@ -394,6 +394,9 @@ def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     # "not ... until" denies the extent, or reads as "only began when"; a result clause without its "that"
     ("I laughed until my sides ached.", CANNOT_PLACE),
     ("The performances are so natural they feel like documentary.", CANNOT_PLACE),
+    # after the sample 54 (not measured by it): "as ... as any", "from the very first frame" (an extent)
+    ("The documentary is as entertaining as any thriller.", SUPERLATIVE),
+    ("I was captivated from the very first frame.", CANNOT_PLACE),
 ])
 def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

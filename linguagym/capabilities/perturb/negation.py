@@ -436,14 +436,14 @@ def praise_in_adjunct(doc, root, evaluative: Evaluative) -> bool:
 
 def superlative_comparison(sentence, root) -> bool:
     """Whether the claim is a comparison with "ever" ("as powerful ... as you'll ever find", "works better than any
-    I've ever had") or with everything there is ("as fun as movies get", "as good as it comes", "moved me more than
-    anything else"): a superlative, which "not as ... as ever" does not negate."""
+    I've ever had") or with everything there is ("as fun as movies get", "as good as it comes", "as moving as any
+    drama", "moved me more than anything else"): a superlative, which "not as ... as ever" does not negate."""
     words = [t.lower_ for t in sentence if t.i > root.i]
     if any(w in words and "ever" in words[words.index(w):] for w in ("as", "than")):
         return True
     after_as = set(words[words.index("as") + 1:]) if "as" in words else set()
     after_than = set(words[words.index("than") + 1:]) if "than" in words else set()
-    return bool(after_as & {"get", "gets", "come", "comes", "possible"}
+    return bool(after_as & {"get", "gets", "come", "comes", "possible", "any"}
                 or after_than & {"any", "anything", "anyone", "anybody"})
 
 
@@ -1130,10 +1130,18 @@ def manner_after(root) -> bool:
                for c in root.children)
 
 
+_STARTS = frozenset({"first", "start", "beginning", "opening", "outset", "get"})
+
+
 def extent_until(doc, root) -> bool:
     """Whether "until"/"till" follows the main verb ("I laughed until my sides ached", "keeps the tension tight
-    until the final act"): "did not laugh until" reads as "only began to laugh when", or denies only the extent."""
-    return any(t.lower_ in ("until", "till") for t in doc[root.i + 1:root.sent.end])
+    until the final act"), or "from the (very) first/start ..." ("captivated from the very first frame"): "did not
+    laugh until" reads as "only began to laugh when", "was not captivated from the first frame" as "only later";
+    the negation denies the extent, not the praise."""
+    words = doc[root.i + 1:root.sent.end]
+    return any(t.lower_ in ("until", "till") for t in words) or any(
+        t.lower_ == "from" and any(w.lower_ in _STARTS for w in doc[t.i + 1:min(t.i + 5, root.sent.end)])
+        for t in words)
 
 
 def frequency(root) -> bool:
