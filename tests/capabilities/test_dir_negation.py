@@ -197,10 +197,10 @@ def test_the_plain_claim_rules_refuse_what_readers_read_as_left_standing(nlp, pr
 
 
 @pytest.mark.parametrize(("sentence", "negated"), [
-    # and keep: an "of" phrase is the noun's own content, an ordinary "it is a film that", a plain comparison
+    # and keep: an "of" phrase is the noun's own content, an ordinary "it is a film that" (a plain comparison, "as
+    # funny as the first one", was kept here until sample 55's readers read "not as epic as" as ranking it below)
     ("Streep gives a performance of great subtlety.", "Streep does not give a performance of great subtlety."),
     ("It is a film that rewards patience.", "It is not a film that rewards patience."),
-    ("This film is as funny as the first one.", "This film is not as funny as the first one."),
 ])
 def test_the_plain_claim_rules_keep_plain_claims(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated
@@ -397,6 +397,15 @@ def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     # after the sample 54 (not measured by it): "as ... as any", "from the very first frame" (an extent)
     ("The documentary is as entertaining as any thriller.", SUPERLATIVE),
     ("I was captivated from the very first frame.", CANNOT_PLACE),
+    # after the sample 55 (not measured by it): "alone" (a focus word), "more than once" (a count), "already"
+    # anywhere after the verb, a maximizer ("not absolutely perfect" hedges), an equative ("not as epic as"), and
+    # a verb the tagger took for a noun (two subjects on one verb: the parse lost the sentence)
+    ("The cinematography alone is worth the price of admission.", CANNOT_PLACE),
+    ("The story moved me to tears more than once.", CANNOT_PLACE),
+    ("Dessert was the crowning glory of an already spectacular meal.", ADVERB),
+    ("Our stay at the hotel was absolutely perfect.", UNIVERSAL_IN_SCOPE),
+    ("The soundtrack is as epic as the game itself.", CANNOT_PLACE),
+    ("Priya Anand's screenplay crackles with dialogue you will be quoting for weeks.", NO_MAIN_CLAUSE),
 ])
 def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

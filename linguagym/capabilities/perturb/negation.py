@@ -277,7 +277,8 @@ def negate_main_clause(doc, evaluative: Evaluative | None = None) -> Negation:
     if cleft(root) or praise_cleft(root, evaluative) or specificational(root):
         return Negation(None, CLEFT)
     if any(child.dep_ in ("advmod", "npadvmod") and (child.lower_ in CLAIM_ADVERBS or child.tag_ == "RBS")
-           for child in root.children) or frequency(root) or manner_after(root):
+           for child in root.children) or frequency(root) or manner_after(root) \
+            or any(t.lower_ == "already" for t in doc[root.i + 1:root.sent.end]):  # "an already spectacular meal"
         return Negation(None, ADVERB)
     if any(child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") for child in root.children) \
             or run_on_clause(doc, root) or aside_conjunct(root) or conjoined_clause(root) \
@@ -564,7 +565,8 @@ def quantified_subject(root) -> bool:
 
 # universal words whose negation is partial: "does not nail both", "did not love every minute", "is not always"
 _UNIVERSALS = frozenset({"both", "every", "all", "each", "always", "everything", "everyone", "everybody",
-                         "entire", "whole", "completely", "entirely", "fully", "totally"})
+                         "entire", "whole", "completely", "entirely", "fully", "totally", "absolutely", "utterly",
+                         "perfectly", "wholly", "thoroughly"})
 
 
 def universal_in_scope(root) -> bool:
@@ -885,7 +887,7 @@ def extraposed(root, evaluative: Evaluative) -> bool:
 
 # focus words a negation takes for its own ("not even better", "not matched only by"): the negated text then says
 # another thing, often still praise
-_FOCUS = frozenset({"even", "only"})
+_FOCUS = frozenset({"even", "only", "alone"})
 
 
 def scalar_focus(doc, root) -> bool:
@@ -894,8 +896,8 @@ def scalar_focus(doc, root) -> bool:
     ("It's easily the best film": "not easily the best" still ranks it); or "only" before the verb, or "and then
     some" after it, or a superlative with "yet" ("his best film yet")."""
     # "only" on the subject too ("Only Pryce could make a villain this magnetic": "only ... could not" is nonsense)
-    if any(t.lower_ == "only" for t in doc[root.sent.start:root.i]):
-        return True
+    if any(t.lower_ in ("only", "alone") for t in doc[root.sent.start:root.i]):
+        return True  # "The cinematography alone is worth it": "alone ... is not worth it" says it is not enough
     if "and then some" in doc[root.i:root.sent.end].text.lower():
         return True  # "delivers what it promises and then some": the idiom does not survive "does not"
     if any(t.lower_ == "yet" for t in doc[root.i + 1:root.sent.end]) and any(
@@ -970,7 +972,10 @@ _NOT_PREFIXED = frozenset({"unique", "universal", "understated", "uplifting", "u
 def counted_claim(doc, root) -> bool:
     """Whether a number above one counts what the main verb claims ("Setup takes two minutes", "I give it 10 stars",
     "occupied for 72 minutes"): "does not take two minutes" may mean fewer or more. Only the verb's own object,
-    complement or adverbial phrase; not "one of the best", nor a number inside a relative clause."""
+    complement or adverbial phrase; not "one of the best", nor a number inside a relative clause. And "once",
+    "twice" anywhere after the verb ("moved me to tears more than once")."""
+    if any(t.lower_ in ("once", "twice", "thrice") for t in root.doc[root.i + 1:root.sent.end]):
+        return True  # "moved me to tears more than once": "did not ... more than once" still did, once
     phrases = [c for c in root.children if c.dep_ in ("dobj", "attr", "oprd", "npadvmod", "acomp")]
     phrases += [g for c in root.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
     return any(t.tag_ == "CD" and t.lower_ != "one" and (t.i == p.i or t.head.i == p.i)
@@ -1010,10 +1015,16 @@ def degree_clause(doc, root) -> bool:
 
 def comparison_clause(doc, root) -> bool:
     """Whether an "as does X" comparison follows the main verb ("put in fine performances as does ... Martinez"):
-    "did not ... as does" no longer compares."""
+    "did not ... as does" no longer compares; or an equative ("as epic as the game itself", "as sleek as a
+    blade"): "not as X as" ranks it below, and may leave it X."""
     words = [t.lower_ for t in doc[root.i + 1:]]
-    return any(a == "as" and b in ("does", "did", "do", "has", "have", "had", "is", "are", "was", "were")
-               for a, b in zip(words, words[1:], strict=False))
+    if any(a == "as" and b in ("does", "did", "do", "has", "have", "had", "is", "are", "was", "were")
+           for a, b in zip(words, words[1:], strict=False)):
+        return True
+    # an equative ("is as epic as the game itself"): "not as epic as" ranks it below, and may leave it epic
+    tokens = doc[root.i + 1:root.sent.end]
+    return any(t.lower_ == "as" and t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("ADJ", "ADV")
+               and any(w.lower_ == "as" for w in doc[t.i + 2:root.sent.end]) for t in tokens)
 
 
 def relative_outside(doc, root) -> bool:
@@ -1153,8 +1164,10 @@ def frequency(root) -> bool:
 
 def _lost_parse(root) -> bool:
     """Whether the main verb's complement is a lower-case word the tagger took for a name ("The script is smart and
-    dark hallelujah for small favors", "hallelujah" a PROPN, no article): a sign the parse lost the sentence's
-    shape."""
+    dark hallelujah for small favors", "hallelujah" a PROPN, no article), or the verb has two subjects (a verb
+    the tagger took for a noun): a sign the parse lost the sentence's shape."""
+    if sum(c.dep_ in _SUBJECTS for c in root.children) > 1:
+        return True  # "The screenplay crackles (NNS) with dialogue you will be quoting": two subjects, one verb
     return any(c.dep_ in _COMPLEMENTS and c.pos_ == "PROPN" and c.text[:1].islower()
                and not any(d.dep_ == "det" for d in c.children)  # "a bold biographical fantasia" is a noun's phrase
                for c in root.children)
