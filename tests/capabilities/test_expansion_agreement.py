@@ -52,3 +52,16 @@ def test_the_shipped_sample_draws_from_judged_rows_with_their_verdicts():
     assert len(key) == 200
     for entry in key:
         assert rows[(entry["sample"], entry["sample_id"])]["acceptable"] == entry["acceptable"]
+
+
+def test_dir_agreement_counts_both_readers_on_the_same_pairs():
+    dir_script = load_benchmark("dir_agreement")
+    first = {"1": True, "2": True, "3": False, "4": True}
+    second = {"1": True, "2": False, "3": False, "4": True}
+    line = dir_script.summary(["1", "2", "3", "4"], first, second)
+    # both valid: 1 and 4; they disagree on 2 only; chance 0.75*0.5 + 0.25*0.5 = 0.5, so kappa (0.75-0.5)/0.5
+    assert line == "first 3/4, second 2/4, both 2/4 (first 40: 2/4); agree 3/4, kappa 0.50"
+    samples = dir_script.two_readers()
+    assert {"dir_pairs_39", "dir_pairs_53", "dir_pairs_54", "dir_pairs_55"} <= set(samples)
+    key, one, two = samples["dir_pairs_54"]
+    assert len(key) == len(one) == len(two) == 50
