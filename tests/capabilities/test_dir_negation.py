@@ -406,6 +406,8 @@ def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("Our stay at the hotel was absolutely perfect.", UNIVERSAL_IN_SCOPE),
     ("The soundtrack is as epic as the game itself.", CANNOT_PLACE),
     ("Priya Anand's screenplay crackles with dialogue you will be quoting for weeks.", NO_MAIN_CLAUSE),
+    # after the sample 56: a past the tagger read as a present ("We do not leapt")
+    ("We leapt to our feet at the curtain call.", CANNOT_PLACE),
 ])
 def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

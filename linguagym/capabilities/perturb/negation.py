@@ -929,10 +929,18 @@ _SAME_PAST = frozenset({"read", "put", "set", "cut", "hit", "let", "cost", "hurt
                         "burst", "cast", "upset", "fit"})
 
 
+# irregular pasts in "-t" the tagger may take for a present (VBP) and the lemmatizer leave as they are
+_PAST_IN_T = frozenset({"leapt", "dreamt", "learnt", "spelt", "burnt", "knelt", "crept", "slept", "swept", "wept",
+                        "dwelt", "spilt", "spoilt", "smelt"})
+
+
 def ambiguous_past(root, verb) -> bool:
     """Whether the main verb, with no auxiliary, is one whose past and present are spelled alike: "do not read" may
-    change the tense the writer meant."""
-    return verb is root and root.lower_ in _SAME_PAST and root.tag_ in ("VBP", "VB")
+    change the tense the writer meant; or a past the tagger read as a present ("We leapt (VBP) to our feet" became
+    "We do not leapt")."""
+    if verb is not root or root.tag_ not in ("VBP", "VB"):
+        return False
+    return root.lower_ in _SAME_PAST or root.lower_ in _PAST_IN_T or root.lower_.endswith("ed")
 
 
 # adjectives of rarity and difficulty: "it is rare that X" praises X by its rarity; "it is not rare that X" keeps X
