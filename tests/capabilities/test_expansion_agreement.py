@@ -65,3 +65,12 @@ def test_dir_agreement_counts_both_readers_on_the_same_pairs():
     assert {"dir_pairs_39", "dir_pairs_53", "dir_pairs_54", "dir_pairs_55"} <= set(samples)
     key, one, two = samples["dir_pairs_54"]
     assert len(key) == len(one) == len(two) == 50
+
+
+def test_dir_kept_takes_each_original_once_with_its_first_verdict():
+    kept_script = load_benchmark("dir_kept")
+    pairs = [("dir_pairs_judged", "It is good.", "It is not good.", True),
+             ("dir_pairs_39", "It is good.", "It is not good.", False),
+             ("dir_pairs_40", "It works.", "It does not work.", False)]
+    assert kept_script.first_verdicts(pairs) == {"It is good.": ("dir_pairs_judged", True),
+                                                 "It works.": ("dir_pairs_40", False)}
