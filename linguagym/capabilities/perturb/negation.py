@@ -119,6 +119,17 @@ docs/capabilities.md, rounds ten to fourteen) added:
   dash, an inverted "Rare is", a lower-case word tagged as a name; ``sentiment outside`` also: an emoticon;
   "anything but" is a negation already.
 
+Four more (``benchmarks/dir_pairs_53*`` to ``_56*``, two readers each; docs/capabilities.md, round fifteen) refused
+scalar claims, whose negation denies only the top of a scale and leaves the praise below it standing:
+
+- ``universal in the negation's scope`` also inside a phrase ("not on every track"), and "entire", "whole",
+  "completely", "absolutely", "perfectly" and the like; ``superlative comparison`` also any superlative or peak
+  after the verb ("not the best", "not the performance of his career"), "as X as movies get", "as X as any",
+  "than anything else"; ``adverb keeps the claim`` also an "-ly" adverb after the verb ("does not capture it
+  beautifully") and "already" anywhere after it; ``cannot place the negation`` also "until", "from the very first",
+  "alone", "more than once", an equative ("not as epic as"), a result clause without "that", a past the tagger
+  read as a present; ``no main clause`` also two subjects on one verb.
+
 ``perturb.build`` refuses, before any of these, an original whose mean rating is below ``MIN_RATING`` (``not
 clearly positive``).
 
