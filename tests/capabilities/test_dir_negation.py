@@ -317,7 +317,7 @@ def test_the_sixth_round_refuses_fronted_words_and_a_described_subject(nlp, prai
     ("The lamp is worth every penny, though it is a bit pricey.", CONCESSION),
     ("While the cable could be longer, the sound is superb.", CONCESSION),
     ("The ending is anything but predictable.", ALREADY_NEGATED),
-    ("It's easily a great show.", ADVERB),  # since the fifteenth round, any "-ly" adverb after the verb
+    ("It's easily a great show.", CANNOT_PLACE),
     ("It looks even better on the shelf than online.", CANNOT_PLACE),
     ("Her wit is matched only by her warmth.", CANNOT_PLACE),
     ("It's a joy to watch such gifted comedians at work.", SIDE_PHRASE),
@@ -408,6 +408,13 @@ def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("Priya Anand's screenplay crackles with dialogue you will be quoting for weeks.", NO_MAIN_CLAUSE),
     # after the sample 56: a past the tagger read as a present ("We do not leapt")
     ("We leapt to our feet at the curtain call.", CANNOT_PLACE),
+    # after the sample 59 (not measured fresh): "leapt" tagged VBZ, "throughout", "consistently", "a total triumph",
+    # "right up to the end"
+    ("The audience leapt to its feet at the curtain call.", CANNOT_PLACE),
+    ("The dialogue sparkles throughout.", UNIVERSAL_IN_SCOPE),
+    ("The sitcom is consistently hilarious.", UNIVERSAL_IN_SCOPE),
+    ("The production is a total triumph.", UNIVERSAL_IN_SCOPE),
+    ("The mystery keeps you guessing right up to the end.", CANNOT_PLACE),
 ])
 def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

@@ -577,7 +577,8 @@ def quantified_subject(root) -> bool:
 # universal words whose negation is partial: "does not nail both", "did not love every minute", "is not always"
 _UNIVERSALS = frozenset({"both", "every", "all", "each", "always", "everything", "everyone", "everybody",
                          "entire", "whole", "completely", "entirely", "fully", "totally", "absolutely", "utterly",
-                         "perfectly", "wholly", "thoroughly"})
+                         "perfectly", "wholly", "thoroughly", "throughout", "consistently", "constantly",
+                         "invariably", "total", "utter", "absolute"})
 
 
 def universal_in_scope(root) -> bool:
@@ -903,7 +904,7 @@ _FOCUS = frozenset({"even", "only", "alone"})
 
 def scalar_focus(doc, root) -> bool:
     """Whether, after the main verb and within its clause, a focus word (``_FOCUS``) stands, or an adverb grades a
-    comparative or superlative ("looks even better", "by far the best"), or "easily" puts a superlative
+    comparative or superlative ("looks even better", "by far the best"), or "easily" grades the claim
     ("It's easily the best film": "not easily the best" still ranks it); or "only" before the verb, or "and then
     some" after it, or a superlative with "yet" ("his best film yet")."""
     # "only" on the subject too ("Only Pryce could make a villain this magnetic": "only ... could not" is nonsense)
@@ -919,8 +920,7 @@ def scalar_focus(doc, root) -> bool:
             continue
         if t.lower_ in _FOCUS or (t.head.tag_ in ("JJS", "JJR", "RBS", "RBR") and t.lower_ not in ("more", "most")):
             return True
-    return any(c.dep_ == "advmod" and c.lower_ == "easily" and c.i > root.i for c in root.children) and any(
-        t.tag_ == "JJS" for t in doc[root.i + 1:root.sent.end])
+    return any(c.dep_ == "advmod" and c.lower_ == "easily" and c.i > root.i for c in root.children)
 
 
 def result_clause(doc, root) -> bool:
@@ -948,8 +948,8 @@ _PAST_IN_T = frozenset({"leapt", "dreamt", "learnt", "spelt", "burnt", "knelt", 
 def ambiguous_past(root, verb) -> bool:
     """Whether the main verb, with no auxiliary, is one whose past and present are spelled alike: "do not read" may
     change the tense the writer meant; or a past the tagger read as a present ("We leapt (VBP) to our feet" became
-    "We do not leapt")."""
-    if verb is not root or root.tag_ not in ("VBP", "VB"):
+    "We do not leapt", "The audience leapt (VBZ)" "does not leap")."""
+    if verb is not root or root.tag_ not in ("VBP", "VBZ", "VB"):
         return False
     return root.lower_ in _SAME_PAST or root.lower_ in _PAST_IN_T or root.lower_.endswith("ed")
 
@@ -1155,9 +1155,10 @@ def _not_main(doc, sentence, root, verb) -> bool:
 def manner_after(root) -> bool:
     """Whether an "-ly" adverb after the main verb qualifies it ("captures the spirit of the novel beautifully",
     "works perfectly", "immerses you completely"): the negation takes the adverb for its focus, and "does not
-    capture it beautifully" still says it captures it. Sample 53's readers rejected such pairs."""
-    return any(c.dep_ == "advmod" and c.i > root.i and c.pos_ == "ADV" and c.lower_.endswith("ly")
-               for c in root.children)
+    capture it beautifully" still says it captures it. Sample 53's readers rejected such pairs. Not after "be",
+    where it is a sentence adverb the negation follows ("It is certainly not a fine film")."""
+    return root.lemma_ != "be" and any(c.dep_ == "advmod" and c.i > root.i and c.pos_ == "ADV"
+                                       and c.lower_.endswith("ly") for c in root.children)
 
 
 _STARTS = frozenset({"first", "start", "beginning", "opening", "outset", "get"})
@@ -1169,6 +1170,8 @@ def extent_until(doc, root) -> bool:
     laugh until" reads as "only began to laugh when", "was not captivated from the first frame" as "only later";
     the negation denies the extent, not the praise."""
     words = doc[root.i + 1:root.sent.end]
+    if "to the end" in words.text.lower() or "to the very end" in words.text.lower():
+        return True  # "keeps you guessing right up to the end": "not ... to the end" still did, for a while
     return any(t.lower_ in ("until", "till") for t in words) or any(
         t.lower_ == "from" and any(w.lower_ in _STARTS for w in doc[t.i + 1:min(t.i + 5, root.sent.end)])
         for t in words)
