@@ -426,6 +426,7 @@ def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason
     ("It's a fine comedy for viewers of all ages.", "It's not a fine comedy for viewers of all ages."),
     ("The movie made me want to call my oldest friend.", "The movie did not make me want to call my oldest friend."),
     ("The screenplay crackles with wit.", "The screenplay does not crackle with wit."),
+    ("These films succeed.", "These films do not succeed."),  # "-eed" is no past
 ])
 def test_the_fifteenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     assert negate_main_clause(nlp(sentence), praise).text == negated

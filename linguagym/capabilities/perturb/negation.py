@@ -951,7 +951,9 @@ def ambiguous_past(root, verb) -> bool:
     "We do not leapt", "The audience leapt (VBZ)" "does not leap")."""
     if verb is not root or root.tag_ not in ("VBP", "VBZ", "VB"):
         return False
-    return root.lower_ in _SAME_PAST or root.lower_ in _PAST_IN_T or root.lower_.endswith("ed")
+    word = root.lower_
+    # "-ed" as a past, not "need", "succeed", "exceed" (present tenses that end so)
+    return word in _SAME_PAST or word in _PAST_IN_T or (word.endswith("ed") and not word.endswith("eed"))
 
 
 # adjectives of rarity and difficulty: "it is rare that X" praises X by its rarity; "it is not rare that X" keeps X
@@ -1161,6 +1163,7 @@ def manner_after(root) -> bool:
                                        and c.lower_.endswith("ly") for c in root.children)
 
 
+# what "from the ..." starts an extent at ("from the very first frame", "from the get-go")
 _STARTS = frozenset({"first", "start", "beginning", "opening", "outset", "get"})
 
 
