@@ -1,6 +1,6 @@
 """How far two careful readers agree on an expansion (#38): the instrument behind every acceptance rate.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/expansion_agreement.py sample --n 200 --seed 53 \
+    PYTHONPATH=. .venv/bin/python benchmarks/expansion_agreement.py sample --n 200 --seed 53 --tags 38 39 40 41 \
         --out benchmarks/expansion_agreement_53
     PYTHONPATH=. .venv/bin/python benchmarks/expansion_agreement.py agree --out benchmarks/expansion_agreement_53
 
@@ -21,27 +21,25 @@ import argparse
 import csv
 import json
 import random
+import sys
 from itertools import combinations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from reader_lexicon import judged_tags, read_verdicts, sample_texts  # noqa: E402  (the sibling script, by path)
 
 
 def judged_rows(tags: list[str] | None = None) -> list[dict]:
-    """Every judged row of the blind samples ``tags`` (default all): tag, id, original, expansion, acceptable."""
-    if tags is None:
-        tags = sorted(p.name[len("expansion_blind_"):-len("_judged.jsonl")]
-                      for p in HERE.glob("expansion_blind_*_judged.jsonl"))
+    """Every judged row of the blind samples ``tags`` (default all), by its sample's first reader: tag, id,
+    original, expansion, acceptable."""
     rows = []
-    for tag in tags:
-        with open(HERE / f"expansion_blind_{tag}.tsv", encoding="utf-8", newline="") as f:
-            texts = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
-        for line in (HERE / f"expansion_blind_{tag}_judged.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                verdict = json.loads(line)
-                text = texts[str(verdict["id"])]
-                rows.append({"tag": tag, "id": str(verdict["id"]), "original": text["original"],
-                             "expansion": text["expansion"], "acceptable": bool(verdict["acceptable"])})
+    for tag in tags if tags is not None else judged_tags():
+        texts = sample_texts(tag)
+        for row_id, ok in read_verdicts(HERE / f"expansion_blind_{tag}_judged.jsonl").items():
+            rows.append({"tag": tag, "id": str(row_id), "original": texts[row_id]["original"],
+                         "expansion": texts[row_id]["expansion"], "acceptable": ok})
     return rows
 
 
@@ -60,20 +58,15 @@ def kappa(first: list[bool], second: list[bool]) -> float:
     return 1.0 if chance == 1 else (observed - chance) / (1 - chance)
 
 
-def read_verdicts(path: Path) -> dict[str, bool]:
-    return {str(v["id"]): bool(v["acceptable"])
-            for v in map(json.loads, filter(str.strip, path.read_text(encoding="utf-8").splitlines()))}
-
-
 def agreement(out: Path) -> list[str]:
     """The report's lines for the sample ``out`` and every ``OUT_judged_<name>.jsonl`` beside it."""
     key = [json.loads(line) for line in Path(f"{out}_key.jsonl").read_text(encoding="utf-8").splitlines()]
-    readers = {"first": {str(k["id"]): k["acceptable"] for k in key}}
+    readers = {"first": {int(k["id"]): k["acceptable"] for k in key}}
     for path in sorted(out.parent.glob(f"{out.name}_judged_*.jsonl")):
         readers[path.name[len(out.name) + len("_judged_"):-len(".jsonl")]] = read_verdicts(path)
-    ids = [str(k["id"]) for k in key if all(str(k["id"]) in v for v in readers.values())]
+    ids = [int(k["id"]) for k in key if all(int(k["id"]) in v for v in readers.values())]
     lines = [f"{len(ids)} rows judged by all {len(readers)} readers ({', '.join(readers)})"]
-    groups = {"all": ids} | {tag: [str(k["id"]) for k in key if k["sample"] == tag and str(k["id"]) in ids]
+    groups = {"all": ids} | {tag: [int(k["id"]) for k in key if k["sample"] == tag and int(k["id"]) in ids]
                              for tag in sorted({k["sample"] for k in key})}
     for group, members in groups.items():
         if not members:

@@ -67,16 +67,25 @@ def judged_texts(tags: list[str]) -> list[tuple[str, dict, bool]]:
     most of its readers, a tie counting as not acceptable ("if in doubt, no")."""
     rows = []
     for tag in tags:
-        with open(HERE / f"expansion_blind_{tag}.tsv", encoding="utf-8", newline="") as f:
-            texts = {int(r["id"]): r for r in csv.DictReader(f, delimiter="\t")}
+        texts = sample_texts(tag)
         votes: dict[int, list[bool]] = {}
         for path in reader_files(tag):
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    verdict = json.loads(line)
-                    votes.setdefault(int(verdict["id"]), []).append(bool(verdict["acceptable"]))
+            for row_id, ok in read_verdicts(path).items():
+                votes.setdefault(row_id, []).append(ok)
         rows += [(tag, texts[i], 2 * sum(v) > len(v)) for i, v in votes.items()]
     return rows
+
+
+def sample_texts(tag: str) -> dict[int, dict]:
+    """Row id -> the row (id, original, expansion) of the blind sample ``tag``'s TSV."""
+    with open(HERE / f"expansion_blind_{tag}.tsv", encoding="utf-8", newline="") as f:
+        return {int(r["id"]): r for r in csv.DictReader(f, delimiter="\t")}
+
+
+def read_verdicts(path: Path) -> dict[int, bool]:
+    """Row id -> acceptable, from one reader's ``{"id", "acceptable", ...}`` lines."""
+    return {int(v["id"]): bool(v["acceptable"])
+            for v in map(json.loads, filter(str.strip, path.read_text(encoding="utf-8").splitlines()))}
 
 
 def reader_files(tag: str) -> list[Path]:
