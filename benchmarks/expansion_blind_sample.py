@@ -5,6 +5,8 @@
         --control-n 80 --seed 38 --out benchmarks/expansion_blind_38
     .venv/bin/python benchmarks/expansion_blind_sample.py sample RUN0.json RUN1.json ... --n 240 --fresh \
         --control OTHER.json --control-n 80 --seed 40 --out benchmarks/expansion_blind_40
+    PYTHONPATH=. .venv/bin/python benchmarks/expansion_blind_sample.py discover OFF0.json OFF1.json ... --n 300 \
+        --per-pair 3 --seed 60 --out benchmarks/expansion_blind_60
 
 ``stats``: expansions per capability in each file, the 10 most inserted words with their share of all insertions,
 the share the 10 make together, and how many inserted words a hedge group lists by form, lemma or derivation
@@ -19,6 +21,15 @@ to a careful reader" or not, for the inserted words in their sentence. Several f
 with other ``--seed`` values, when one run has fewer expansions than the sample needs) are pooled, each expanded
 sentence once; ``--fresh`` leaves out every expansion a reader has judged already (any
 ``benchmarks/expansion_blind_*.tsv``), from the sample and the control alike.
+
+``discover`` (for the reader lexicon, ``linguagym/capabilities/expansion/reader_lexicon.py``): runs made with
+``--no-reader-lexicon`` show which (modifier, head) pairs the filler would insert were the lexicon to keep them.
+Their expansions not judged yet whose one inserted modifier forms a pair the lexicon does not keep, and could still
+keep after the rows the runs have of it (``--per-pair`` at most) were all accepted (``open_pair``), are grouped by
+pair; the pairs with the most rows across the
+runs (the ones that would add the most expansions) come first, and up to ``--per-pair`` rows of each, drawn with
+``random.Random(seed)``, are written as a blind sample in the same shape (``--n`` rows at most). Judged and counted by
+``reader_lexicon.py build``, they widen the lexicon; what it then inserts is measured on a later, fresh sample.
 """
 
 from __future__ import annotations
@@ -96,6 +107,18 @@ def sample(paths: list[str], n: int, control: str | None, control_n: int, seed: 
         if len(others) < control_n:
             print(f"the control file has only {len(others)} expansions not judged or drawn already: all taken")
         drawn += random.Random(seed + 1).sample(others, min(control_n, len(others)))
+    write_sample(drawn, seed, out)
+
+def open_pair(counts: tuple[int, int], more: int) -> bool:
+    """Whether a pair not kept with ``counts`` (accepted, judged) could be kept after ``more`` rows all accepted."""
+    from linguagym.capabilities.expansion import reader_lexicon as rl
+
+    accepted, judged = counts
+    return judged + more >= rl.MIN_JUDGED and rl.estimate(accepted + more, judged + more) >= rl.MIN_ESTIMATE
+
+
+def write_sample(drawn: list[tuple[str, Any]], seed: int, out: str) -> None:
+    """``drawn`` (file, test) shuffled with ``seed + 2`` and written as ``OUT.tsv`` (texts only) and its key."""
     random.Random(seed + 2).shuffle(drawn)
     rows, key = ["id\toriginal\texpansion"], []
     for number, (source, test) in enumerate(drawn, start=1):
@@ -107,6 +130,39 @@ def sample(paths: list[str], n: int, control: str | None, control_n: int, seed: 
     Path(f"{out}.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     Path(f"{out}_key.jsonl").write_text("".join(json.dumps(k) + "\n" for k in key), encoding="utf-8")
     print(f"wrote {out}.tsv ({len(drawn)} rows) and {out}_key.jsonl")
+
+
+def discover(paths: list[str], n: int, per_pair: int, seed: int, out: str) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from reader_lexicon import inserted_heads, tagger
+
+    from linguagym.capabilities.expansion.reader_lexicon import default_lexicon
+
+    lexicon, tag = default_lexicon(), tagger()
+    by_pair: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+    for source, test in pooled(paths, judged_texts()):
+        found = inserted_heads(test.provenance.seed_text, test.provenance.expanded_text, tag)
+        if len(found) != 1 or found[0][1] is None:
+            continue  # one pair per row, so its verdict is the pair's
+        word, head = found[0]
+        if not lexicon.accepts(word, head):
+            by_pair.setdefault((word, head), []).append((source, test))
+    # open: a pair the rows the runs have of it (``per_pair`` at most), all accepted, could have kept
+    by_pair = {pair: rows for pair, rows in by_pair.items()
+               if open_pair(lexicon.counts(*pair), min(per_pair, len(rows)))}
+    rng = random.Random(seed)
+    drawn: list[tuple[str, Any]] = []
+    ranked = sorted(by_pair.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    for _pair, rows in ranked:
+        take = rng.sample(rows, min(per_pair, len(rows)))
+        if len(drawn) + len(take) > n:
+            break
+        drawn += take
+    print(f"{len(by_pair)} open pairs in {sum(map(len, by_pair.values()))} rows; the most rows: "
+          + ", ".join(f"{w} {h} {len(r)}" for (w, h), r in ranked[:15]))
+    write_sample(drawn, seed, out)
 
 
 def main() -> None:
@@ -122,9 +178,17 @@ def main() -> None:
     draw.add_argument("--control-n", type=int, default=0)
     draw.add_argument("--seed", type=int, default=38)
     draw.add_argument("--out", required=True)
+    widen = commands.add_parser("discover")
+    widen.add_argument("files", nargs="+", help="lct generate runs made with --no-reader-lexicon")
+    widen.add_argument("--n", type=int, default=300)
+    widen.add_argument("--per-pair", type=int, default=3)
+    widen.add_argument("--seed", type=int, default=60)
+    widen.add_argument("--out", required=True)
     args = parser.parse_args()
     if args.command == "stats":
         stats(args.files)
+    elif args.command == "discover":
+        discover(args.files, args.n, args.per_pair, args.seed, args.out)
     else:
         sample(args.files, args.n, args.control, args.control_n, args.seed, args.out, args.fresh)
 

@@ -149,3 +149,13 @@ def test_a_row_judged_by_several_readers_takes_most_of_their_verdicts(tmp_path, 
     assert [ok for _, _, ok in script.judged_texts(["90"])] == [True, True, False]
     assert [p.name for p in script.reader_files("90")] == [
         "expansion_blind_90_judged.jsonl", "expansion_blind_90_judged_b.jsonl", "expansion_blind_90_judged_c.jsonl"]
+
+
+def test_discovery_draws_only_pairs_a_few_more_accepted_rows_could_keep():
+    """``expansion_blind_sample.py discover`` offers readers the pairs still open: never judged (three accepted rows
+    keep one: 4/5 = 0.8), or judged with few rejections; not a pair whose rejections no three rows could outweigh."""
+    script = load_benchmark("expansion_blind_sample")
+    assert script.open_pair((0, 0), 3) and script.open_pair((1, 1), 3) and script.open_pair((2, 3), 3)
+    assert not script.open_pair((0, 0), 2)  # two rows are fewer than MIN_JUDGED
+    assert not script.open_pair((0, 3), 3)  # 3/6 -> 0.5
+    assert not script.open_pair((4, 21), 3)
