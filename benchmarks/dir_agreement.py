@@ -6,7 +6,9 @@
 For every ``dir_pairs_NN`` sample with a second reader's verdicts (``_judged_second.jsonl`` beside the first's
 ``_judged.jsonl``; both readers had the same forced choice and saw only the TSV): each reader's valid pairs, those
 both found valid, the pairs of its first 40 as drawn both found valid, the share of pairs they agree on and Cohen's
-kappa. ``--kept`` adds the same counts on the pairs ``negate_main_clause`` still makes from the sample's originals
+kappa; ``--strict``: the same for the two readers of sample 60 given a stricter rubric (``_judged_strict_a``,
+``_judged_strict_b``: the negation may not fall on a side detail, a frequency, an extent, a degree word or a scale's
+top). ``--kept`` adds the same counts on the pairs ``negate_main_clause`` still makes from the sample's originals
 (needs the lct extra): for a sample drawn before today's rules, a tuning figure where the rules were written from it.
 """
 
@@ -27,13 +29,20 @@ def read(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def two_readers(folder: Path = HERE) -> dict[str, tuple[list[dict], dict[str, bool], dict[str, bool]]]:
+READERS = ("judged", "judged_second")
+# sample 60 was also judged by two readers told what may not carry the negation (a side detail, a frequency, an
+# extent, a degree word, a scale's top): a stricter rubric than the one every other sample had
+STRICT_READERS = ("judged_strict_a", "judged_strict_b")
+
+
+def two_readers(folder: Path = HERE, readers: tuple[str, str] = READERS
+                ) -> dict[str, tuple[list[dict], dict[str, bool], dict[str, bool]]]:
     """Sample -> (its key rows in drawing order, the first reader's verdicts, the second's), for every sample with
-    a second reader."""
+    both of ``readers``' files (``dir_pairs_NN_<reader>.jsonl``)."""
     out = {}
-    for second in sorted(folder.glob("dir_pairs_[0-9]*_judged_second.jsonl")):
-        sample = second.name[:-len("_judged_second.jsonl")]
-        first = {str(v["id"]): bool(v["valid"]) for v in read(folder / f"{sample}_judged.jsonl")}
+    for second in sorted(folder.glob(f"dir_pairs_[0-9]*_{readers[1]}.jsonl")):
+        sample = second.name[:-len(f"_{readers[1]}.jsonl")]
+        first = {str(v["id"]): bool(v["valid"]) for v in read(folder / f"{sample}_{readers[0]}.jsonl")}
         other = {str(v["id"]): bool(v["valid"]) for v in read(second)}
         out[sample] = (read(folder / f"{sample}_key.jsonl"), first, other)
     return out
@@ -52,8 +61,10 @@ def summary(ids: list[str], first: dict[str, bool], second: dict[str, bool]) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kept", action="store_true", help="also the pairs today's rules still make")
+    parser.add_argument("--strict", action="store_true",
+                        help="the two readers of the stricter rubric (sample 60) instead of the usual two")
     args = parser.parse_args()
-    samples = two_readers()
+    samples = two_readers(readers=STRICT_READERS if args.strict else READERS)
     if args.kept:
         from linguagym.capabilities.perturb.build import load_perturbation_pipeline
         from linguagym.capabilities.perturb.negation import negate_main_clause
