@@ -65,6 +65,12 @@ def test_dir_agreement_counts_both_readers_on_the_same_pairs():
     assert {"dir_pairs_39", "dir_pairs_53", "dir_pairs_54", "dir_pairs_55"} <= set(samples)
     key, one, two = samples["dir_pairs_54"]
     assert len(key) == len(one) == len(two) == 50
+    # sample 60's two readers of the stricter rubric are their own pair, not mixed with its usual two
+    strict = dir_script.two_readers(readers=dir_script.STRICT_READERS)
+    assert set(strict) == {"dir_pairs_60"}
+    _, usual, _ = samples["dir_pairs_60"]
+    _, strict_a, _ = strict["dir_pairs_60"]
+    assert sum(usual.values()) > sum(strict_a.values())
 
 
 def test_dir_kept_takes_each_original_once_with_its_first_verdict():
