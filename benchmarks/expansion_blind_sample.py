@@ -7,6 +7,7 @@
         --control OTHER.json --control-n 80 --seed 40 --out benchmarks/expansion_blind_40
     PYTHONPATH=. .venv/bin/python benchmarks/expansion_blind_sample.py discover OFF0.json OFF1.json ... --n 300 \
         --per-pair 3 --seed 60 --out benchmarks/expansion_blind_60
+    PYTHONPATH=. .venv/bin/python benchmarks/expansion_blind_sample.py census RUN0.json RUN1.json ...
 
 ``stats``: expansions per capability in each file, the 10 most inserted words with their share of all insertions,
 the share the 10 make together, and how many inserted words a hedge group lists by form, lemma or derivation
@@ -30,6 +31,12 @@ pair; the pairs with the most rows across the
 runs (the ones that would add the most expansions) come first, and up to ``--per-pair`` rows of each, drawn with
 ``random.Random(seed)``, are written as a blind sample in the same shape (``--n`` rows at most). Judged and counted by
 ``reader_lexicon.py build``, they widen the lexicon; what it then inserts is measured on a later, fresh sample.
+
+``census``: every distinct expansion of the files (each expanded sentence once), whether some blind reader judged
+it, and of those the share acceptable, the verdict of each row by all its readers in every sample it was judged in
+(most of them; a tie is not acceptable, as ``reader_lexicon.py`` counts), in all and per capability, with Wilson
+95% intervals. Over enough default runs (other ``--seed`` values) the files hold the default output's whole
+population, and this is its acceptance, not a sample's.
 """
 
 from __future__ import annotations
@@ -165,6 +172,47 @@ def discover(paths: list[str], n: int, per_pair: int, seed: int, out: str) -> No
     write_sample(drawn, seed, out)
 
 
+def all_votes() -> dict[tuple[str, str], list[bool]]:
+    """(original, expansion) -> every blind verdict given on it, over all judged samples and their readers."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from reader_lexicon import judged_tags, read_verdicts, reader_files, sample_texts
+
+    votes: dict[tuple[str, str], list[bool]] = {}
+    for tag in judged_tags():
+        texts = sample_texts(tag)
+        for path in reader_files(tag):
+            for row_id, ok in read_verdicts(path).items():
+                votes.setdefault((texts[row_id]["original"], texts[row_id]["expansion"]), []).append(ok)
+    return votes
+
+
+def census(paths: list[str]) -> None:
+    from linguagym.capabilities.testing.failures import wilson
+
+    def rate(ok: int, n: int) -> str:
+        low, high = wilson(ok, n) or (0.0, 0.0)
+        return f"{ok}/{n} = {ok / n:.2f} [{low:.2f}, {high:.2f}]" if n else "0/0"
+
+    votes = all_votes()
+    rows = pooled(paths, set())
+    per: dict[str, list[int]] = {}
+    for _, test in rows:
+        v = votes.get((test.provenance.seed_text, test.provenance.expanded_text))
+        counts = per.setdefault(test.capability, [0, 0, 0])
+        counts[0] += 1
+        if v is not None:
+            counts[1] += 1
+            counts[2] += 2 * sum(v) > len(v)
+    total = [sum(c[i] for c in per.values()) for i in range(3)]
+    print(f"{len(paths)} files: {total[0]} distinct expansions, {total[1]} judged blind, acceptable "
+          f"{rate(total[2], total[1])}")
+    for capability in sorted(per, key=lambda c: int(c[2:])):
+        n, judged, ok = per[capability]
+        print(f"  {capability}: {n} distinct, {judged} judged, acceptable {rate(ok, judged)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -184,8 +232,12 @@ def main() -> None:
     widen.add_argument("--per-pair", type=int, default=3)
     widen.add_argument("--seed", type=int, default=60)
     widen.add_argument("--out", required=True)
+    whole = commands.add_parser("census")
+    whole.add_argument("files", nargs="+")
     args = parser.parse_args()
-    if args.command == "stats":
+    if args.command == "census":
+        census(args.files)
+    elif args.command == "stats":
         stats(args.files)
     elif args.command == "discover":
         discover(args.files, args.n, args.per_pair, args.seed, args.out)

@@ -159,3 +159,15 @@ def test_discovery_draws_only_pairs_a_few_more_accepted_rows_could_keep():
     assert not script.open_pair((0, 0), 2)  # two rows are fewer than MIN_JUDGED
     assert not script.open_pair((0, 3), 3)  # 3/6 -> 0.5
     assert not script.open_pair((4, 21), 3)
+
+
+def test_the_census_pools_every_readers_verdict_on_a_row():
+    """``expansion_blind_sample.py census`` judges a default expansion by all its verdicts: sample 40's rows by its
+    three readers, sample 57's by its two."""
+    script = load_benchmark("expansion_blind_sample")
+    lexicon_script = load_benchmark("reader_lexicon")
+    votes = script.all_votes()
+    for tag, readers in (("40", 3), ("57", 2), ("61", 2)):
+        texts = lexicon_script.sample_texts(tag)
+        row = texts[min(texts)]
+        assert len(votes[(row["original"], row["expansion"])]) >= readers

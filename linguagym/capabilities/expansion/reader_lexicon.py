@@ -24,6 +24,10 @@ accepted 40 (kappa 0.19-0.50 between them), while on samples 38, 39 and 41 new r
 (``benchmarks/expansion_agreement.py``). A row judged by several readers therefore counts by most of them (a tie:
 not acceptable), which keeps 9 pairs where one reader's verdicts kept 3.
 
+The lexicon widens by judging, not by rule: runs made without it (``--no-reader-lexicon``) show which pairs the
+filler would insert, and ``benchmarks/expansion_blind_sample.py discover`` draws up to three rows of each pair a
+few accepted rows could keep (samples 61 and 62, two readers each), which brought the kept pairs from 8 to 22.
+
 The counts are ``reader_lexicon.json`` beside this module (per word and per "word head" pair: accepted, judged;
 with the samples they come from). The expander offers the filler only the head's attested modifiers that the
 lexicon keeps before that head, so masks no kept word can fill are not filled at all.
