@@ -77,9 +77,10 @@ def judged_texts(tags: list[str]) -> list[tuple[str, dict, bool]]:
 
 
 def sample_texts(tag: str) -> dict[int, dict]:
-    """Row id -> the row (id, original, expansion) of the blind sample ``tag``'s TSV."""
+    """Row id -> the row (id, original, expansion) of the blind sample ``tag``'s TSV. The TSVs are written as plain
+    tab-joined text, so a sentence that starts with a quotation mark is read as written, not as a quoted field."""
     with open(HERE / f"expansion_blind_{tag}.tsv", encoding="utf-8", newline="") as f:
-        return {int(r["id"]): r for r in csv.DictReader(f, delimiter="\t")}
+        return {int(r["id"]): r for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)}
 
 
 def read_verdicts(path: Path) -> dict[int, bool]:
