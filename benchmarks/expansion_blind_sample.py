@@ -6,7 +6,7 @@
     .venv/bin/python benchmarks/expansion_blind_sample.py sample RUN0.json RUN1.json ... --n 240 --fresh \
         --control OTHER.json --control-n 80 --seed 40 --out benchmarks/expansion_blind_40
     PYTHONPATH=. .venv/bin/python benchmarks/expansion_blind_sample.py discover OFF0.json OFF1.json ... --n 300 \
-        --per-pair 3 --seed 60 --out benchmarks/expansion_blind_60
+        --per-pair 3 --seed 61 --out benchmarks/expansion_blind_61
     PYTHONPATH=. .venv/bin/python benchmarks/expansion_blind_sample.py census RUN0.json RUN1.json ...
 
 ``stats``: expansions per capability in each file, the 10 most inserted words with their share of all insertions,
@@ -27,9 +27,9 @@ sentence once; ``--fresh`` leaves out every expansion a reader has judged alread
 ``--no-reader-lexicon`` show which (modifier, head) pairs the filler would insert were the lexicon to keep them.
 Their expansions not judged yet whose one inserted modifier forms a pair the lexicon does not keep, and could still
 keep after the rows the runs have of it (``--per-pair`` at most) were all accepted (``open_pair``), are grouped by
-pair; the pairs with the most rows across the
-runs (the ones that would add the most expansions) come first, and up to ``--per-pair`` rows of each, drawn with
-``random.Random(seed)``, are written as a blind sample in the same shape (``--n`` rows at most). Judged and counted by
+pair; the pairs with the most rows across the runs (the ones that would add the most expansions) come first, and up
+to ``--per-pair`` rows of each, drawn with ``random.Random(seed)``, are written as a blind sample in the same shape
+(``--n`` rows at most). Judged and counted by
 ``reader_lexicon.py build``, they widen the lexicon; what it then inserts is measured on a later, fresh sample.
 
 ``census``: every distinct expansion of the files (each expanded sentence once), whether some blind reader judged
@@ -115,6 +115,7 @@ def sample(paths: list[str], n: int, control: str | None, control_n: int, seed: 
             print(f"the control file has only {len(others)} expansions not judged or drawn already: all taken")
         drawn += random.Random(seed + 1).sample(others, min(control_n, len(others)))
     write_sample(drawn, seed, out)
+
 
 def open_pair(counts: tuple[int, int], more: int) -> bool:
     """Whether a pair not kept with ``counts`` (accepted, judged) could be kept after ``more`` rows all accepted."""
@@ -230,7 +231,7 @@ def main() -> None:
     widen.add_argument("files", nargs="+", help="lct generate runs made with --no-reader-lexicon")
     widen.add_argument("--n", type=int, default=300)
     widen.add_argument("--per-pair", type=int, default=3)
-    widen.add_argument("--seed", type=int, default=60)
+    widen.add_argument("--seed", type=int, default=61)
     widen.add_argument("--out", required=True)
     whole = commands.add_parser("census")
     whole.add_argument("files", nargs="+")
