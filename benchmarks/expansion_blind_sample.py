@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,16 @@ from typing import Any
 from linguagym.capabilities.expansion.hedges import hedge_reason
 from linguagym.capabilities.testfile.checklist_types import MFT
 from linguagym.capabilities.testfile.load import read_tests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reader_lexicon import (  # noqa: E402  (the sibling script, by path)
+    inserted_heads,
+    judged_tags,
+    most_accept,
+    row_votes,
+    sample_texts,
+    tagger,
+)
 
 
 def expansions(path: str) -> list:
@@ -141,11 +152,6 @@ def write_sample(drawn: list[tuple[str, Any]], seed: int, out: str) -> None:
 
 
 def discover(paths: list[str], n: int, per_pair: int, seed: int, out: str) -> None:
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from reader_lexicon import inserted_heads, tagger
-
     from linguagym.capabilities.expansion.reader_lexicon import default_lexicon
 
     lexicon, tag = default_lexicon(), tagger()
@@ -175,17 +181,11 @@ def discover(paths: list[str], n: int, per_pair: int, seed: int, out: str) -> No
 
 def all_votes() -> dict[tuple[str, str], list[bool]]:
     """(original, expansion) -> every blind verdict given on it, over all judged samples and their readers."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from reader_lexicon import judged_tags, read_verdicts, reader_files, sample_texts
-
     votes: dict[tuple[str, str], list[bool]] = {}
     for tag in judged_tags():
         texts = sample_texts(tag)
-        for path in reader_files(tag):
-            for row_id, ok in read_verdicts(path).items():
-                votes.setdefault((texts[row_id]["original"], texts[row_id]["expansion"]), []).append(ok)
+        for row_id, verdicts in row_votes(tag).items():
+            votes.setdefault((texts[row_id]["original"], texts[row_id]["expansion"]), []).extend(verdicts)
     return votes
 
 
@@ -205,7 +205,7 @@ def census(paths: list[str]) -> None:
         counts[0] += 1
         if v is not None:
             counts[1] += 1
-            counts[2] += 2 * sum(v) > len(v)
+            counts[2] += most_accept(v)
     total = [sum(c[i] for c in per.values()) for i in range(3)]
     print(f"{len(paths)} files: {total[0]} distinct expansions, {total[1]} judged blind, acceptable "
           f"{rate(total[2], total[1])}")

@@ -68,12 +68,22 @@ def judged_texts(tags: list[str]) -> list[tuple[str, dict, bool]]:
     rows = []
     for tag in tags:
         texts = sample_texts(tag)
-        votes: dict[int, list[bool]] = {}
-        for path in reader_files(tag):
-            for row_id, ok in read_verdicts(path).items():
-                votes.setdefault(row_id, []).append(ok)
-        rows += [(tag, texts[i], 2 * sum(v) > len(v)) for i, v in votes.items()]
+        rows += [(tag, texts[i], most_accept(v)) for i, v in row_votes(tag).items()]
     return rows
+
+
+def row_votes(tag: str) -> dict[int, list[bool]]:
+    """Row id -> every verdict its readers gave it in the blind sample ``tag``, the first reader's first."""
+    votes: dict[int, list[bool]] = {}
+    for path in reader_files(tag):
+        for row_id, ok in read_verdicts(path).items():
+            votes.setdefault(row_id, []).append(ok)
+    return votes
+
+
+def most_accept(votes: list[bool]) -> bool:
+    """Whether most of a row's verdicts accept it; a tie does not."""
+    return 2 * sum(votes) > len(votes)
 
 
 def sample_texts(tag: str) -> dict[int, dict]:
