@@ -3,6 +3,7 @@ judgements of ``benchmarks/``, and say what the rule keeps.
 
     .venv/bin/python benchmarks/reader_lexicon.py build   # writes expansion/reader_lexicon.json beside the code
     .venv/bin/python benchmarks/reader_lexicon.py show       # per word: accepted/judged, the estimate, kept or not
+    PYTHONPATH=. .venv/bin/python benchmarks/reader_lexicon.py heldout [--group sample] [--runs RUN.json ...]
 
 ``build``: every forced-choice blind sample (``expansion_blind_NN.tsv`` with its key and ``_judged.jsonl``: a reader
 who saw only the original and the expansion said whether the inserted words are acceptable to a careful reader) is
@@ -18,6 +19,13 @@ and the pairs decide (the 40 sample showed the word alone does not: "recent" 23 
 ``show``: the words the rule keeps (``reader_lexicon.accepts``) and, on the judged rows, how often the rows whose
 inserted words it all keeps were accepted: a tuning-set figure (the counts come from these rows), not a measure of
 new output (a fresh blind sample is).
+
+``heldout``: the lexicon's precision on rows whose verdicts did not make it (leave-one-out). Each distinct judged
+expansion is held to the lexicon built from every verdict except those on its own sentence (``--group sentence``,
+the default: any row, in any sample, expanding the same original) or in its own samples (``--group sample``); among
+the rows that lexicon keeps, the share acceptable estimates what the rule admits in a sentence no reader has judged,
+which the tuning figure of ``show`` cannot. ``--runs`` adds the figure on the distinct expansions of those test
+files alone (the default output, when they are default runs).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import csv
 import difflib
 import json
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -162,9 +171,58 @@ def counts(rows) -> dict[str, dict[str, int]]:
     return {w: {"accepted": accepted[w], "judged": judged[w]} for w in sorted(judged)}
 
 
+def row_pairs(texts, tag) -> list[tuple[str, dict, bool, list[tuple[str, str | None]]]]:
+    """``texts`` (sample tag, row, acceptable) with each row's inserted modifiers and their heads."""
+    return [(t, row, ok, inserted_heads(row["original"], row["expansion"], tag)) for t, row, ok in texts]
+
+
+def held_out(tagged, group: str = "sentence") -> list[tuple[dict, bool, bool]]:
+    """Per distinct judged expansion: (its row, acceptable, kept), where kept says whether the lexicon built from
+    every other group's verdicts would let all its inserted modifiers in. ``group``: "sentence" leaves out every
+    row (in any sample) expanding the same original sentence, so a row's verdict, and its near-twins' with the same
+    pair in the same sentence, never decide its own pair; "sample" leaves out the row's whole sample (for a row
+    judged in several, each of them). ``tagged``: ``row_pairs``' output. A distinct expansion judged in several
+    samples counts once, acceptable by most of all its verdicts (as the census counts)."""
+    from linguagym.capabilities.expansion import reader_lexicon as rl
+    from linguagym.capabilities.expansion.reader_rules import QUANTIFIERS
+
+    def key_of(tag: str, row: dict) -> str:
+        return row["original"] if group == "sentence" else tag
+
+    by_group: dict[str, Counter] = {}
+    total: Counter = Counter()
+    for tag, row, ok, found in tagged:
+        for word, head in found:
+            if head is None or word in QUANTIFIERS:
+                continue
+            for counter in (total, by_group.setdefault(key_of(tag, row), Counter())):
+                counter[(word, head, "judged")] += 1
+                counter[(word, head, "accepted")] += ok
+    units: dict[tuple[str, str], list] = {}
+    for tag, row, ok, found in tagged:
+        unit = units.setdefault((row["original"], row["expansion"]), [row, [], found, set()])
+        unit[1].append(ok)
+        unit[3].add(key_of(tag, row))
+    out = []
+    for row, verdicts, found, groups in units.values():
+        def counts(word: str, head: str, groups=groups) -> tuple[int, int]:
+            return tuple(total[(word, head, k)] - sum(by_group[g][(word, head, k)] for g in groups)
+                         for k in ("accepted", "judged"))
+
+        kept = bool(found) and all(head is not None and word not in QUANTIFIERS
+                                   and (c := counts(word, head))[1] >= rl.MIN_JUDGED
+                                   and rl.estimate(*c) >= rl.MIN_ESTIMATE for word, head in found)
+        out.append((row, most_accept(verdicts), kept))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=("build", "show"))
+    parser.add_argument("mode", choices=("build", "show", "heldout"))
+    parser.add_argument("--group", choices=("sentence", "sample"), default="sentence",
+                        help="heldout: what each row's lexicon leaves out (default: every row of its sentence)")
+    parser.add_argument("--runs", nargs="*", default=(),
+                        help="heldout: also the figure on the distinct expansions of these test files alone")
     parser.add_argument("--tags", nargs="+", default=None, help="the blind samples (default: every judged one)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
@@ -181,6 +239,9 @@ def main() -> None:
         print(f"{len(document['words'])} words, {len(document['pairs'])} pairs from {len(rows)} rows of "
               f"{', '.join(tags)} -> {args.out}")
         return
+    if args.mode == "heldout":
+        print_held_out(held_out(row_pairs(judged_texts(tags), tagger()), args.group), args.group, args.runs)
+        return
     lexicon = reader_lexicon.ReaderLexicon.load(args.out)
     for key, c in sorted((lexicon.pairs or {}).items(), key=lambda kv: -kv[1][1]):
         if c[1] >= 2:
@@ -192,6 +253,30 @@ def main() -> None:
             if (found := inserted_heads(row["original"], row["expansion"], tag))
             and all(lexicon.accepts(w, h) for w, h in found)]
     print(f"rows whose inserted words are all kept: {sum(kept)}/{len(kept)} acceptable (tuning set) of {len(rows)}")
+
+
+def print_held_out(units, group: str, runs) -> None:
+    from linguagym.capabilities.testing.failures import wilson
+
+    def rate(ok: int, n: int) -> str:
+        low, high = wilson(ok, n) or (0.0, 0.0)
+        return f"{ok}/{n} = {ok / n:.2f} [{low:.2f}, {high:.2f}]" if n else "0/0"
+
+    kept = [ok for _, ok, k in units if k]
+    refused = [ok for _, ok, k in units if not k]
+    print(f"{len(units)} distinct judged expansions; each judged by a lexicon without its {group}'s verdicts:")
+    print(f"  kept: acceptable {rate(sum(kept), len(kept))}")
+    print(f"  refused: acceptable {rate(sum(refused), len(refused))}")
+    if runs:
+        sys.path.insert(0, str(HERE))
+        from expansion_blind_sample import pooled
+
+        made = {(t.provenance.seed_text, t.provenance.expanded_text) for _, t in pooled(list(runs), set())}
+        own = [(ok, k) for row, ok, k in units if (row["original"], row["expansion"]) in made]
+        kept = [ok for ok, k in own if k]
+        print(f"the {len(made)} distinct expansions of the {len(runs)} files: {len(own)} judged; kept without "
+              f"their {group}'s verdicts {len(kept)}, acceptable {rate(sum(kept), len(kept))}; refused "
+              f"{len(own) - len(kept)}, acceptable {rate(sum(ok for ok, k in own if not k), len(own) - len(kept))}")
 
 
 if __name__ == "__main__":

@@ -171,3 +171,36 @@ def test_the_census_pools_every_readers_verdict_on_a_row():
         texts = lexicon_script.sample_texts(tag)
         row = texts[min(texts)]
         assert len(votes[(row["original"], row["expansion"])]) >= readers
+
+
+def test_held_out_judges_each_row_by_a_lexicon_without_its_own_sentence_or_sample():
+    """``reader_lexicon.py heldout``: a row counts as kept only when the other sentences' (or samples') verdicts
+    alone keep its pair, so a pair kept on its own rows' verdicts does not count its rows as kept."""
+    script = load_benchmark("reader_lexicon")
+
+    def row(tag: str, n: int, pair: tuple[str, str | None], ok: bool, expansion: str | None = None):
+        original = f"Sentence {n}."
+        return (tag, {"original": original, "expansion": expansion or f"{original} {pair[0]}"}, ok, [pair])
+
+    central, recent = ("central", "plot"), ("recent", "film")
+    tagged = [row("a", i, central, True) for i in range(4)] + [row("b", 10 + i, recent, True) for i in range(3)]
+    # a pair in four sentences, all accepted: without one sentence, 3/3 (estimate 0.8) still keeps it
+    # a pair in three: without one sentence, 2/2 are too few rows (MIN_JUDGED 3), so none of its rows counts as kept
+    units = script.held_out(tagged, "sentence")
+    assert [(r["original"], kept) for r, _, kept in units] == [(f"Sentence {i}.", True) for i in range(4)] + [
+        (f"Sentence {i}.", False) for i in (10, 11, 12)]
+    # without its whole sample, neither pair has a row left to keep it
+    assert not any(kept for _, _, kept in script.held_out(tagged, "sample"))
+    # rejections in other sentences refuse the pair: 3 accepted, 2 rejected elsewhere -> 4/7 < 0.65
+    rejected = [row("c", 20 + i, central, False) for i in range(2)]
+    assert [kept for r, _, kept in script.held_out(tagged + rejected, "sentence") if r["original"] == "Sentence 0."] \
+        == [False]
+    # one expansion judged in two samples counts once, by most of its verdicts (a tie is not acceptable)
+    twice = [row("a", 30, central, True, "same"), row("d", 30, central, False, "same")]
+    units = script.held_out(tagged + twice, "sentence")
+    assert [(ok, kept) for r, ok, kept in units if r["expansion"] == "same"] == [(False, True)]
+    # no head found, or a quantifier: never kept
+    odd = [row("a", 40, ("very", None), True), row("a", 41, ("many", "plot"), True),
+           *[row("e", 50 + i, ("many", "plot"), True) for i in range(4)]]
+    assert not any(kept for r, _, kept in script.held_out(tagged + odd, "sentence") if r["original"] in (
+        "Sentence 40.", "Sentence 41."))
