@@ -16,7 +16,8 @@ lines, ``NNNa`` the text it is compared with and ``NNNb`` the perturbed text, so
 neither the expected labels nor the capability) and ``OUT_key.jsonl`` (per line id: the test's id, capability,
 type, kind, perturbation and the labels it expects of that text: an expected-label (MFT) test's ``expected``; an
 INV pair's texts both the test's ``expected``, the label of its original; a DIR pair's original ``positive``
-(the dataset's gold label) and its negated text ``negative`` or ``neutral``, as the test expects).
+(the dataset's gold label) and its negated text ``negative`` or ``neutral``: what the negation aims at, stricter
+than the DIR test's own claim (the positive probability must not rise), so a DIR test carries no expected labels).
 
 The reader gives every line one label, positive, negative or neutral: ``OUT_judged.jsonl`` with ``id`` and
 ``label`` a line. ``score`` prints the share of lines whose judged label is among the expected ones, and of tests
@@ -69,13 +70,17 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
     return take
 
 
+NEGATED_READING = ("negative", "neutral")
+
+
 def texts_of(test: CapabilityTest) -> list[tuple[str, str, tuple[str, ...]]]:
     """The texts the classifier sees for ``test``, each with its line suffix and the labels it expects."""
     if test.test_type == "MFT":
         return [("", test.text, tuple(test.expected))]
     original = test.provenance.original_text or ""
-    first = ("positive",) if test.test_type == "DIR" else tuple(test.expected)
-    return [("a", original, first), ("b", test.text, tuple(test.expected))]
+    if test.test_type == "DIR":  # the reading the negation aims at (the file claims only a direction)
+        return [("a", original, ("positive",)), ("b", test.text, NEGATED_READING)]
+    return [("a", original, tuple(test.expected)), ("b", test.text, tuple(test.expected))]
 
 
 def draw(path: Path, n: int, seed: int, out: str) -> None:

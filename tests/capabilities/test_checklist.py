@@ -150,11 +150,15 @@ def test_a_file_without_test_types_reads_as_expected_label_tests_and_bad_ones_ar
 
 # --- failure rates -----------------------------------------------------------------------------------------------
 
-def _pair(tid: str, capability: str, original: str, text: str, test_type: str, perturbation: str) -> dict:
+def _pair(tid: str, capability: str, original: str, text: str, test_type: str, perturbation: str,
+          expected: tuple[str, ...] | None = None) -> dict:
+    """A pair as the generator writes it: a DIR test with no expected labels (``expected`` overrides)."""
     provenance = {"dataset": "fixture", "original_text": original, "perturbation": perturbation}
     if test_type == "DIR":
         provenance["direction"] = {"label": "positive", "change": "decrease", "tolerance": 0.1}
-    return {"id": tid, "capability": capability, "text": text, "expected": ["negative", "neutral"], "kind": "seed",
+    if expected is None:
+        expected = () if test_type == "DIR" else ("negative", "neutral")
+    return {"id": tid, "capability": capability, "text": text, "expected": list(expected), "kind": "seed",
             "type": test_type, "provenance": provenance}
 
 
@@ -184,7 +188,8 @@ def checklist_document() -> dict:
         _pair("LC2/p1", "LC2", "A good film.", "A godo film.", "INV", "typo"),  # positive -> neutral: fails
         _pair("LC2/d1", "LC2", "It is great.", "It is not great.", "DIR", "negation"),  # +0.05: within tolerance
         _pair("LC2/d2", "LC2", "It was great.", "It was not great.", "DIR", "negation"),  # +0.15: fails
-        _pair("LC4/d1", "LC4", "It works well.", "It does not work well.", "DIR", "negation"),  # -0.4: passes
+        # -0.4: passes; written as files before 2026-11-29 wrote DIR tests, with labels the pass rule ignores
+        _pair("LC4/d1", "LC4", "It works well.", "It does not work well.", "DIR", "negation", ("negative", "neutral")),
     ]
     return data
 
@@ -223,6 +228,10 @@ def test_the_outputs_carry_the_rates_apart_and_read_back_the_same(tmp_path):
     # the web app's path: the outcomes read back from tests.csv
     again = summarize(read_tests_csv(folder / "tests.csv"), doc.capabilities, classifier=run.name)
     assert again == written.summaries[run.name]
+    # a DIR test claims no label: its expected cell is empty and reads back as no labels, not as one empty label
+    cells = {r["id"]: r["expected"] for r in csv.DictReader((folder / "tests.csv").open(encoding="utf-8"))}
+    assert (cells["LC2/d1"], cells["LC4/d1"]) == ("", "negative/neutral")
+    assert {o.id: o.expected for o in read_tests_csv(folder / "tests.csv")}["LC2/d1"] == ()
     rows = {r["capability"]: r for r in csv.DictReader((folder / "summary.csv").open(encoding="utf-8"))}
     assert (rows["all"]["inv_pairs"], rows["all"]["inv_failures"], rows["all"]["dir_failures"]) == ("3", "2", "1")
     assert rows["all"]["seeds"] == "9"  # the expected-label counts, as before
@@ -262,6 +271,7 @@ def test_lct_generate_writes_inv_and_dir_tests_by_default(tmp_path, swn_file, ca
     assert len(by_type["MFT"]) == 3 and by_type["INV"] and by_type["DIR"]
     (negated,) = by_type["DIR"]
     assert negated.text == "This film is not good." and negated.provenance.original_text == "This film is good."
+    assert negated.expected == () and negated.provenance.direction.change == "decrease"  # a direction, no label
     assert "INV tests" in capsys.readouterr().err
     assert main(["lct", "show", str(out), "--samples", "9"]) == 0
     shown = capsys.readouterr().out
@@ -271,3 +281,19 @@ def test_lct_generate_writes_inv_and_dir_tests_by_default(tmp_path, swn_file, ca
     assert {t.test_type for t in read_tests(tmp_path / "mft.json").tests} == {"MFT"}
     assert main([*common, "--test-types", "inv", "-o", str(tmp_path / "x.json")]) == 1
     assert "leave out mft" in capsys.readouterr().err
+
+
+def test_only_a_dir_test_may_leave_its_expected_labels_empty():
+    """The schema: an MFT or INV test names the labels it expects; a DIR test claims a direction, not a label, and
+    files written before it had none still read."""
+    from linguagym.capabilities.testfile.schema import validate_document
+
+    validate_document(checklist_document())
+    for test_type in ("MFT", "INV", None):
+        broken = checklist_document()
+        test = next(t for t in broken["tests"] if t.get("type", "MFT") == (test_type or "MFT"))
+        test["expected"] = []
+        if test_type is None:
+            test.pop("type", None)
+        with pytest.raises(CapabilityError, match="expected"):
+            validate_document(broken)

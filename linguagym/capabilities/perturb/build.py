@@ -164,7 +164,7 @@ def checklist_tests(mft: Sequence[CapabilityTest], types: Sequence[str], *, seed
             seen.add((test.capability, text))
             negation = negations[text] if clearly_positive(test) else Negation(None, NOT_CLEARLY_POSITIVE)
             add("negation", test, negation.text, refused=negation.refused, original_text=text,
-                original=test.id if text == test.text else None, expected=("negative", "neutral"),
+                original=test.id if text == test.text else None, expected=(),
                 direction=Direction(label="positive", change="decrease", tolerance=DIR_TOLERANCE))
         if "refused" in counts["negation"]:  # the reasons in REFUSALS' order, whatever order they came in
             found = counts["negation"]["refused"]

@@ -156,7 +156,8 @@ def read_tests_csv(path: str | Path) -> list[Outcome]:
                 original = Prediction(row["original_predicted"], (neg, neu, pos))
             # files written before sources (or test types) were recorded have no such columns
             outcomes.append(Outcome(row["id"], row["capability"], row["kind"], row["seed"] or None, row["text"],
-                                    tuple(row["expected"].split("/")), Prediction(row["predicted"], probabilities),
+                                    tuple(filter(None, row["expected"].split("/"))),  # a DIR test's: empty
+                                    Prediction(row["predicted"], probabilities),
                                     row.get("source") or None, row.get("source_label") or None,
                                     row.get("source_predicted") or None, row.get("type") or MFT.code,
                                     row.get("perturbation") or None, row.get("original_text") or None, original,

@@ -260,8 +260,11 @@ class Provenance(JsonObject):
 @dataclass(frozen=True, kw_only=True)
 class CapabilityTest(JsonObject):
     """One test: ``text`` for a classifier. An MFT test (the default) passes when it predicts a label in
-    ``expected``; an INV test when it predicts the label it predicts for ``provenance.original_text``; a DIR test
-    when the probability moves as ``provenance.direction`` says (``expected`` then only informs the reader)."""
+    ``expected``; an INV test when it predicts the label it predicts for ``provenance.original_text`` (``expected``
+    then only informs the reader: the original's labels); a DIR test when the probability moves as
+    ``provenance.direction`` says. A DIR test claims no label, so the generator writes its ``expected`` empty (a
+    negation may leave a text less positive and still positive: "not incredibly fresh"); files written before
+    2026-11-29 say ``negative/neutral`` there, which the pass rule never read."""
 
     KEYS = ("id", "capability", "text", "expected", "kind", "type", "provenance")
     OPTIONAL = frozenset({"type"})
@@ -269,7 +272,7 @@ class CapabilityTest(JsonObject):
     id: str
     capability: str
     text: str
-    expected: tuple[Label, ...]  # the generator writes them in LABELS order
+    expected: tuple[Label, ...]  # the generator writes them in LABELS order; empty for a DIR test
     kind: Kind
     provenance: Provenance
     type: TestType | None = None  # None (the key left out, as in files written before INV and DIR): MFT
