@@ -101,6 +101,9 @@ def _generate_tests(settings: GenerateSettings, progress: Progress | None,
         assert reference is not None  # chosen above when expanding
         expanded, expansion_block = _expand(results, data, analyses, analyser, expansion, reference, settings.seed,
                                             cache_dir, tick, progress)
+        for result in results:
+            if result.tests and not expanded.get(result.spec.id):
+                result.notes.append(no_expansion_note(expansion_block, result.spec.id))
     document = CapabilityTestFile(
         created_by=CreatedBy(tool="linguagym", version=__version__),
         dataset=DatasetInfo.from_json({**data.describe(), "unusable": screening.describe()}),
@@ -170,6 +173,23 @@ def _reference_grammar(reference: str, data, parser, cache_dir: Path | None):
     if reference == INDUCED:
         return induced_grammar([e.text for e in data.examples], parser=parser, label=data.name, cache_dir=cache_dir)
     return load_reference_grammar(reference, parser=parser, cache_dir=cache_dir)
+
+
+def no_expansion_note(block: Mapping, capability: str) -> str:
+    """Why a capability with seeds got no expansion, from the expansion block's counts: no slot of its seeds took
+    a modifier (with the reader lexicon on, one of the pairs it keeps), or every fill was refused."""
+    counts = (block.get("counts") or {}).get(capability) or {}
+    lexicon = ((block.get("validation") or {}).get("domain") or {}).get("reader_lexicon")
+    if counts.get("candidates"):
+        masked = counts.get("masked", 0)
+        return (f"no expansions: none of the {counts['candidates']} fills of {masked} masked "
+                f"sentence{'' if masked == 1 else 's'} passed the checks (expansion.rejections counts why)")
+    if lexicon is not None:
+        return ("no expansions: no slot of its seeds takes a modifier the reader lexicon keeps there "
+                f"({len(lexicon.get('kept', ()))} (modifier, word) pairs blind readers accepted); "
+                "--no-reader-lexicon inserts any modifier the dataset attests, which blind readers accepted far "
+                "less often (docs/capabilities.md)")
+    return "no expansions: no slot of its seeds takes an insertion the reference grammar and the checks allow"
 
 
 def _expand(results, data, analyses, analyser, options: ExpansionOptions, reference: str, seed: int,

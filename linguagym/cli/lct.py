@@ -233,6 +233,12 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
             err.print(f"warning: {capability.id} has no seeds on {document.dataset.name}", soft_wrap=True)
         for note in (n for n in capability.notes or () if n.startswith("fewer than")):  # why so few
             err.print(f"warning: {capability.id}: {note}", soft_wrap=True, markup=False, highlight=False)
+    unexpanded: dict[str, list[str]] = {}  # why a capability's expansion count is 0: each reason once
+    for capability in document.capabilities:
+        for why in (n for n in capability.notes or () if n.startswith("no expansions")):
+            unexpanded.setdefault(why, []).append(capability.id)
+    for why, ids in unexpanded.items():
+        err.print(f"{', '.join(ids)}: {why}", soft_wrap=True, markup=False, highlight=False)
     negation = ((document.perturbations or {}).get("made") or {}).get("negation") or {}
     if negation.get("refused"):
         err.print(f"DIR: {negation['made']} negations of {negation['candidates']} positive sentences; refused: "

@@ -189,3 +189,15 @@ def test_generation_reports_each_stage_in_the_one_progress_shape_and_can_be_canc
 
     with pytest.raises(Cancelled):
         generated(lcs="LC2,LC4", progress=progress, cancelled=cancel_after_the_analysis)
+
+
+def test_the_reason_for_no_expansion_follows_the_counts():
+    from linguagym.capabilities.pipeline import no_expansion_note
+
+    lexicon = {"validation": {"domain": {"reader_lexicon": {"kept": ["central plot", "key role"]}}}}
+    counts = {"LC2": {"masked": 1, "candidates": 41}, "LC4": {"masked": 0, "candidates": 0}}
+    assert no_expansion_note({**lexicon, "counts": counts}, "LC2") == (
+        "no expansions: none of the 41 fills of 1 masked sentence passed the checks (expansion.rejections counts why)")
+    assert "reader lexicon keeps there (2 (modifier, word) pairs" in no_expansion_note({**lexicon, "counts": counts},
+                                                                                        "LC4")
+    assert "reference grammar" in no_expansion_note({"counts": counts}, "LC4")  # the lexicon off
