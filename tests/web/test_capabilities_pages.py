@@ -149,3 +149,16 @@ def test_a_file_page_says_how_the_expansions_were_made(client):
     page = " ".join(client.get("/capabilities/files/1").text.split())
     assert ("filler smollm2-135m · all seeds per capability, every valid fill each (the 3 best of each masked "
             "sentence)") in page and "None" not in page
+
+
+def test_a_capabilitys_notes_stand_beside_its_counts(client):
+    """Why a count is low (a shortage of seeds, no expansion) is shown where the count is, escaped."""
+    data = document()
+    data["capabilities"][0]["notes"] = ["fewer than 10 seeds (2): only these met the search",
+                                        "no expansions: no slot of its seeds takes a <modifier>"]
+    upload(client, data)
+    page = client.get("/capabilities/files/1").text
+    section = page[page.index('id="lc-1"'):page.index('id="lc-2"')]
+    assert "<li>fewer than 10 seeds (2): only these met the search</li>" in section
+    assert "<li>no expansions: no slot of its seeds takes a &lt;modifier&gt;</li>" in section
+    assert 'class="muted small capability-notes"' not in page[page.index('id="lc-2"'):]  # the others have none

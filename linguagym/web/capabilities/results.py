@@ -138,9 +138,11 @@ def failure_examples(results: JobResults, document: CapabilityTestFile, limit: i
 
 
 def file_overview(document: CapabilityTestFile, samples: int) -> list[dict[str, Any]]:
-    """A test file's page: per capability its counts (``show.summary_rows``) and up to ``samples`` seeds, each with its
-    expansions beside it (seeds that have expansions first, then a reproducible random sample)."""
+    """A test file's page: per capability its counts (``show.summary_rows``), the file's notes on them (a shortage of
+    seeds, why no expansion) and up to ``samples`` seeds, each with its expansions beside it (seeds that have
+    expansions first, then a reproducible random sample)."""
     matches = {c.id: c.matches for c in document.capabilities}
+    notes = {c.id: list(c.notes or ()) for c in document.capabilities}  # why a count is low: shown beside it
     seeds: dict[str, list[CapabilityTest]] = {}
     grown: dict[str, list[CapabilityTest]] = {}
     for test in document.tests:
@@ -157,6 +159,6 @@ def file_overview(document: CapabilityTestFile, samples: int) -> list[dict[str, 
         rest = [t for t in pool if t.id not in grown]
         picked = random.Random(f"0/{row['id']}").sample(range(len(rest)), min(len(rest), samples - len(chosen)))
         chosen += [rest[i] for i in sorted(picked)]
-        out.append({**row, "matches": matches.get(row["id"]), "samples": [
+        out.append({**row, "matches": matches.get(row["id"]), "notes": notes.get(row["id"], []), "samples": [
             {"seed": t, "expansions": [Markup(highlight(x, t)) for x in grown.get(t.id, [])]} for t in chosen]})
     return out
