@@ -242,7 +242,10 @@ def test_report_says_why_a_capability_has_few_seeds_and_why_dir_refused_sentence
 
     doc = document()
     lc1 = next(c for c in doc["capabilities"] if c["id"] == "LC1")
-    lc1["notes"] = ["fewer than 10 seeds (2): of the dataset's 12 sentences, only these met the search (case 1: 2)"]
+    lc1["notes"] = ["fewer than 10 seeds (2): of the dataset's 12 sentences, only these met the search (case 1: 2)",
+                    "case 1: 1 truncated or broken sentence(s) left out"]
+    lc2 = next(c for c in doc["capabilities"] if c["id"] == "LC2")  # 3 seeds, no expansion
+    lc2["notes"] = ["no expansions: no slot of its seeds takes a modifier the reader lexicon keeps there"]
     doc["perturbations"] = {"made": {"negation": {"made": 1, "candidates": 4, "refused": {
         "no main clause": 2, "second clause": 1}}}}
     tests_path = tmp_path / "tests.json"
@@ -252,6 +255,8 @@ def test_report_says_why_a_capability_has_few_seeds_and_why_dir_refused_sentence
                            tmp_path / "out")
     text = " ".join("".join(_page(result.report).text).split())
     assert "fewer than 10 seeds (2): of the dataset's 12 sentences" in text
+    assert "no expansions: no slot of its seeds takes a modifier the reader lexicon keeps there" in text
+    assert "truncated or broken" not in text  # the notes that explain a count, not every note
     assert ("DIR negation: 1 pairs made of 4 positive sentences; refused rather than negated in the wrong place: "
             "2 no main clause, 1 second clause.") in text
     plain = capability_file()  # a file without either says nothing of them

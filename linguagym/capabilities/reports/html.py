@@ -173,7 +173,9 @@ def _capabilities(document: CapabilityTestFile, runs: Sequence[ClassifierRun], l
     if not summaries:
         return parts
     descriptions = {c.id: c.description for c in document.capabilities}
-    shortages = {c.id: [n for n in c.notes or () if n.startswith("fewer than")] for c in document.capabilities}
+    # why a count is low, beside it: a shortage of seeds, a capability with seeds and no expansion
+    shortages = {c.id: [n for n in c.notes or () if n.startswith(("fewer than", "no expansions"))]
+                 for c in document.capabilities}
     tests = document.by_id()
     finished = [(label, run) for label, run in zip(labels, runs, strict=True) if run.ok]
     for row in next(iter(summaries.values())).capabilities:
