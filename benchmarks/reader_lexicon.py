@@ -205,12 +205,12 @@ def held_out(tagged, group: str = "sentence") -> list[tuple[dict, bool, bool]]:
         unit[3].add(key_of(tag, row))
     out = []
     for row, verdicts, found, groups in units.values():
-        def counts(word: str, head: str, groups=groups) -> tuple[int, int]:
+        def left(word: str, head: str, groups=groups) -> tuple[int, int]:  # (accepted, judged) by the other groups
             return tuple(total[(word, head, k)] - sum(by_group[g][(word, head, k)] for g in groups)
                          for k in ("accepted", "judged"))
 
         kept = bool(found) and all(head is not None and word not in QUANTIFIERS
-                                   and (c := counts(word, head))[1] >= rl.MIN_JUDGED
+                                   and (c := left(word, head))[1] >= rl.MIN_JUDGED
                                    and rl.estimate(*c) >= rl.MIN_ESTIMATE for word, head in found)
         out.append((row, most_accept(verdicts), kept))
     return out
