@@ -361,6 +361,7 @@ def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, prais
     ("It is very simple to set up.", "It is not very simple to set up."),
     ("This is one of the year's great films.", "This is not one of the year's great films."),  # "one" counts nothing
     ("The soundtrack is unique.", "The soundtrack is not unique."),
+    ("The board game is excellent.", "The board game is not excellent."),  # "board" alone is no universal
 ])
 def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -415,6 +416,11 @@ def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("The sitcom is consistently hilarious.", UNIVERSAL_IN_SCOPE),
     ("The production is a total triumph.", UNIVERSAL_IN_SCOPE),
     ("The mystery keeps you guessing right up to the end.", CANNOT_PLACE),
+    # after the sample 64 (not measured fresh): "uniformly", "across the board" and their kin
+    ("The cast is uniformly excellent.", UNIVERSAL_IN_SCOPE),
+    ("The voice acting is excellent across the board.", UNIVERSAL_IN_SCOPE),
+    ("The staff were unfailingly kind.", UNIVERSAL_IN_SCOPE),
+    ("The renovation is stylish from top to bottom.", UNIVERSAL_IN_SCOPE),
 ])
 def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)

@@ -578,7 +578,9 @@ def quantified_subject(root) -> bool:
 _UNIVERSALS = frozenset({"both", "every", "all", "each", "always", "everything", "everyone", "everybody",
                          "entire", "whole", "completely", "entirely", "fully", "totally", "absolutely", "utterly",
                          "perfectly", "wholly", "thoroughly", "throughout", "consistently", "constantly",
-                         "invariably", "total", "utter", "absolute"})
+                         "invariably", "total", "utter", "absolute", "uniformly", "universally", "unfailingly"})
+# phrases that say the same ("not excellent across the board" leaves some of it excellent): sample 64
+_UNIVERSAL_PHRASES = ("across the board", "top to bottom", "without exception", "through and through")
 
 
 def universal_in_scope(root) -> bool:
@@ -586,7 +588,11 @@ def universal_in_scope(root) -> bool:
     the glad handing and ...", "loved every minute of this film", "soars on every track", "immerses you completely",
     "for the entire final act"): "not every"/"not completely" denies only the whole, and leaves most of the praise
     standing ("did not love every minute" still loved most). Sample 53's two readers rejected all eleven such
-    pairs. Not "of all ages", a fixed phrase that counts nothing ("a comedy for viewers of all ages")."""
+    pairs. Not "of all ages", a fixed phrase that counts nothing ("a comedy for viewers of all ages"). A phrase of
+    the same sense counts too ("is excellent across the board", "is uniformly excellent": sample 64's readers)."""
+    after = " ".join(t.lower_ for t in root.subtree if t.i > root.i)
+    if any(f" {phrase} " in f" {after} " for phrase in _UNIVERSAL_PHRASES):
+        return True
     for token in root.subtree:
         if token.i < root.i or token.lower_ not in _UNIVERSALS:
             continue
