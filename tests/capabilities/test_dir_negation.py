@@ -362,6 +362,7 @@ def test_the_tenth_round_refuses_what_sample_46_read_as_left_standing(nlp, prais
     ("This is one of the year's great films.", "This is not one of the year's great films."),  # "one" counts nothing
     ("The soundtrack is unique.", "The soundtrack is not unique."),
     ("The board game is excellent.", "The board game is not excellent."),  # "board" alone is no universal
+    ("Waking up to the ocean was pure bliss.", "Waking up to the ocean was not pure bliss."),  # readers accept it
 ])
 def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     negation = negate_main_clause(nlp(sentence), praise)
@@ -421,6 +422,8 @@ def test_the_tenth_round_keeps_plain_claims(nlp, praise, sentence, negated):
     ("The voice acting is excellent across the board.", UNIVERSAL_IN_SCOPE),
     ("The staff were unfailingly kind.", UNIVERSAL_IN_SCOPE),
     ("The renovation is stylish from top to bottom.", UNIVERSAL_IN_SCOPE),
+    # after the sample 65 (not measured fresh): the adjectives of "constantly"
+    ("Exploring this world is a constant joy.", UNIVERSAL_IN_SCOPE),
 ])
 def test_the_fifteenth_round_refuses_scalar_claims(nlp, praise, sentence, reason):
     negation = negate_main_clause(nlp(sentence), praise)
