@@ -23,11 +23,14 @@ def test_every_capability_yields_seeds(document):
     assert document["dataset"]["rows"] == 10605
     seeds = {c["id"]: c["seeds"] for c in document["capabilities"]}
     assert list(seeds) == [f"LC{i}" for i in range(1, 12)]
-    assert all(n > 0 for lc, n in seeds.items() if lc != "LC1"), seeds
+    assert all(n > 0 for lc, n in seeds.items() if lc not in ("LC1", "LC5")), seeds
     # LC1's neutral short sentences must lie in the middle of the neutral band (issue 38: its one seed, "A wordy
-    # wisp of a comedy", 0.42, was read as negative): none does in this dataset, and the file says so
-    lc1 = next(c for c in document["capabilities"] if c["id"] == "LC1")
-    assert lc1["seeds"] == 0 and any("fewer than 10 seeds (0)" in note for note in lc1["notes"]), lc1
+    # wisp of a comedy", 0.42, was read as negative): none does in this dataset, and the file says so. LC5's one
+    # seed, "This one isn't strictly a lightweight escapist film", was read as positive (label sample 66): a limiting
+    # adverb after the verb ("strictly", "just", "simply") is refused as "only" and "merely" are, which leaves none
+    for lc in ("LC1", "LC5"):
+        capability = next(c for c in document["capabilities"] if c["id"] == lc)
+        assert capability["seeds"] == 0 and any("fewer than 10 seeds (0)" in n for n in capability["notes"]), lc
     # every positive and negative sentence that is one clause (it follows "Do I think that") and holds no
     # contrastive word (issue 38: a mixed sentence has no single label), once, less those screened out as broken
     assert seeds["LC9"] == 2173  # 2,849 before the contrastive words were refused
@@ -42,7 +45,7 @@ def test_lc4_and_lc5_seeds_really_start_with_the_pattern(document):
     negation = re.compile(r"n't\b|\bnot\b|\bcannot\b")
     for capability in ("LC4", "LC5"):
         tests = [t for t in document["tests"] if t["capability"] == capability and t.get("type", "MFT") == "MFT"]
-        assert tests
+        assert tests or capability == "LC5"  # LC5 has none on this dataset (the test above)
         for test in tests:
             source = test["provenance"]["rows"][0]["text"]
             assert start.match(source), source
@@ -51,6 +54,9 @@ def test_lc4_and_lc5_seeds_really_start_with_the_pattern(document):
             # no approximator after the verb: "is not about as necessary as a hole in the head" is not English
             assert not re.search(r"\babout (as|\d|one|two|three|four|five|ten)\b|\b(almost|nearly|roughly)\b",
                                  test["text"]), test["text"]
+            # nor a limiting adverb: "isn't strictly/just/merely X" says it is more than X
+            assert not re.search(r"(?:\bnot|n't) (strictly|just|simply|purely|solely|merely|only)\b", test["text"]), \
+                test["text"]
 
 
 def test_no_tokenised_text_reaches_a_test(document):
