@@ -58,6 +58,7 @@ from reader_lexicon import (  # noqa: E402  (the sibling script, by path)
     inserted_heads,
     judged_tags,
     most_accept,
+    rate,
     row_votes,
     sample_texts,
     tagger,
@@ -190,12 +191,6 @@ def all_votes() -> dict[tuple[str, str], list[bool]]:
 
 
 def census(paths: list[str]) -> None:
-    from linguagym.capabilities.testing.failures import wilson
-
-    def rate(ok: int, n: int) -> str:
-        low, high = wilson(ok, n) or (0.0, 0.0)
-        return f"{ok}/{n} = {ok / n:.2f} [{low:.2f}, {high:.2f}]" if n else "0/0"
-
     votes = all_votes()
     rows = pooled(paths, set())
     per: dict[str, list[int]] = {}

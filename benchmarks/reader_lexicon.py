@@ -182,7 +182,8 @@ def held_out(tagged, group: str = "sentence") -> list[tuple[dict, bool, bool]]:
     row (in any sample) expanding the same original sentence, so a row's verdict, and its near-twins' with the same
     pair in the same sentence, never decide its own pair; "sample" leaves out the row's whole sample (for a row
     judged in several, each of them). ``tagged``: ``row_pairs``' output. A distinct expansion judged in several
-    samples counts once, acceptable by most of all its verdicts (as the census counts)."""
+    samples counts once, acceptable by most of its samples' verdicts (each sample's by most of its readers; the
+    census pools every reader's verdict instead, which on the 29 expansions judged in several samples agrees)."""
     from linguagym.capabilities.expansion import reader_lexicon as rl
     from linguagym.capabilities.expansion.reader_rules import QUANTIFIERS
 
@@ -255,13 +256,15 @@ def main() -> None:
     print(f"rows whose inserted words are all kept: {sum(kept)}/{len(kept)} acceptable (tuning set) of {len(rows)}")
 
 
-def print_held_out(units, group: str, runs) -> None:
+def rate(ok: int, n: int) -> str:
+    """``ok/n = share [low, high]`` with the Wilson 95% interval, as the census and heldout print a rate."""
     from linguagym.capabilities.testing.failures import wilson
 
-    def rate(ok: int, n: int) -> str:
-        low, high = wilson(ok, n) or (0.0, 0.0)
-        return f"{ok}/{n} = {ok / n:.2f} [{low:.2f}, {high:.2f}]" if n else "0/0"
+    low, high = wilson(ok, n) or (0.0, 0.0)
+    return f"{ok}/{n} = {ok / n:.2f} [{low:.2f}, {high:.2f}]" if n else "0/0"
 
+
+def print_held_out(units, group: str, runs) -> None:
     kept = [ok for _, ok, k in units if k]
     refused = [ok for _, ok, k in units if not k]
     print(f"{len(units)} distinct judged expansions; each judged by a lexicon without its {group}'s verdicts:")
