@@ -27,6 +27,7 @@ from linguagym.capabilities.syntax.parsers import load_parser
 from linguagym.capabilities.testfile.checklist_types import MFT, PAIRED
 from linguagym.capabilities.testfile.model import (
     DEFAULT_TEST_TYPES,
+    NO_EXPANSION_NOTE,
     CapabilityInfo,
     CapabilityTest,
     CapabilityTestFile,
@@ -182,14 +183,14 @@ def no_expansion_note(block: Mapping, capability: str) -> str:
     lexicon = ((block.get("validation") or {}).get("domain") or {}).get("reader_lexicon")
     if counts.get("candidates"):
         masked = counts.get("masked", 0)
-        return (f"no expansions: none of the {counts['candidates']} fills of {masked} masked "
+        return (f"{NO_EXPANSION_NOTE}: none of the {counts['candidates']} fills of {masked} masked "
                 f"sentence{'' if masked == 1 else 's'} passed the checks (expansion.rejections counts why)")
     if lexicon is not None:
-        return ("no expansions: no slot of its seeds takes a modifier the reader lexicon keeps there "
+        return (f"{NO_EXPANSION_NOTE}: no slot of its seeds takes a modifier the reader lexicon keeps there "
                 f"({len(lexicon.get('kept', ()))} (modifier, word) pairs blind readers accepted); "
                 "--no-reader-lexicon inserts any modifier the dataset attests, which blind readers accepted far "
                 "less often (docs/capabilities.md)")
-    return "no expansions: no slot of its seeds takes an insertion the reference grammar and the checks allow"
+    return f"{NO_EXPANSION_NOTE}: no slot of its seeds takes an insertion the reference grammar and the checks allow"
 
 
 def _expand(results, data, analyses, analyser, options: ExpansionOptions, reference: str, seed: int,

@@ -19,7 +19,7 @@ from linguagym.capabilities.reports.show import samples, summary_rows
 from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS
 from linguagym.capabilities.testfile import read_tests, write_tests
 from linguagym.capabilities.testfile.checklist_types import PAIRED
-from linguagym.capabilities.testfile.model import DEFAULT_TEST_TYPES
+from linguagym.capabilities.testfile.model import DEFAULT_TEST_TYPES, NO_EXPANSION_NOTE, SHORTAGE_NOTE
 from linguagym.cli.lct_run_tests import add_test_parser
 from linguagym.cli.output import console
 from linguagym.cli.progress import ProgressBars
@@ -231,11 +231,11 @@ def cmd_lct_generate(args: argparse.Namespace) -> int:
     for capability in document.capabilities:
         if capability.seeds == 0:
             err.print(f"warning: {capability.id} has no seeds on {document.dataset.name}", soft_wrap=True)
-        for note in (n for n in capability.notes or () if n.startswith("fewer than")):  # why so few
+        for note in capability.notes_starting(SHORTAGE_NOTE):  # why so few
             err.print(f"warning: {capability.id}: {note}", soft_wrap=True, markup=False, highlight=False)
     unexpanded: dict[str, list[str]] = {}  # why a capability's expansion count is 0: each reason once
     for capability in document.capabilities:
-        for why in (n for n in capability.notes or () if n.startswith("no expansions")):
+        for why in capability.notes_starting(NO_EXPANSION_NOTE):
             unexpanded.setdefault(why, []).append(capability.id)
     for why, ids in unexpanded.items():
         err.print(f"{', '.join(ids)}: {why}", soft_wrap=True, markup=False, highlight=False)

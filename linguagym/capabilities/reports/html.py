@@ -19,6 +19,8 @@ from typing import Any
 from linguagym.capabilities.classifiers.base import LABELS
 from linguagym.capabilities.testfile.checklist_types import MFT
 from linguagym.capabilities.testfile.model import (
+    NO_EXPANSION_NOTE,
+    SHORTAGE_NOTE,
     CapabilityTest,
     CapabilityTestFile,
     Provenance,
@@ -174,8 +176,7 @@ def _capabilities(document: CapabilityTestFile, runs: Sequence[ClassifierRun], l
         return parts
     descriptions = {c.id: c.description for c in document.capabilities}
     # why a count is low, beside it: a shortage of seeds, a capability with seeds and no expansion
-    shortages = {c.id: [n for n in c.notes or () if n.startswith(("fewer than", "no expansions"))]
-                 for c in document.capabilities}
+    shortages = {c.id: c.notes_starting(SHORTAGE_NOTE, NO_EXPANSION_NOTE) for c in document.capabilities}
     tests = document.by_id()
     finished = [(label, run) for label, run in zip(labels, runs, strict=True) if run.ok]
     for row in next(iter(summaries.values())).capabilities:

@@ -22,7 +22,7 @@ from linguagym.capabilities.seeds.defaults import DEFAULT_MAX_SEEDS, MIN_SEEDS
 from linguagym.capabilities.seeds.search import Match, search_match
 from linguagym.capabilities.seeds.specs import NEGATED_VERB, Search, Spec
 from linguagym.capabilities.seeds.templates import Slot, render
-from linguagym.capabilities.testfile.model import CapabilityTest, Provenance, SourceRow
+from linguagym.capabilities.testfile.model import SHORTAGE_NOTE, CapabilityTest, Provenance, SourceRow
 
 CheckNegated = Callable[[Analysis, int], "str | None"]
 
@@ -115,9 +115,9 @@ def generate_seeds(specs: list[Spec], dataset: Dataset, analyses: list[Analysis]
 def shortage(result: CapabilityResult, rows: int) -> str:
     """Why a capability has fewer than ``MIN_SEEDS`` seeds: its rules meet too few of the dataset's sentences."""
     met = " and ".join(f"case {n}: {m}" for n, m in enumerate(result.matches, start=1))
-    return (f"fewer than {MIN_SEEDS} seeds ({len(result.tests)}): of the dataset's {rows} sentences, only these met "
-            f"the search ({met}, after truncated, broken and run-together ones were left out); the rules are the "
-            "spec's, so a larger dataset or other rules (--specs) give more")
+    return (f"{SHORTAGE_NOTE} {MIN_SEEDS} seeds ({len(result.tests)}): of the dataset's {rows} sentences, only "
+            f"these met the search ({met}, after truncated, broken and run-together ones were left out); the rules "
+            "are the spec's, so a larger dataset or other rules (--specs) give more")
 
 
 def _draw(pool: list[tuple[int, Match]], exclude: int, rng: random.Random) -> tuple[int, Match] | None:

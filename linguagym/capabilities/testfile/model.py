@@ -103,6 +103,12 @@ class GenerationSettings(JsonObject):
         return cls._read(data, values)
 
 
+# how the notes that explain a capability's low count begin: its shortage of seeds (``seeds.generate.shortage``) and
+# its lack of expansions (``pipeline.no_expansion_note``); the faces show them beside the counts
+SHORTAGE_NOTE = "fewer than"
+NO_EXPANSION_NOTE = "no expansions"
+
+
 @dataclass(frozen=True, kw_only=True)
 class CapabilityInfo(JsonObject):
     """One capability of the suite: its spec and how many sentences matched, seeds and expansions it has."""
@@ -119,6 +125,10 @@ class CapabilityInfo(JsonObject):
     matches: tuple[int, ...] | None = None  # sentences meeting each case's search
     expansions: int | None = None
     notes: tuple[str, ...] | None = None  # why a case produced fewer tests than it matched
+
+    def notes_starting(self, *starts: str) -> list[str]:
+        """The notes that begin with one of ``starts`` (``SHORTAGE_NOTE``, ``NO_EXPANSION_NOTE``)."""
+        return [note for note in self.notes or () if note.startswith(starts)]
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CapabilityInfo:
